@@ -1,0 +1,71 @@
+// swift-tools-version: 6.2
+import Foundation
+import PackageDescription
+
+/// Warnings are errors in every target of ours.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+/// `scripts/fuzz.sh` sets PHOTODROP_FUZZ=1 so that the fuzz targets leave out their replay `main`
+/// and link against libFuzzer's instead (`swift build --sanitize fuzzer`).
+let fuzzing = ProcessInfo.processInfo.environment["PHOTODROP_FUZZ"] != nil
+let fuzzSettings: [SwiftSetting] = strict + (fuzzing ? [.define("LIBFUZZER")] : [])
+
+let package = Package(
+    name: "photodrop",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "photodrop", targets: ["photodrop"]),
+        .executable(name: "save-to-album", targets: ["SaveToAlbum"]),
+        .library(name: "PhotoCatalog", targets: ["PhotoCatalog"]),
+        .library(name: "MediaProbe", targets: ["MediaProbe"]),
+        .library(name: "Ingest", targets: ["Ingest"]),
+    ],
+    targets: [
+        // C libraries, each behind its own module. Nothing else lives here.
+        .systemLibrary(
+            name: "CMagic", pkgConfig: "libmagic",
+            providers: [.apt(["libmagic-dev", "libmagic-mgc"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+
+        // The PhotoKit-style library over SQLite. Knows nothing of inboxes or libmagic.
+        .target(name: "PhotoCatalog", dependencies: ["CSQLite", "CCrypto"], swiftSettings: strict),
+        // What a file is. Knows nothing of the library.
+        .target(name: "MediaProbe", dependencies: ["CMagic"], swiftSettings: strict),
+        // Config, watcher, settle, claim journal, workers, committer: the glue.
+        .target(name: "Ingest", dependencies: ["PhotoCatalog", "MediaProbe", "CCrypto"], swiftSettings: strict),
+        // The command line: a small declarative parser and one file per command.
+        .target(name: "PhotodropCLI", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe"], swiftSettings: strict),
+        .executableTarget(name: "photodrop", dependencies: ["PhotodropCLI"], swiftSettings: strict),
+
+        .executableTarget(
+            name: "SaveToAlbum", dependencies: ["PhotoCatalog"], path: "examples/SaveToAlbum",
+            swiftSettings: strict),
+
+        // libFuzzer targets; without PHOTODROP_FUZZ they build as replay tools that run files through the
+        // same entry point, so CI compiles them and they double as regression runners.
+        .executableTarget(
+            name: "fuzz-boxes", dependencies: ["MediaProbe"], path: "Sources/FuzzTargets/Boxes",
+            swiftSettings: fuzzSettings),
+        .executableTarget(
+            name: "fuzz-exif", dependencies: ["MediaProbe"], path: "Sources/FuzzTargets/Exif",
+            swiftSettings: fuzzSettings),
+        .executableTarget(
+            name: "fuzz-images", dependencies: ["MediaProbe"], path: "Sources/FuzzTargets/Images",
+            swiftSettings: fuzzSettings),
+
+        // A second process for the catalog's cross-process tests (persistent history, concurrent readers).
+        .executableTarget(
+            name: "catalog-history", dependencies: ["PhotoCatalog"], path: "Tests/Support/CatalogHistory",
+            swiftSettings: strict),
+
+        .testTarget(name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "catalog-history"], swiftSettings: strict),
+        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"], swiftSettings: strict),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "PhotodropCLI"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["photodrop", "PhotoCatalog"], swiftSettings: strict),
+    ]
+)

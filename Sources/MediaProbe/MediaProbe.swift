@@ -1,0 +1,1 @@
+// The MediaProbe module. See ../../README.md.

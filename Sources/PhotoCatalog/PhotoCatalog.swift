@@ -1,0 +1,1 @@
+// The PhotoCatalog module. See ../../README.md.

@@ -1,0 +1,1 @@
+// The PhotodropCLI module. See ../../README.md.

@@ -1,0 +1,6 @@
+import PhotoCatalog
+
+@main
+struct CatalogHistoryMain {
+    static func main() {}
+}

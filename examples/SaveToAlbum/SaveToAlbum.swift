@@ -1,0 +1,6 @@
+import PhotoCatalog
+
+@main
+struct SaveToAlbumMain {
+    static func main() {}
+}
