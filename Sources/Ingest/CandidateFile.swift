@@ -1,0 +1,34 @@
+import Foundation
+
+/// A file found in the inbox (or an import source) that may be taken, with the album it belongs to.
+public struct CandidateFile: Sendable, Hashable {
+    /// The full path, for opening the file.
+    public var path: String
+    /// The path relative to the scanned root (for a single file given as the root: its name).
+    public var relativePath: String
+    /// The album title (Unicode NFC), or nil for "library only, no album".
+    public var album: String?
+
+    public init(path: String, relativePath: String, album: String?) {
+        self.path = path
+        self.relativePath = relativePath
+        self.album = album
+    }
+
+    /// The inbox rule: the first-level folder's name in NFC is the album; deeper files belong to it; files directly
+    /// in the root have no album. `Trip/2024/IMG_1.jpg` → `Trip`; `IMG_1.jpg` → nil.
+    public static func album(forRelativePath relativePath: String) -> String? {
+        guard let slash = relativePath.firstIndex(of: "/") else { return nil }
+        let folder = relativePath[..<slash]
+        return folder.isEmpty ? nil : albumTitle(forFolderName: folder)
+    }
+
+    /// A folder name as an album title: Unicode NFC, so that `Cafe\u{301}` (NFD, as macOS writes over SMB) and
+    /// `Caf\u{E9}` (NFC) are the same album, byte for byte.
+    public static func albumTitle(forFolderName name: some StringProtocol) -> String {
+        let text = String(name)
+        // ASCII is always NFC; skip Foundation's normalisation for the common case.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        return text.precomposedStringWithCanonicalMapping
+    }
+}

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the settle logic compares between two looks at a file: device, inode, size and modification time.
+///
+/// Two equal identities mean "the same file, with no visible change in between". The inode catches a file
+/// replaced by a rename; size and mtime (with nanoseconds) catch writes.
+public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var modificationTime: UTCTimestamp
+
+    public init(device: UInt64, inode: UInt64, size: Int64, modificationTime: UTCTimestamp) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modificationTime = modificationTime
+    }
+
+    /// The identity in a `stat` result.
+    public init(_ info: stat) {
+        self.device = UInt64(info.st_dev)
+        self.inode = UInt64(info.st_ino)
+        self.size = Int64(info.st_size)
+        self.modificationTime = UTCTimestamp(
+            seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec))
+    }
+
+    public var description: String {
+        "inode \(inode) on device \(device), \(size) bytes, modified \(modificationTime)"
+    }
+}

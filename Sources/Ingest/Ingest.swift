@@ -1,1 +1,0 @@
-// The Ingest module. See ../../README.md.

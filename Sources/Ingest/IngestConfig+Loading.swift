@@ -1,0 +1,359 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension IngestConfig {
+    /// The file name looked for in the current directory when no `--config` is given.
+    public static let defaultFileName = "config.json"
+    /// Allowed values of `workers`.
+    public static let workersRange = 0...128
+    /// Allowed values of `settleMilliseconds` (up to one hour).
+    public static let settleMillisecondsRange = 0...3_600_000
+    /// Allowed values of `incompleteGraceSeconds` (up to one week).
+    public static let incompleteGraceSecondsRange = 0...604_800
+    /// Config files larger than this are refused before parsing.
+    static let maximumFileSize = 1 << 20
+
+    static let topLevelKeys = [
+        "library", "inbox", "rejected", "workers", "settleMilliseconds", "incompleteGraceSeconds", "ignore",
+        "duplicates", "video", "log",
+    ]
+    static let videoKeys = ["videoCodecs", "audioCodecs"]
+    static let logKeys = ["format", "level"]
+
+    /// Loads the configuration the way the command line does.
+    ///
+    /// - With `explicitPath` (the user's `--config PATH`): that file must exist; a relative path is relative to
+    ///   `currentDirectory` (default: the process's working directory).
+    /// - Without it: `currentDirectory/config.json` is read when it exists; when it does not, the built-in defaults
+    ///   apply, with `Library`, `Inbox` and `Rejected` in `currentDirectory`. A `config.json` that exists but cannot
+    ///   be read or is invalid is an error, never silently replaced by defaults.
+    public static func load(
+        explicitPath: String?, currentDirectory: String? = nil
+    ) throws(ConfigError) -> IngestConfig {
+        let currentDirectory = currentDirectory ?? PathResolution.currentDirectory()
+        if let explicitPath {
+            return try load(contentsOf: PathResolution.resolve(explicitPath, against: currentDirectory))
+        }
+        let candidate = PathResolution.join(PathResolution.normalize(currentDirectory), defaultFileName)
+        var info = stat()
+        if lstat(candidate, &info) != 0 && errno == ENOENT {
+            return IngestConfig(baseDirectory: currentDirectory)
+        }
+        return try load(contentsOf: candidate)
+    }
+
+    /// Reads and validates one configuration file; relative paths in it resolve against its folder.
+    public static func load(contentsOf path: String) throws(ConfigError) -> IngestConfig {
+        let absolute = PathResolution.resolve(path, against: PathResolution.currentDirectory())
+        let bytes: [UInt8]
+        do {
+            bytes = try readConfigFile(absolute)
+        } catch {
+            let hint =
+                error.code == ENOENT
+                ? "the configuration file does not exist" : "cannot read the configuration file: \(error.reason)"
+            throw ConfigError(file: absolute, problems: [.init(key: nil, position: nil, message: hint)])
+        }
+        if bytes.count > maximumFileSize {
+            throw ConfigError(
+                file: absolute,
+                problems: [
+                    .init(key: nil, position: nil, message: "the file is larger than 1 MiB; is this the right file?")
+                ])
+        }
+        return try parse(bytes, file: absolute, baseDirectory: PathResolution.directory(of: absolute))
+    }
+
+    /// Validates configuration text; `file` is only used in messages, `baseDirectory` resolves relative paths.
+    public static func parse(_ bytes: [UInt8], file: String, baseDirectory: String) throws(ConfigError) -> IngestConfig
+    {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw ConfigError(
+                file: file,
+                problems: [.init(key: nil, position: error.position, message: "invalid JSON: \(error.message)")])
+        }
+        var validator = ConfigValidator()
+        var config = IngestConfig(baseDirectory: baseDirectory)
+        config.sourceFile = file
+        validator.apply(document, to: &config)
+        if !validator.problems.isEmpty {
+            // File order reads best; problems without a position (none today) go last.
+            let sorted = validator.problems.enumerated().sorted { a, b in
+                let pa = a.element.position.map { ($0.line, $0.column) } ?? (Int.max, Int.max)
+                let pb = b.element.position.map { ($0.line, $0.column) } ?? (Int.max, Int.max)
+                return pa != pb ? pa < pb : a.offset < b.offset
+            }.map(\.element)
+            throw ConfigError(file: file, problems: sorted)
+        }
+        return config
+    }
+
+    private static func readConfigFile(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemError.current("open", path: path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError.current("fstat", path: path) }
+        if info.st_mode & S_IFMT == S_IFDIR { throw SystemError(code: EISDIR, call: "read", path: path) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count <= maximumFileSize {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                retryingOnInterrupt { read(fd, buffer.baseAddress, buffer.count) }
+            }
+            if count < 0 { throw SystemError.current("read", path: path) }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes
+    }
+}
+
+/// Walks the parsed document, fills an ``IngestConfig`` and collects every problem it finds.
+struct ConfigValidator {
+    var problems: [ConfigError.Problem] = []
+
+    mutating func apply(_ document: JSONValue, to config: inout IngestConfig) {
+        guard case .object(let members) = document.kind else {
+            fail(
+                nil, document.position,
+                "the file must contain one JSON object ({ … }); found \(document.typeDescription)")
+            return
+        }
+        checkKeys(members, allowed: IngestConfig.topLevelKeys, parent: nil)
+        let base = config.baseDirectory
+        for member in members {
+            let key = member.key
+            let value = member.value
+            switch key {
+            case "library": if let path = path(key, value, base: base) { config.library = path }
+            case "inbox": if let path = path(key, value, base: base) { config.inbox = path }
+            case "rejected": if let path = path(key, value, base: base) { config.rejected = path }
+            case "workers":
+                if let number = integer(
+                    key, value, range: IngestConfig.workersRange, meaning: "worker tasks (0 = one per core)")
+                {
+                    config.workers = number
+                }
+            case "settleMilliseconds":
+                if let number = integer(
+                    key, value, range: IngestConfig.settleMillisecondsRange, meaning: "milliseconds (0 = no delay)")
+                {
+                    config.settleMilliseconds = number
+                }
+            case "incompleteGraceSeconds":
+                if let number = integer(key, value, range: IngestConfig.incompleteGraceSecondsRange, meaning: "seconds")
+                {
+                    config.incompleteGraceSeconds = number
+                }
+            case "ignore": if let patterns = globList(key, value) { config.ignore = patterns }
+            case "duplicates": if let policy = choice(key, value, DuplicatePolicy.self) { config.duplicates = policy }
+            case "video": applyVideo(value, to: &config.video)
+            case "log": applyLog(value, to: &config.log)
+            default: break  // reported by checkKeys
+            }
+        }
+        checkFolders(config, members)
+    }
+
+    private mutating func applyVideo(_ value: JSONValue, to video: inout IngestConfig.Video) {
+        guard case .object(let members) = value.kind else {
+            fail(
+                "video", value.position,
+                "must be an object with \"videoCodecs\" and/or \"audioCodecs\" (lists of four-character codes); found \(value.typeDescription)"
+            )
+            return
+        }
+        checkKeys(members, allowed: IngestConfig.videoKeys, parent: "video")
+        for member in members {
+            switch member.key {
+            case "videoCodecs":
+                if let codes = codeList("video.videoCodecs", member.value) { video.videoCodecs = codes }
+            case "audioCodecs":
+                if let codes = codeList("video.audioCodecs", member.value) { video.audioCodecs = codes }
+            default: break
+            }
+        }
+    }
+
+    private mutating func applyLog(_ value: JSONValue, to log: inout IngestConfig.Log) {
+        guard case .object(let members) = value.kind else {
+            fail(
+                "log", value.position,
+                "must be an object like {\"format\": \"text\", \"level\": \"info\"}; found \(value.typeDescription)")
+            return
+        }
+        checkKeys(members, allowed: IngestConfig.logKeys, parent: "log")
+        for member in members {
+            switch member.key {
+            case "format": if let format = choice("log.format", member.value, LogFormat.self) { log.format = format }
+            case "level": if let level = choice("log.level", member.value, LogLevel.self) { log.level = level }
+            default: break
+            }
+        }
+    }
+
+    // MARK: - Values
+
+    private mutating func path(_ key: String, _ value: JSONValue, base: String) -> String? {
+        guard case .string(let text) = value.kind else {
+            fail(key, value.position, "must be a folder path in a string; found \(value.typeDescription)")
+            return nil
+        }
+        if text.isEmpty {
+            fail(key, value.position, "must not be empty; write \".\" for the config file's own folder")
+            return nil
+        }
+        if text.utf8.contains(0) {
+            fail(key, value.position, "must not contain a NUL character")
+            return nil
+        }
+        return PathResolution.resolve(text, against: base)
+    }
+
+    private mutating func integer(_ key: String, _ value: JSONValue, range: ClosedRange<Int>, meaning: String) -> Int? {
+        let allowed = "must be a whole number from \(range.lowerBound) to \(range.upperBound) (\(meaning))"
+        switch value.kind {
+        case .number(let text):
+            guard let number = Int(text) else {
+                fail(key, value.position, "\(allowed); found \(text)")
+                return nil
+            }
+            guard range.contains(number) else {
+                fail(key, value.position, "\(allowed); found \(number)")
+                return nil
+            }
+            return number
+        case .string(let text) where Int(text) != nil:
+            fail(key, value.position, "\(allowed), written without quotes; found the string \"\(text)\"")
+            return nil
+        default:
+            fail(key, value.position, "\(allowed); found \(value.typeDescription)")
+            return nil
+        }
+    }
+
+    private mutating func choice<Choice: RawRepresentable & CaseIterable>(
+        _ key: String, _ value: JSONValue, _ type: Choice.Type
+    ) -> Choice? where Choice.RawValue == String {
+        let names = Choice.allCases.map(\.rawValue)
+        let allowed = "must be one of " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard case .string(let text) = value.kind else {
+            fail(key, value.position, "\(allowed); found \(value.typeDescription)")
+            return nil
+        }
+        if let result = Choice(rawValue: text) { return result }
+        var message = "\(allowed); found \"\(text)\""
+        if let suggestion = Suggestion.closest(to: text, among: names) {
+            message += ". Did you mean \"\(suggestion)\"?"
+        }
+        fail(key, value.position, message)
+        return nil
+    }
+
+    private mutating func globList(_ key: String, _ value: JSONValue) -> [String]? {
+        guard case .array(let elements) = value.kind else {
+            fail(
+                key, value.position,
+                "must be a list of glob patterns such as [\"*.xmp\", \"Thumbs.db\"]; found \(value.typeDescription)")
+            return nil
+        }
+        var patterns: [String] = []
+        var valid = true
+        for (index, element) in elements.enumerated() {
+            let elementKey = "\(key)[\(index)]"
+            guard case .string(let text) = element.kind else {
+                fail(
+                    elementKey, element.position, "must be a glob pattern in a string; found \(element.typeDescription)"
+                )
+                valid = false
+                continue
+            }
+            if text.isEmpty || text.utf8.contains(0) {
+                fail(elementKey, element.position, "must be a non-empty glob pattern without NUL characters")
+                valid = false
+                continue
+            }
+            if text.hasPrefix("/") {
+                fail(
+                    elementKey, element.position,
+                    "patterns match names or paths relative to the inbox, so they cannot start with \"/\"; found \"\(text)\""
+                )
+                valid = false
+                continue
+            }
+            patterns.append(text)
+        }
+        return valid ? patterns : nil
+    }
+
+    private mutating func codeList(_ key: String, _ value: JSONValue) -> [FourCharacterCode]? {
+        guard case .array(let elements) = value.kind else {
+            fail(
+                key, value.position,
+                "must be a list of four-character codes such as [\"avc1\", \"hvc1\"]; found \(value.typeDescription)")
+            return nil
+        }
+        var codes: [FourCharacterCode] = []
+        var valid = true
+        for (index, element) in elements.enumerated() {
+            let elementKey = "\(key)[\(index)]"
+            guard case .string(let text) = element.kind, let code = FourCharacterCode(text) else {
+                fail(
+                    elementKey, element.position,
+                    "must be a four-character code: exactly 4 printable ASCII characters, e.g. \"avc1\" or \"ac-3\"; found \(element.typeDescription)"
+                )
+                valid = false
+                continue
+            }
+            codes.append(code)
+        }
+        return valid ? codes : nil
+    }
+
+    // MARK: - Structure
+
+    private mutating func checkKeys(_ members: [JSONValue.Member], allowed: [String], parent: String?) {
+        for member in members where !allowed.contains(member.key) {
+            let key = parent.map { "\($0).\(member.key)" } ?? member.key
+            var message = "unknown key"
+            if let suggestion = Suggestion.closest(to: member.key, among: allowed) {
+                message += ". Did you mean \"\(suggestion)\"?"
+            }
+            let scope = parent.map { "in \"\($0)\"" } ?? "at the top level"
+            message += " Allowed \(scope): " + allowed.joined(separator: ", ")
+            fail(key, member.keyPosition, message)
+        }
+    }
+
+    /// The three folders must be distinct, and neither the library nor `Rejected` may lie inside the inbox (their
+    /// files would be picked up as new drops).
+    private mutating func checkFolders(_ config: IngestConfig, _ members: [JSONValue.Member]) {
+        func position(_ key: String) -> JSONValue.Position? { members.first { $0.key == key }?.value.position }
+        let folders = [("library", config.library), ("rejected", config.rejected)]
+        for (key, folder) in folders {
+            if PathResolution.isSameOrBelow(folder, config.inbox) {
+                let relation = folder == config.inbox ? "is the same folder as" : "lies inside"
+                fail(
+                    key, position(key) ?? position("inbox"),
+                    "\(folder) \(relation) the inbox \(config.inbox); files there would be taken as new drops. Choose a folder outside the inbox"
+                )
+            }
+        }
+        if config.library == config.rejected {
+            fail(
+                "rejected", position("rejected") ?? position("library"),
+                "must be a different folder from \"library\" (both are \(config.library))")
+        }
+    }
+
+    private mutating func fail(_ key: String?, _ position: JSONValue.Position?, _ message: String) {
+        problems.append(ConfigError.Problem(key: key, position: position, message: message))
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// photodrop's settings, as read from `config.json` (DESIGN.md, "config.json").
+///
+/// Every field has a default, so an empty object `{}` (or no file at all) is a valid configuration. Paths are
+/// absolute and normalised once loaded; relative paths in the file are resolved against the folder that holds the
+/// file. Load with ``load(explicitPath:currentDirectory:)`` (the command line's rules) or
+/// ``load(contentsOf:)``; both validate everything and throw one ``ConfigError`` listing every problem.
+public struct IngestConfig: Sendable, Equatable {
+    /// The codec lists that decide which videos an Apple device plays (`video` in the file).
+    public struct Video: Sendable, Equatable {
+        /// Accepted video sample-entry codes (`avc1`, `hvc1`, …).
+        public var videoCodecs: [FourCharacterCode]
+        /// Accepted audio sample-entry codes (`mp4a`, `ac-3`, …).
+        public var audioCodecs: [FourCharacterCode]
+
+        public init(videoCodecs: [FourCharacterCode], audioCodecs: [FourCharacterCode]) {
+            self.videoCodecs = videoCodecs
+            self.audioCodecs = audioCodecs
+        }
+
+        /// H.264, HEVC `hvc1`, Dolby Vision `dvh1`, MPEG-4 Part 2, Motion JPEG and ProRes.
+        public static let defaultVideoCodecs = codes(
+            "avc1", "avc3", "hvc1", "dvh1", "mp4v", "jpeg", "mjpa", "mjpb",
+            "apch", "apcn", "apcs", "apco", "ap4h", "ap4x")
+        /// AAC, AC-3, E-AC-3, ALAC, the LPCM variants and IMA4.
+        public static let defaultAudioCodecs = codes(
+            "mp4a", "ac-3", "ec-3", "alac", "lpcm", "twos", "sowt", "in24", "in32", "fl32", "fl64", "ulaw", "alaw",
+            "ima4")
+
+        /// The lists of the corpus contract (`corpus/README.md`).
+        public static let defaults = Video(videoCodecs: defaultVideoCodecs, audioCodecs: defaultAudioCodecs)
+
+        private static func codes(_ texts: String...) -> [FourCharacterCode] { texts.map { FourCharacterCode($0)! } }
+    }
+
+    /// How and how much the daemon logs (`log` in the file).
+    public struct Log: Sendable, Equatable {
+        public var format: LogFormat
+        public var level: LogLevel
+
+        public init(format: LogFormat = .text, level: LogLevel = .info) {
+            self.format = format
+            self.level = level
+        }
+    }
+
+    /// The file the settings came from (absolute), or nil when no file was read and everything is a default.
+    public var sourceFile: String?
+    /// The folder relative paths were resolved against: the config file's folder, else the current directory.
+    public var baseDirectory: String
+    /// The library folder (`library.sqlite`, `originals/`). Default `Library`.
+    public var library: String
+    /// The watched inbox. Default `Inbox`.
+    public var inbox: String
+    /// Where rejected files go, as `Rejected/<Album>/<name>`. Default `Rejected`.
+    public var rejected: String
+    /// Worker tasks as written in the file; 0 means one per core (see ``workerCount``). Default 0, at most 128.
+    public var workers: Int
+    /// How long a file must stay unchanged after its last close, rename or change before it is taken. Default 2000.
+    public var settleMilliseconds: Int
+    /// How long a file that probes as truncated may wait for its upload to resume before it is rejected as
+    /// `corrupt`. Default 300.
+    public var incompleteGraceSeconds: Int
+    /// Extra glob patterns (fnmatch) of names never taken; see ``IgnoreRules``. Default empty.
+    public var ignore: [String]
+    /// What happens to a dropped duplicate. Default ``DuplicatePolicy/addToAlbum``.
+    public var duplicates: DuplicatePolicy
+    /// Video acceptance lists.
+    public var video: Video
+    /// Logging settings.
+    public var log: Log
+
+    /// The defaults, with the three folders resolved against `baseDirectory`.
+    public init(baseDirectory: String) {
+        let base = PathResolution.normalize(baseDirectory)
+        self.sourceFile = nil
+        self.baseDirectory = base
+        self.library = PathResolution.resolve("Library", against: base)
+        self.inbox = PathResolution.resolve("Inbox", against: base)
+        self.rejected = PathResolution.resolve("Rejected", against: base)
+        self.workers = 0
+        self.settleMilliseconds = 2000
+        self.incompleteGraceSeconds = 300
+        self.ignore = []
+        self.duplicates = .addToAlbum
+        self.video = .defaults
+        self.log = Log()
+    }
+
+    /// The number of worker tasks to run: ``workers``, or the number of active cores when it is 0.
+    public var workerCount: Int { workers == 0 ? max(1, ProcessInfo.processInfo.activeProcessorCount) : workers }
+
+    /// ``settleMilliseconds`` as a `Duration`.
+    public var settle: Duration { .milliseconds(settleMilliseconds) }
+
+    /// ``incompleteGraceSeconds`` as a `Duration`.
+    public var incompleteGrace: Duration { .seconds(incompleteGraceSeconds) }
+
+    /// The name filter the watcher, the scanner and the settle logic share: built-in temp names plus ``ignore``.
+    public var ignoreRules: IgnoreRules { IgnoreRules(patterns: ignore) }
+}

@@ -1,0 +1,568 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Watches the inbox and every folder below it with inotify, as an `AsyncSequence` of ``InboxEvent``s.
+///
+/// - The first event is ``InboxEvent/rescanNeeded(_:)`` with ``RescanReason/startup``, sent once every folder has
+///   its watch, so that a scan started then misses nothing.
+/// - A new folder (`IN_CREATE` or `IN_MOVED_TO` with `IN_ISDIR`) gets its watch at once and is then listed,
+///   reporting ``FileActivity/listed`` for files that landed before the watch existed (`tar -x`, `mv` of a full
+///   folder). Its subfolders get watches the same way, top-down.
+/// - Hidden folders (and folders matching a config `ignore` pattern) are not watched; temp and hidden file names
+///   produce no events at all.
+/// - `IN_Q_OVERFLOW`: the watches are rebuilt and ``RescanReason/overflow`` asks for a full rescan.
+/// - A removed or moved-away subfolder is forgotten (``InboxEvent/directoryRemoved(_:)``); if it comes back it is
+///   a new folder. If the inbox itself goes away, the watcher polls every `inboxPollInterval` until it is back,
+///   rebuilds its watches and sends ``RescanReason/inboxRecreated``.
+/// - Watch budget: `fs.inotify.max_user_watches` is read at start and logged. When `inotify_add_watch` fails with
+///   `ENOSPC`, one warning names the sysctl to raise, and folders without a watch are listed every
+///   `fallbackRescanInterval` instead (reporting ``FileActivity/polled``); the watcher also retries their watches
+///   then, so raising the limit takes effect without a restart.
+/// - Back-pressure: the descriptor is only read when the consumer asks for the next event; a consumer that falls far
+///   behind gets an overflow and a rescan, never unbounded memory.
+///
+/// One consumer: iterate the watcher from one task. ``close()`` ends the iteration.
+public final class InotifyWatcher: AsyncSequence, Sendable {
+    public typealias Element = InboxEvent
+    public typealias Failure = Never
+
+    /// Tuning; the defaults suit a daemon.
+    public struct Options: Sendable {
+        /// How often folders without a watch are listed. Default 30 s.
+        public var fallbackRescanInterval: Duration
+        /// How often a vanished inbox is looked for. Default 1 s.
+        public var inboxPollInterval: Duration
+        /// Names not watched and not reported (config `ignore`; hidden names are always skipped).
+        public var ignore: IgnoreRules
+        /// Pretends the kernel's watch limit is this many watches (for tests of the fallback without changing the
+        /// system-wide sysctl). Nil: the real limit only.
+        public var simulatedWatchLimit: Int?
+
+        public init(
+            fallbackRescanInterval: Duration = .seconds(30), inboxPollInterval: Duration = .seconds(1),
+            ignore: IgnoreRules = IgnoreRules(), simulatedWatchLimit: Int? = nil
+        ) {
+            self.fallbackRescanInterval = fallbackRescanInterval
+            self.inboxPollInterval = inboxPollInterval
+            self.ignore = ignore
+            self.simulatedWatchLimit = simulatedWatchLimit
+        }
+    }
+
+    /// A snapshot of the watch budget, for `photodrop status` and logs.
+    public struct Status: Sendable, Hashable {
+        /// Folders with an inotify watch.
+        public var watchedFolders: Int
+        /// Folders found without a watch (limit reached); they are polled.
+        public var unwatchedFolders: Int
+        /// `fs.inotify.max_user_watches` as read at start (nil if unreadable). The limit is per user, shared with
+        /// every other inotify user of the same account.
+        public var maxUserWatches: Int?
+        /// Whether the inbox folder currently exists.
+        public var inboxPresent: Bool
+    }
+
+    /// The watched inbox, absolute.
+    public let inbox: String
+    private let core: Mutex<InotifyWatcherCore>
+    private let readiness: ReadinessSignal
+
+    /// Starts watching `inbox` (it may be missing: then the watcher waits for it).
+    ///
+    /// Throws when no inotify instance can be created (`EMFILE`: `fs.inotify.max_user_instances` reached).
+    public init(inbox: String, options: Options = Options(), logger: Logger = .disabled) throws(SystemError) {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw SystemError.current("inotify_init1") }
+        let absolute = PathResolution.resolve(inbox, against: PathResolution.currentDirectory())
+        self.inbox = absolute
+        self.core = Mutex(InotifyWatcherCore(fd: fd, inbox: absolute, options: options, logger: logger))
+        self.readiness = ReadinessSignal(fileDescriptor: fd, label: "photodrop.inotify") { _ = Glibc.close(fd) }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Ends the iteration (the pending `next()` returns nil) and releases the inotify descriptor.
+    public func close() {
+        core.withLock { $0.close() }
+        readiness.cancel()
+    }
+
+    /// Watch counts and the kernel limit.
+    public var status: Status {
+        core.withLock { $0.status }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(watcher: self)
+    }
+
+    /// Pulls events; reading the descriptor happens here, in the consumer's task.
+    public struct AsyncIterator: AsyncIteratorProtocol, Sendable {
+        let watcher: InotifyWatcher
+
+        /// The next event, or nil after ``InotifyWatcher/close()`` or when the task is cancelled.
+        public mutating func next() async -> InboxEvent? {
+            while true {
+                if Task.isCancelled { return nil }
+                let step = watcher.core.withLock { $0.step(now: .now) }
+                switch step {
+                case .event(let event): return event
+                case .finished: return nil
+                case .idle(let deadline, let drained):
+                    if drained { watcher.readiness.drained() }
+                    await watcher.readiness.wait(until: deadline)
+                }
+            }
+        }
+    }
+}
+
+/// The watcher's state; only touched under the `Mutex` of ``InotifyWatcher``.
+final class InotifyWatcherCore {
+    enum Step {
+        case event(InboxEvent)
+        /// Nothing to do until the descriptor is readable or `deadline` passes; `drained` says `read` saw `EAGAIN`.
+        case idle(until: ContinuousClock.Instant?, drained: Bool)
+        case finished
+    }
+
+    private enum ListingMode {
+        /// A new (or newly watched) folder: report files as `.listed`, watch subfolders and list them too.
+        case report
+        /// A folder without a watch: report files as `.polled`; new subfolders are treated as new folders.
+        case poll
+    }
+
+    private struct Listing {
+        var relative: String
+        var mode: ListingMode
+    }
+
+    private enum WatchResult {
+        case added
+        case limitReached
+        case vanished
+        case failed
+    }
+
+    /// Everything the watcher asks the kernel to report on a folder.
+    private static let mask: UInt32 = {
+        let events: Int32 =
+            Int32(IN_CLOSE_WRITE) | Int32(IN_MOVED_TO) | Int32(IN_MOVED_FROM) | Int32(IN_CREATE) | Int32(IN_DELETE)
+            | Int32(IN_MODIFY) | Int32(IN_ATTRIB) | Int32(IN_DELETE_SELF) | Int32(IN_MOVE_SELF)
+        let flags: Int32 = Int32(IN_ONLYDIR) | Int32(IN_DONT_FOLLOW) | Int32(IN_EXCL_UNLINK)
+        return UInt32(bitPattern: events | flags)
+    }()
+
+    private static let bufferSize = 64 * 1024
+    private static let listingChunk = 256
+
+    private let fd: Int32
+    private let inbox: String
+    private let options: InotifyWatcher.Options
+    private let logger: Logger
+    private let maxUserWatches: Int?
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    private var closed = false
+    private var table = WatchTable()
+    private var unwatched: Set<String> = []
+    private var outbox: [InboxEvent] = []
+    private var outboxHead = 0
+    private var listings: [Listing] = []
+    private var listingsHead = 0
+    private var currentListing: (listing: Listing, stream: DirectoryStream)?
+    private var inboxMissing = false
+    private var nextInboxPoll: ContinuousClock.Instant?
+    private var nextFallbackPoll: ContinuousClock.Instant?
+    private var warnedAboutLimit = false
+    private var warnedNames: Set<String> = []
+
+    init(fd: Int32, inbox: String, options: InotifyWatcher.Options, logger: Logger) {
+        self.fd = fd
+        self.inbox = inbox
+        self.options = options
+        self.logger = logger
+        self.maxUserWatches = InotifyWatcherCore.readMaxUserWatches()
+        self.buffer = .allocate(byteCount: InotifyWatcherCore.bufferSize, alignment: 8)
+        if setUpWatches() {
+            logger.info(
+                "watching the inbox",
+                [
+                    "inbox": .string(inbox), "folders": .count(table.count),
+                    "max_user_watches": .string(maxUserWatches.map(String.init) ?? "unknown"),
+                ])
+            emit(.rescanNeeded(.startup))
+        } else {
+            logger.warning(
+                "the inbox does not exist (yet); waiting for it to appear", ["inbox": .string(inbox)])
+            inboxMissing = true
+            nextInboxPoll = .now
+        }
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    var status: InotifyWatcher.Status {
+        InotifyWatcher.Status(
+            watchedFolders: table.count, unwatchedFolders: unwatched.count, maxUserWatches: maxUserWatches,
+            inboxPresent: !inboxMissing)
+    }
+
+    func close() {
+        closed = true
+        currentListing = nil
+        listings.removeAll()
+    }
+
+    // MARK: - Stepping
+
+    func step(now: ContinuousClock.Instant) -> Step {
+        while true {
+            if closed { return .finished }
+            if let event = nextOutboxEvent() { return .event(event) }
+            if inboxMissing {
+                if let poll = nextInboxPoll, poll <= now {
+                    pollForInbox(now: now)
+                    continue
+                }
+                return .idle(until: nextInboxPoll, drained: readKernelEvents() == 0)
+            }
+            let records = readKernelEvents()
+            if records > 0 {
+                _ = continueListing()  // progress on listings even under a steady stream of events
+                continue
+            }
+            if records < 0 { return .finished }
+            if continueListing() { continue }
+            if let poll = nextFallbackPoll, poll <= now {
+                runFallbackPoll(now: now)
+                continue
+            }
+            return .idle(until: nextFallbackPoll, drained: true)
+        }
+    }
+
+    private func nextOutboxEvent() -> InboxEvent? {
+        guard outboxHead < outbox.count else { return nil }
+        let event = outbox[outboxHead]
+        outboxHead += 1
+        if outboxHead == outbox.count {
+            outbox.removeAll(keepingCapacity: outbox.count <= 4096)
+            outboxHead = 0
+        }
+        return event
+    }
+
+    private func emit(_ event: InboxEvent) {
+        // The kernel merges identical consecutive events only while they sit in its queue; do the same for a
+        // burst of IN_MODIFY within one read.
+        if outboxHead < outbox.count, outbox.last == event { return }
+        outbox.append(event)
+    }
+
+    /// Reads one batch: the number of records handled, 0 when drained (`EAGAIN`), -1 when the descriptor failed.
+    private func readKernelEvents() -> Int {
+        let count = retryingOnInterrupt { read(fd, buffer.baseAddress, buffer.count) }
+        if count < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            logger.error(
+                "reading inotify events failed; the watcher stops", ["error": .string(SystemError.describe(errno))])
+            return -1
+        }
+        let records = InotifyRecord.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        for record in records { handle(record) }
+        return max(records.count, 1)
+    }
+
+    // MARK: - Events
+
+    private func handle(_ record: InotifyRecord) {
+        let mask = Int32(bitPattern: record.mask)
+        if mask & Int32(IN_Q_OVERFLOW) != 0 {
+            handleOverflow()
+            return
+        }
+        guard let directory = table.path(for: record.watch) else { return }  // a watch we already dropped
+        if mask & Int32(IN_IGNORED) != 0 {
+            table.remove(watch: record.watch)
+            if directory.isEmpty { inboxGone() }
+            return
+        }
+        if record.name.isEmpty {
+            if directory.isEmpty && mask & (Int32(IN_DELETE_SELF) | Int32(IN_MOVE_SELF) | Int32(IN_UNMOUNT)) != 0 {
+                inboxGone()
+            }
+            // A subfolder's own DELETE_SELF/MOVE_SELF is handled through its parent's DELETE/MOVED_FROM.
+            return
+        }
+        let relative = directory.isEmpty ? record.name : directory + "/" + record.name
+        guard record.nameIsValidUTF8 else {
+            if warnedNames.count < 1000 && warnedNames.insert(relative).inserted {
+                logger.warning(
+                    "ignoring a name that is not valid UTF-8; rename it", ["path": .string(relative)])
+            }
+            return
+        }
+        if mask & Int32(IN_ISDIR) != 0 {
+            handleDirectory(mask: mask, name: record.name, relative: relative)
+            return
+        }
+        if options.ignore.skipsFile(named: record.name, relativePath: relative) { return }
+        if mask & (Int32(IN_MOVED_FROM) | Int32(IN_DELETE)) != 0 {
+            emit(.removed(relative))
+        } else if mask & Int32(IN_CLOSE_WRITE) != 0 {
+            emit(.file(relative, .closedWrite))
+        } else if mask & Int32(IN_MOVED_TO) != 0 {
+            emit(.file(relative, .movedIn))
+        } else if mask & Int32(IN_CREATE) != 0 {
+            emit(.file(relative, .created))
+        } else if mask & Int32(IN_MODIFY) != 0 {
+            emit(.file(relative, .modified))
+        } else if mask & Int32(IN_ATTRIB) != 0 {
+            emit(.file(relative, .attributesChanged))
+        }
+    }
+
+    private func handleDirectory(mask: Int32, name: String, relative: String) {
+        if mask & (Int32(IN_CREATE) | Int32(IN_MOVED_TO)) != 0 {
+            if options.ignore.skipsDirectory(named: name, relativePath: relative) { return }
+            newDirectory(relative)
+        } else if mask & (Int32(IN_DELETE) | Int32(IN_MOVED_FROM)) != 0 {
+            forgetDirectory(relative)
+            emit(.directoryRemoved(relative))
+        }
+    }
+
+    /// Watch first, then list: a file created between the two is reported twice (harmless), never not at all.
+    private func newDirectory(_ relative: String) {
+        switch addWatch(relative) {
+        case .added: enqueueListing(Listing(relative: relative, mode: .report))
+        case .limitReached: enqueueListing(Listing(relative: relative, mode: .poll))
+        case .vanished, .failed: break
+        }
+    }
+
+    private func forgetDirectory(_ relative: String) {
+        for watch in table.removeSubtree(relative) { _ = inotify_rm_watch(fd, watch) }
+        let prefix = relative + "/"
+        unwatched = unwatched.filter { $0 != relative && !$0.hasPrefix(prefix) }
+        if let current = currentListing,
+            current.listing.relative == relative || current.listing.relative.hasPrefix(prefix)
+        {
+            currentListing = nil
+        }
+        // Queued listings of the folder fail harmlessly (ENOENT) or list a folder recreated under the same name.
+    }
+
+    private func handleOverflow() {
+        logger.warning("inotify queue overflow; rebuilding the watches and rescanning the inbox")
+        rebuildWatches()
+        if !inboxMissing { emit(.rescanNeeded(.overflow)) }
+    }
+
+    private func inboxGone() {
+        guard !inboxMissing else { return }
+        logger.warning("the inbox folder disappeared; waiting for it to come back", ["inbox": .string(inbox)])
+        removeAllWatches()
+        inboxMissing = true
+        nextInboxPoll = .now + options.inboxPollInterval
+        emit(.directoryRemoved(""))
+    }
+
+    private func pollForInbox(now: ContinuousClock.Instant) {
+        if setUpWatches() {
+            inboxMissing = false
+            nextInboxPoll = nil
+            logger.info("the inbox is back; rescanning it", ["inbox": .string(inbox), "folders": .count(table.count)])
+            emit(.rescanNeeded(.inboxRecreated))
+        } else {
+            nextInboxPoll = now + options.inboxPollInterval
+        }
+    }
+
+    private func rebuildWatches() {
+        removeAllWatches()
+        if !setUpWatches() {
+            inboxMissing = true
+            nextInboxPoll = .now + options.inboxPollInterval
+            emit(.directoryRemoved(""))
+        }
+    }
+
+    private func removeAllWatches() {
+        for watch in table.removeSubtree("") { _ = inotify_rm_watch(fd, watch) }
+        unwatched.removeAll()
+        currentListing = nil
+        listings.removeAll()
+        listingsHead = 0
+        nextFallbackPoll = nil
+    }
+
+    // MARK: - Watches
+
+    /// Watches the inbox and every folder below it (no file events: the caller's rescan lists files). Returns false
+    /// when the inbox itself cannot be watched (missing, or not a folder).
+    private func setUpWatches() -> Bool {
+        guard addWatch("") == .added else { return false }
+        var queue = [""]
+        var head = 0
+        while head < queue.count {
+            let relative = queue[head]
+            head += 1
+            guard let stream = try? DirectoryStream(path: PathResolution.join(inbox, relative)) else { continue }
+            while let entry = try? stream.next() {
+                guard entry.type == .directory, entry.isValidUTF8 else { continue }
+                let child = relative.isEmpty ? entry.name : relative + "/" + entry.name
+                if options.ignore.skipsDirectory(named: entry.name, relativePath: child) { continue }
+                switch addWatch(child) {
+                case .added, .limitReached: queue.append(child)
+                case .vanished, .failed: break
+                }
+            }
+        }
+        return true
+    }
+
+    private func addWatch(_ relative: String) -> WatchResult {
+        let path = PathResolution.join(inbox, relative)
+        if let limit = options.simulatedWatchLimit, table.count >= limit, table.watch(for: relative) == nil {
+            return watchLimitReached(relative, limit: limit)
+        }
+        let watch = inotify_add_watch(fd, path, InotifyWatcherCore.mask)
+        if watch >= 0 {
+            table.insert(watch: watch, path: relative)
+            unwatched.remove(relative)
+            return .added
+        }
+        let code = errno
+        switch code {
+        case ENOSPC: return watchLimitReached(relative, limit: maxUserWatches)
+        case ENOENT, ENOTDIR: return .vanished
+        default:
+            logger.warning(
+                "cannot watch a folder; files in it are not seen until the next rescan",
+                ["path": .string(path), "error": .string(SystemError.describe(code))])
+            return .failed
+        }
+    }
+
+    private func watchLimitReached(_ relative: String, limit: Int?) -> WatchResult {
+        unwatched.insert(relative)
+        if nextFallbackPoll == nil { nextFallbackPoll = .now + options.fallbackRescanInterval }
+        if !warnedAboutLimit {
+            warnedAboutLimit = true
+            let seconds = options.fallbackRescanInterval.components.seconds
+            logger.warning(
+                "inotify watch limit reached (fs.inotify.max_user_watches = \(limit.map(String.init) ?? "unknown")): folders without a watch are rescanned every \(seconds) s instead. Raise the limit, e.g. `sysctl -w fs.inotify.max_user_watches=524288` and a line in /etc/sysctl.d/, then photodrop picks it up by itself",
+                ["first_unwatched": .string(relative.isEmpty ? "." : relative), "watched": .count(table.count)])
+        }
+        return .limitReached
+    }
+
+    private func runFallbackPoll(now: ContinuousClock.Instant) {
+        nextFallbackPoll = nil
+        var limitStillReached = false
+        for relative in unwatched.sorted() {
+            if !limitStillReached {
+                switch addWatch(relative) {
+                case .added:
+                    enqueueListing(Listing(relative: relative, mode: .report))
+                    continue
+                case .limitReached: limitStillReached = true
+                case .vanished, .failed:
+                    unwatched.remove(relative)
+                    continue
+                }
+            }
+            enqueueListing(Listing(relative: relative, mode: .poll))
+        }
+        if unwatched.isEmpty {
+            if warnedAboutLimit {
+                logger.info("every inbox folder has an inotify watch again", ["watched": .count(table.count)])
+                warnedAboutLimit = false
+            }
+        } else {
+            nextFallbackPoll = now + options.fallbackRescanInterval
+        }
+    }
+
+    // MARK: - Listings
+
+    private func enqueueListing(_ listing: Listing) {
+        listings.append(listing)
+    }
+
+    /// Reads up to one chunk of the current listing; false when there is nothing to list.
+    private func continueListing() -> Bool {
+        if currentListing == nil {
+            guard listingsHead < listings.count else {
+                if !listings.isEmpty {
+                    listings.removeAll(keepingCapacity: false)
+                    listingsHead = 0
+                }
+                return false
+            }
+            let listing = listings[listingsHead]
+            listingsHead += 1
+            guard let stream = try? DirectoryStream(path: PathResolution.join(inbox, listing.relative)) else {
+                return true  // gone again; its removal event tells the consumer
+            }
+            currentListing = (listing, stream)
+        }
+        guard let (listing, stream) = currentListing else { return false }
+        for _ in 0..<InotifyWatcherCore.listingChunk {
+            guard let entry = try? stream.next() else {
+                currentListing = nil
+                return true
+            }
+            guard entry.isValidUTF8 else { continue }
+            let child = listing.relative.isEmpty ? entry.name : listing.relative + "/" + entry.name
+            switch entry.type {
+            case .directory:
+                if options.ignore.skipsDirectory(named: entry.name, relativePath: child) { continue }
+                // Known folders were listed when they got their watch, or are polled on their own.
+                if table.watch(for: child) != nil || unwatched.contains(child) { continue }
+                newDirectory(child)
+            case .regular:
+                if options.ignore.skipsFile(named: entry.name, relativePath: child) { continue }
+                emit(.file(child, listing.mode == .report ? .listed : .polled))
+            case .symbolicLink, .other:
+                continue
+            }
+        }
+        return true
+    }
+
+    private static func readMaxUserWatches() -> Int? {
+        let fd = open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return Int(String(decoding: bytes[0..<count], as: UTF8.self).trimmingASCIIWhitespace)
+    }
+}
+
+extension String {
+    fileprivate var trimmingASCIIWhitespace: String {
+        var bytes = Substring(self).utf8[...]
+        while let first = bytes.first, first == 0x20 || first == 0x0A || first == 0x09 || first == 0x0D {
+            bytes = bytes.dropFirst()
+        }
+        while let last = bytes.last, last == 0x20 || last == 0x0A || last == 0x09 || last == 0x0D {
+            bytes = bytes.dropLast()
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

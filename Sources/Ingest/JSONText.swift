@@ -1,0 +1,51 @@
+/// Writing JSON text by hand, for log lines and `reason.json` files, where key order and speed matter.
+public enum JSONText {
+    /// `text` as a JSON string literal, quotes included; control characters, `"` and `\` escaped.
+    public static func quoted(_ text: String) -> String {
+        var output = "\""
+        appendEscaped(text, to: &output)
+        output += "\""
+        return output
+    }
+
+    /// Appends `text` escaped for use inside a JSON string literal (without the quotes).
+    public static func appendEscaped(_ text: String, to output: inout String) {
+        var needsEscaping = false
+        for byte in text.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            needsEscaping = true
+            break
+        }
+        guard needsEscaping else {
+            output += text
+            return
+        }
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+    }
+
+    /// An object with the members in the given order; values must already be JSON text (use ``quoted(_:)``).
+    public static func object(_ members: [(String, String)]) -> String {
+        var output = "{"
+        for (index, member) in members.enumerated() {
+            if index > 0 { output += "," }
+            output += quoted(member.0)
+            output += ":"
+            output += member.1
+        }
+        output += "}"
+        return output
+    }
+}
