@@ -121,6 +121,9 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     /// Where `path` stands, or nil when it is not tracked.
     public func phase(of path: String) -> Phase? { entries[path]?.phase }
 
+    /// Heap items, live and stale; for tests that check memory stays bounded under event storms.
+    var scheduledItemCount: Int { heap.count }
+
     /// The earliest instant a check may be due; may be early (a superseded deadline), never late. Nil when idle.
     public var nextDeadline: Instant? { heap.first?.deadline }
 
@@ -246,9 +249,10 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
                 entries.removeValue(forKey: check.path)
                 return .incompleteExpired(look.identity)
             }
-            // It grew or was replaced: an upload resumed. Start over, as for a new event.
-            entry.lastLook = nil
-            entry.needsConfirmation = false
+            // It grew or was replaced without an event (or the event was missed): an upload resumed. Settle again,
+            // and since no event vouches for the quiet time, the next look must match this one.
+            entry.lastLook = look.identity
+            entry.needsConfirmation = true
             entry.phase = .settling
             return wait(&entry, path: check.path, until: now.advanced(by: settle))
         case .retry:

@@ -1,0 +1,177 @@
+import CCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What reading a file once produced: its SHA-256 and the identity it had while being read.
+public struct FileDigest: Sendable, Hashable {
+    public var sha256: SHA256Digest
+    /// From `fstat` on the open descriptor; checked again after the last byte, so it describes exactly the bytes
+    /// that were hashed.
+    public var identity: FileIdentity
+
+    public var size: Int64 { identity.size }
+}
+
+/// Why a file could not be read and hashed.
+public enum FileReadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A system call failed.
+    case system(SystemError)
+    /// Not a regular file (a link, a folder, a device…).
+    case notRegularFile(path: String)
+    /// Size, mtime or inode changed between the first and the last byte: a writer is still at work. Retry later.
+    case changedWhileReading(path: String)
+    /// libcrypto failed (it should not: SHA-256 needs no resources).
+    case crypto(String)
+
+    public var description: String {
+        switch self {
+        case .system(let error): return error.description
+        case .notRegularFile(let path): return "\(path) is not a regular file"
+        case .changedWhileReading(let path):
+            return "\(path) changed while it was being read; a writer is still at work, it will be tried again"
+        case .crypto(let what): return "SHA-256 failed in libcrypto: \(what)"
+        }
+    }
+}
+
+/// Reads a file once, front to back, through one reusable buffer, feeding OpenSSL's SHA-256 and an optional visitor
+/// (a content probe) from the same bytes.
+///
+/// - The first `headCapacity` bytes land in a region of their own and stay available after the read
+///   (``withHead(_:)``), so a probe can look at the start of the file (libmagic, box headers) without reading it
+///   again. The rest streams through a `chunkSize` region.
+/// - Size, mtime and inode come from `fstat` on the descriptor before the first byte and are checked again after the
+///   last; a change throws ``FileReadError/changedWhileReading(path:)``.
+/// - The digest algorithm is fetched once (`EVP_MD_fetch`) and the context reused, so a small file costs little
+///   more than its bytes.
+///
+/// Not `Sendable`: one reader per worker (it owns the buffer and the `EVP_MD_CTX`).
+public final class HashingFileReader {
+    /// Bytes per read after the head.
+    public let chunkSize: Int
+    /// Bytes kept from the start of the last file read.
+    public let headCapacity: Int
+
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var headLength = 0
+    private let algorithm: OpaquePointer
+    private let context: OpaquePointer
+
+    /// A reader with a `headCapacity + chunkSize` buffer (default 256 KiB + 1 MiB).
+    public init(chunkSize: Int = 1 << 20, headCapacity: Int = 256 << 10) throws(FileReadError) {
+        precondition(chunkSize > 0 && headCapacity > 0, "buffer sizes must be positive")
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { throw .crypto("EVP_MD_fetch(SHA256)") }
+        guard let context = EVP_MD_CTX_new() else {
+            EVP_MD_free(algorithm)
+            throw .crypto("EVP_MD_CTX_new")
+        }
+        self.chunkSize = chunkSize
+        self.headCapacity = headCapacity
+        self.algorithm = algorithm
+        self.context = context
+        self.buffer = .allocate(byteCount: headCapacity + chunkSize, alignment: 4096)
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+        EVP_MD_free(algorithm)
+        buffer.deallocate()
+    }
+
+    /// Opens `path` (never following a symbolic link), reads and hashes it, and closes it.
+    ///
+    /// `visit` sees every byte once, in order, as `(chunk, offsetOfChunk)`; the first call covers the head.
+    public func read(
+        path: String, visit: (UnsafeRawBufferPointer, Int64) throws -> Void = { _, _ in }
+    ) throws -> FileDigest {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK) }
+        guard fd >= 0 else {
+            if errno == ELOOP { throw FileReadError.notRegularFile(path: path) }
+            throw FileReadError.system(.current("open", path: path))
+        }
+        defer { close(fd) }
+        return try read(fileDescriptor: fd, path: path, visit: visit)
+    }
+
+    /// Reads and hashes an open descriptor from offset 0 (with `pread`, so its file offset does not matter);
+    /// `path` is only used in errors.
+    public func read(
+        fileDescriptor fd: Int32, path: String, visit: (UnsafeRawBufferPointer, Int64) throws -> Void = { _, _ in }
+    ) throws -> FileDigest {
+        headLength = 0
+        var before = stat()
+        guard fstat(fd, &before) == 0 else { throw FileReadError.system(.current("fstat", path: path)) }
+        guard before.st_mode & S_IFMT == S_IFREG else { throw FileReadError.notRegularFile(path: path) }
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        guard EVP_DigestInit_ex2(context, algorithm, nil) == 1 else { throw FileReadError.crypto("EVP_DigestInit_ex2") }
+
+        // The head: fill its region completely (or to the end of the file).
+        let head = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<headCapacity])
+        let headCount = try fill(head, from: fd, at: 0, path: path)
+        headLength = headCount
+        var offset = Int64(headCount)
+        if headCount > 0 {
+            let bytes = UnsafeRawBufferPointer(rebasing: head[0..<headCount])
+            try update(bytes)
+            try visit(bytes, 0)
+        }
+        // The rest, if the head was full.
+        if headCount == headCapacity {
+            let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[headCapacity...])
+            while true {
+                let count = retryingOnInterrupt { pread(fd, chunk.baseAddress, chunk.count, off_t(offset)) }
+                if count < 0 { throw FileReadError.system(.current("read", path: path)) }
+                if count == 0 { break }
+                let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<count])
+                try update(bytes)
+                try visit(bytes, offset)
+                offset += Int64(count)
+            }
+        }
+
+        var after = stat()
+        guard fstat(fd, &after) == 0 else { throw FileReadError.system(.current("fstat", path: path)) }
+        let identity = FileIdentity(before)
+        guard FileIdentity(after) == identity, offset == identity.size else {
+            throw FileReadError.changedWhileReading(path: path)
+        }
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard EVP_DigestFinal_ex(context, &output, &length) == 1, length == 32,
+            let digest = SHA256Digest(bytes: output[0..<32])
+        else { throw FileReadError.crypto("EVP_DigestFinal_ex") }
+        return FileDigest(sha256: digest, identity: identity)
+    }
+
+    /// The first bytes of the file read last (up to ``headCapacity``; the whole file if it is smaller). Valid until
+    /// the next read.
+    public func withHead<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(rebasing: buffer[0..<headLength]))
+    }
+
+    private func update(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+        guard EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1 else {
+            throw .crypto("EVP_DigestUpdate")
+        }
+    }
+
+    /// Reads until `region` is full or the file ends; returns the byte count.
+    private func fill(_ region: UnsafeMutableRawBufferPointer, from fd: Int32, at start: Int64, path: String)
+        throws(FileReadError) -> Int
+    {
+        var filled = 0
+        while filled < region.count {
+            let count = retryingOnInterrupt {
+                pread(fd, region.baseAddress! + filled, region.count - filled, off_t(start + Int64(filled)))
+            }
+            if count < 0 { throw .system(.current("read", path: path)) }
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+}

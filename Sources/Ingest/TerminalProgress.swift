@@ -1,0 +1,76 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Draws ``ProgressRenderer`` lines in place on a terminal, at most every `minimumInterval`.
+///
+/// ``init(fileDescriptor:minimumInterval:environment:)`` returns nil when the descriptor (stderr by default) is not
+/// a terminal or `TERM` is `dumb`: a pipe, a file, cron and CI get no progress output at all.
+public final class TerminalProgress: Sendable {
+    private struct State {
+        var lastDraw: ContinuousClock.Instant?
+        var drawn = false
+    }
+
+    private let fd: Int32
+    private let minimumInterval: Duration
+    private let state = Mutex(State())
+
+    /// A progress line on `fileDescriptor`, or nil when that is not an interactive terminal.
+    public init?(
+        fileDescriptor: Int32 = 2, minimumInterval: Duration = .milliseconds(100),
+        environment: [String: String]? = nil
+    ) {
+        guard isatty(fileDescriptor) == 1 else { return nil }
+        let term = environment?["TERM"] ?? getenv("TERM").map { String(cString: $0) }
+        if term == "dumb" { return nil }
+        self.fd = fileDescriptor
+        self.minimumInterval = minimumInterval
+    }
+
+    /// Redraws the line unless the last redraw was less than `minimumInterval` ago (`force` draws anyway).
+    public func update(_ snapshot: ProgressSnapshot, force: Bool = false) {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> Bool in
+            if !force, let last = state.lastDraw, now - last < minimumInterval { return false }
+            state.lastDraw = now
+            state.drawn = true
+            return true
+        }
+        guard due else { return }
+        // Carriage return, the line, then "erase to end of line" for a line shorter than the previous one.
+        write("\r" + ProgressRenderer.render(snapshot, width: columns() - 1) + "\u{1B}[K")
+    }
+
+    /// Erases the progress line, so that a summary printed next starts on a clean line.
+    public func finish() {
+        let drawn = state.withLock { state -> Bool in
+            defer { state.drawn = false }
+            return state.drawn
+        }
+        if drawn { write("\r\u{1B}[K") }
+    }
+
+    private func columns() -> Int {
+        var size = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let value = Int(text), value > 0 { return value }
+        return 80
+    }
+
+    private func write(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = retryingOnInterrupt { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+                if count <= 0 { return }
+                offset += count
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Where a command writes: stdout for results, stderr for messages. Injectable for tests.
+public struct Console: Sendable {
+    public var output: @Sendable (String) -> Void
+    public var error: @Sendable (String) -> Void
+
+    public init(output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void) {
+        self.output = output
+        self.error = error
+    }
+
+    /// The process's stdout and stderr.
+    public static let standard = Console(output: { write($0, to: 1) }, error: { write($0, to: 2) })
+
+    private static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return }
+                offset += count
+            }
+        }
+    }
+}

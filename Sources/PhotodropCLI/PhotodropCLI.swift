@@ -1,1 +1,0 @@
-// The PhotodropCLI module. See ../../README.md.

@@ -1,0 +1,42 @@
+import Ingest
+
+/// The `photodrop` program: parse, print help or a usage error, load the configuration, run the command.
+public enum PhotodropCommandLine {
+    /// Runs one command line (without the program name) and returns the exit status.
+    ///
+    /// - Usage errors and configuration errors: message on stderr, status 2.
+    /// - `--help`: help on stdout, status 0; the configuration is not read.
+    /// - A command without a handler: a message on stderr, status 70.
+    public static func run(
+        _ arguments: [String], handlers: [String: CommandHandler] = CommandHandlers.available,
+        console: Console = .standard, currentDirectory: String? = nil
+    ) async -> Int32 {
+        let command: ParsedCommand
+        do {
+            switch try PhotodropCommands.parser.parse(arguments) {
+            case .help(let text):
+                console.output(text)
+                return ExitStatus.success
+            case .run(let parsed):
+                command = parsed
+            }
+        } catch {
+            console.error(error.description)
+            return ExitStatus.usage
+        }
+        let config: IngestConfig
+        do {
+            config = try IngestConfig.load(explicitPath: command.configPath, currentDirectory: currentDirectory)
+        } catch {
+            console.error("photodrop: configuration error:\n\(error.description)\n")
+            return ExitStatus.usage
+        }
+        guard let handler = handlers[command.name] else {
+            console.error(
+                "photodrop \(command.name): this command is declared but not implemented in this build yet; it needs the photo catalog and the media probe, which are not part of it.\n"
+            )
+            return ExitStatus.notImplemented
+        }
+        return await handler(CommandContext(command: command, config: config, console: console))
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+
+@testable import Ingest
+
+@Suite("IngestConfig")
+struct IngestConfigTests {
+    func parse(_ text: String, base: String = "/srv/photodrop") throws(ConfigError) -> IngestConfig {
+        try IngestConfig.parse(Array(text.utf8), file: base + "/config.json", baseDirectory: base)
+    }
+
+    func problems(_ text: String) -> [ConfigError.Problem] {
+        do {
+            _ = try parse(text)
+            Issue.record("expected a ConfigError for \(text)")
+            return []
+        } catch {
+            #expect(error.file == "/srv/photodrop/config.json")
+            return error.problems
+        }
+    }
+
+    @Test func theRepositorysConfigLoadsAsIs() throws {
+        let path = packageRoot + "/config.json"
+        let config = try IngestConfig.load(contentsOf: path)
+        #expect(config.sourceFile == path)
+        #expect(config.library == packageRoot + "/Library")
+        #expect(config.inbox == packageRoot + "/Inbox")
+        #expect(config.rejected == packageRoot + "/Rejected")
+        #expect(config.workers == 0 && config.workerCount >= 1)
+        #expect(config.settleMilliseconds == 2000)
+        #expect(config.incompleteGraceSeconds == 300)
+        #expect(config.duplicates == .addToAlbum)
+        #expect(config.video == .defaults)
+        #expect(config.log == IngestConfig.Log(format: .text, level: .info))
+        // And from the repository root without --config, as `swift run photodrop watch` does.
+        let implicit = try IngestConfig.load(explicitPath: nil, currentDirectory: packageRoot)
+        #expect(implicit == config)
+    }
+
+    @Test func anEmptyObjectIsAllDefaults() throws {
+        let config = try parse("{}")
+        var expected = IngestConfig(baseDirectory: "/srv/photodrop")
+        expected.sourceFile = "/srv/photodrop/config.json"
+        #expect(config == expected)
+        #expect(config.settle == .milliseconds(2000))
+        #expect(config.incompleteGrace == .seconds(300))
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let config = try parse(
+            """
+            {
+              "library": "/data/lib", "inbox": "../drop", "rejected": "./bad/../Rejected",
+              "workers": 3, "settleMilliseconds": 0, "incompleteGraceSeconds": 60,
+              "ignore": ["*.xmp", "@eaDir", "Scans/raw/*"], "duplicates": "skip",
+              "video": {"videoCodecs": ["avc1"], "audioCodecs": []},
+              "log": {"format": "json", "level": "debug"}
+            }
+            """)
+        #expect(config.library == "/data/lib")
+        #expect(config.inbox == "/srv/drop")
+        #expect(config.rejected == "/srv/photodrop/Rejected")
+        #expect(config.workers == 3 && config.workerCount == 3)
+        #expect(config.settleMilliseconds == 0)
+        #expect(config.incompleteGraceSeconds == 60)
+        #expect(config.ignore == ["*.xmp", "@eaDir", "Scans/raw/*"])
+        #expect(config.duplicates == .skip)
+        #expect(config.video.videoCodecs.map(\.text) == ["avc1"])
+        #expect(config.video.audioCodecs.isEmpty)
+        #expect(config.log == IngestConfig.Log(format: .json, level: .debug))
+        #expect(config.ignoreRules.reason(forFile: "Trip/IMG_1.xmp") == .pattern("*.xmp"))
+    }
+
+    @Test func unknownKeysAtEveryLevelSuggestTheRightOne() {
+        let found = problems(
+            """
+            {
+              "worker": 2,
+              "video": {"videoCodec": ["avc1"]},
+              "log": {"levle": "info"},
+              "colour": "blue"
+            }
+            """)
+        #expect(found.map(\.key) == ["worker", "video.videoCodec", "log.levle", "colour"])
+        #expect(found[0].message.contains("Did you mean \"workers\"?"))
+        #expect(found[0].position == .init(line: 2, column: 3))
+        #expect(found[1].message.contains("Did you mean \"videoCodecs\"?"))
+        #expect(found[1].message.contains("Allowed in \"video\": videoCodecs, audioCodecs"))
+        #expect(found[2].message.contains("Did you mean \"level\"?"))
+        #expect(!found[3].message.contains("Did you mean"))
+        #expect(found[3].message.contains("Allowed at the top level: library, inbox"))
+    }
+
+    @Test(arguments: [
+        ("{\"workers\": -1}", "workers", "from 0 to 128"),
+        ("{\"workers\": 129}", "workers", "found 129"),
+        ("{\"workers\": 2.5}", "workers", "whole number"),
+        ("{\"workers\": \"4\"}", "workers", "without quotes"),
+        ("{\"workers\": true}", "workers", "found true"),
+        ("{\"settleMilliseconds\": 3600001}", "settleMilliseconds", "from 0 to 3600000"),
+        ("{\"settleMilliseconds\": 1e3}", "settleMilliseconds", "whole number"),
+        ("{\"incompleteGraceSeconds\": -5}", "incompleteGraceSeconds", "from 0 to 604800"),
+        ("{\"library\": \"\"}", "library", "must not be empty"),
+        ("{\"inbox\": 7}", "inbox", "folder path in a string"),
+        ("{\"rejected\": null}", "rejected", "found null"),
+        ("{\"ignore\": \"*.xmp\"}", "ignore", "list of glob patterns"),
+        ("{\"ignore\": [\"ok\", 3]}", "ignore[1]", "glob pattern in a string"),
+        ("{\"ignore\": [\"\"]}", "ignore[0]", "non-empty"),
+        ("{\"ignore\": [\"/abs/*\"]}", "ignore[0]", "cannot start with \"/\""),
+        ("{\"duplicates\": \"addtoalbum\"}", "duplicates", "Did you mean \"addToAlbum\"?"),
+        ("{\"duplicates\": \"keep\"}", "duplicates", "one of \"addToAlbum\", \"skip\""),
+        ("{\"video\": []}", "video", "must be an object"),
+        ("{\"video\": {\"videoCodecs\": \"avc1\"}}", "video.videoCodecs", "list of four-character codes"),
+        ("{\"video\": {\"videoCodecs\": [\"avc\"]}}", "video.videoCodecs[0]", "exactly 4 printable ASCII"),
+        ("{\"video\": {\"audioCodecs\": [\"mp4a\", \"ac-3\", \"äbcd\"]}}", "video.audioCodecs[2]", "found the string"),
+        ("{\"log\": \"json\"}", "log", "must be an object"),
+        ("{\"log\": {\"format\": \"yaml\"}}", "log.format", "one of \"text\", \"json\""),
+        ("{\"log\": {\"level\": \"warn\"}}", "log.level", "Did you mean \"warning\"?"),
+        ("{\"inbox\": \"Box\", \"library\": \"Box/Library\"}", "library", "inside the inbox"),
+        ("{\"inbox\": \"Box\", \"rejected\": \"Box\"}", "rejected", "same folder as the inbox"),
+        ("{\"library\": \"L\", \"rejected\": \"L\"}", "rejected", "different folder from \"library\""),
+    ])
+    func badValuesNameTheKeyAndWhatIsAllowed(_ text: String, _ key: String, _ fragment: String) {
+        let found = problems(text)
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.key == key)
+        #expect(found.first?.message.contains(fragment) == true, "\(found.first?.message ?? "")")
+        #expect(found.first?.position != nil)
+    }
+
+    @Test func everyProblemIsReportedInFileOrder() throws {
+        let found = problems("{\n  \"workers\": -1,\n  \"bogus\": 1,\n  \"log\": {\"level\": 3}\n}")
+        #expect(found.map(\.key) == ["workers", "bogus", "log.level"])
+        #expect(found.map { $0.position?.line } == [2, 3, 4])
+    }
+
+    @Test func theDescriptionNamesFileLineAndKey() {
+        do {
+            _ = try parse("{\n  \"workers\": 500\n}")
+            Issue.record("expected an error")
+        } catch {
+            #expect(
+                error.description
+                    == "/srv/photodrop/config.json:2:14: \"workers\": must be a whole number from 0 to 128 (worker tasks (0 = one per core)); found 500"
+            )
+        }
+    }
+
+    @Test func syntaxErrorsNameFileAndPosition() {
+        do {
+            _ = try parse("{\n  \"workers\": 2,\n}")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.problems.count == 1)
+            #expect(error.description.hasPrefix("/srv/photodrop/config.json:3:1: invalid JSON: trailing comma"))
+        }
+    }
+
+    @Test func theTopLevelMustBeAnObject() {
+        let found = problems("[1]")
+        #expect(found.first?.message.contains("one JSON object") == true)
+    }
+
+    @Test func pathsResolveAgainstTheConfigFilesFolder() throws {
+        let folder = try TemporaryFolder("config-paths")
+        try folder.write("etc/photodrop.json", "{\"inbox\": \"../spool/in\", \"library\": \"lib\"}")
+        let config = try IngestConfig.load(explicitPath: "etc/photodrop.json", currentDirectory: folder.path)
+        #expect(config.inbox == folder.path + "/spool/in")
+        #expect(config.library == folder.path + "/etc/lib")
+        #expect(config.rejected == folder.path + "/etc/Rejected")
+        #expect(config.baseDirectory == folder.path + "/etc")
+    }
+
+    @Test func tildeMeansHome() throws {
+        let config = try parse("{\"library\": \"~/Photos\"}")
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
+        if !home.isEmpty { #expect(config.library == PathResolution.normalize(home + "/Photos")) }
+    }
+
+    @Test func withoutConfigAMissingDefaultFileMeansDefaults() throws {
+        let folder = try TemporaryFolder("config-none")
+        let config = try IngestConfig.load(explicitPath: nil, currentDirectory: folder.path)
+        #expect(config.sourceFile == nil)
+        #expect(config.inbox == folder.path + "/Inbox")
+        #expect(config.library == folder.path + "/Library")
+    }
+
+    @Test func aNamedFileMustExist() throws {
+        let folder = try TemporaryFolder("config-missing")
+        do {
+            _ = try IngestConfig.load(explicitPath: "nope.json", currentDirectory: folder.path)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.file == folder.path + "/nope.json")
+            #expect(error.description.contains("does not exist"))
+        }
+    }
+
+    @Test func anInvalidDefaultFileIsAnErrorNotDefaults() throws {
+        let folder = try TemporaryFolder("config-bad-default")
+        try folder.write("config.json", "{\"workers\": \"many\"}")
+        #expect(throws: ConfigError.self) { try IngestConfig.load(explicitPath: nil, currentDirectory: folder.path) }
+    }
+
+    @Test func aFolderIsNotAConfigFile() throws {
+        let folder = try TemporaryFolder("config-dir")
+        try folder.mkdir("config.json")
+        do {
+            _ = try IngestConfig.load(explicitPath: nil, currentDirectory: folder.path)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.description.contains("Is a directory"), "\(error)")
+        }
+    }
+}
+
+@Suite("FourCharacterCode and Suggestion")
+struct SmallTypesTests {
+    @Test func fourCharacterCodes() {
+        #expect(FourCharacterCode("avc1")?.value == 0x6176_6331)
+        #expect(FourCharacterCode("ac-3") != nil)
+        #expect(FourCharacterCode("raw ") != nil)
+        #expect(FourCharacterCode("avc") == nil)
+        #expect(FourCharacterCode("avc12") == nil)
+        #expect(FourCharacterCode("äbc") == nil)
+        #expect(FourCharacterCode("a\tbc") == nil)
+    }
+
+    @Test(
+        arguments: [
+            ("imprt", ["import", "probe", "albums"], "import"),
+            ("stauts", ["status", "show"], "status"),
+            ("stat", ["status", "show"], "status"),
+            ("ALBUMS", ["albums", "album"], "albums"),
+            ("xyz", ["import", "probe"], nil),
+            ("delet", ["delete", "albums"], "delete"),
+            ("worker", ["workers", "library"], "workers"),
+        ] as [(String, [String], String?)])
+    func didYouMean(_ word: String, _ candidates: [String], _ expected: String?) {
+        #expect(Suggestion.closest(to: word, among: candidates) == expected)
+    }
+
+    @Test func editDistanceCountsTranspositionsAsOne() {
+        #expect(Suggestion.editDistance("status", "stauts") == 1)
+        #expect(Suggestion.editDistance("", "abc") == 3)
+        #expect(Suggestion.editDistance("kitten", "sitting") == 3)
+    }
+}
