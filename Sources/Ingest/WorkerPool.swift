@@ -24,7 +24,8 @@ public enum WorkerPool {
                 }
             }
             do {
-                try await group.waitForAll()
+                // Not `waitForAll()`: it waits for every child before throwing, and the others would wait for jobs.
+                while try await group.next() != nil {}
             } catch {
                 group.cancelAll()
                 throw error

@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+@testable import Ingest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("HashingFileReader and FileLook")
+struct HashingFileReaderTests {
+    /// Deterministic, incompressible-looking bytes.
+    static func bytes(count: Int, seed: UInt64 = 42) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+    }
+
+    func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+    ])
+    func knownVectors(_ text: String, _ hex: String) throws {
+        let folder = try TemporaryFolder("hash-vectors")
+        let path = try folder.write("f", text)
+        let digest = try HashingFileReader().read(path: path)
+        #expect(digest.sha256.hex == hex)
+        #expect(digest.size == Int64(text.utf8.count))
+        #expect(SHA256Digest(hex: hex) == digest.sha256)
+        #expect(SHA256Digest(hex: hex.uppercased()) == digest.sha256)
+    }
+
+    @Test(arguments: [0, 1, 4095, 4096, 65_536, 65_537, 300_000, 2_500_000])
+    func everySizeAgreesWithSha256sumAndTheVisitorSeesEveryByteOnce(_ size: Int) throws {
+        let folder = try TemporaryFolder("hash-sizes")
+        let content = Self.bytes(count: size, seed: UInt64(size))
+        let path = folder.url("f.bin")
+        try write(content, to: path)
+        // Small buffers, so that head, chunks and the boundaries between them are all exercised.
+        let reader = try HashingFileReader(chunkSize: 65_536, headCapacity: 4096)
+        var seen: [UInt8] = []
+        var offsets: [Int64] = []
+        let digest = try reader.read(path: path) { chunk, offset in
+            offsets.append(offset)
+            seen += chunk
+        }
+        #expect(seen == content)
+        #expect(offsets.first.map { $0 == 0 } ?? (size == 0))
+        #expect(digest.sha256.hex == (try Self.sha256sum(path)))
+        #expect(digest.identity.size == Int64(size))
+        reader.withHead { head in
+            #expect(Array(head) == Array(content.prefix(4096)))
+        }
+    }
+
+    @Test func theReaderIsReusableAndTheHeadFollowsTheLastFile() throws {
+        let folder = try TemporaryFolder("hash-reuse")
+        let reader = try HashingFileReader()
+        let first = try folder.write("a", "first file")
+        let second = try folder.write("b", "2nd")
+        let one = try reader.read(path: first)
+        let two = try reader.read(path: second)
+        #expect(one.sha256 != two.sha256)
+        reader.withHead { #expect(Array($0) == Array("2nd".utf8)) }
+        #expect(try reader.read(path: first) == one)
+    }
+
+    @Test func identityComesFromFstat() throws {
+        let folder = try TemporaryFolder("hash-identity")
+        let path = try folder.write("a", "12345")
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        let digest = try HashingFileReader().read(path: path)
+        #expect(digest.identity == FileIdentity(info))
+    }
+
+    @Test func aFileGrowingDuringTheReadIsRefused() throws {
+        let folder = try TemporaryFolder("hash-growing")
+        let path = folder.url("growing.mov")
+        try write(Self.bytes(count: 200_000), to: path)
+        let reader = try HashingFileReader(chunkSize: 65_536, headCapacity: 4096)
+        #expect(throws: FileReadError.changedWhileReading(path: path)) {
+            _ = try reader.read(path: path) { _, offset in
+                if offset == 0 {
+                    let handle = FileHandle(forWritingAtPath: path)!
+                    handle.seekToEndOfFile()
+                    handle.write(Data([1, 2, 3]))
+                    handle.closeFile()
+                }
+            }
+        }
+    }
+
+    @Test func linksAndFoldersAreNotRead() throws {
+        let folder = try TemporaryFolder("hash-links")
+        let target = try folder.write("real.jpg", "x")
+        #expect(symlink(target, folder.url("link.jpg")) == 0)
+        let reader = try HashingFileReader()
+        #expect(throws: FileReadError.notRegularFile(path: folder.url("link.jpg"))) {
+            try reader.read(path: folder.url("link.jpg"))
+        }
+        #expect(throws: FileReadError.notRegularFile(path: folder.path)) { try reader.read(path: folder.path) }
+        #expect(throws: FileReadError.self) { try reader.read(path: folder.url("missing.jpg")) }
+    }
+
+    // MARK: FileLook
+
+    @Test func aLookSeesAnOpenWriter() throws {
+        let folder = try TemporaryFolder("look")
+        let path = try folder.write("a.jpg", "data")
+        guard case .file(let idle) = FileLook.take(atPath: path) else {
+            Issue.record("expected a file")
+            return
+        }
+        // As root (or the owner) the lease works: no writer.
+        #expect(idle.writers == .none)
+        let writer = open(path, O_WRONLY | O_APPEND)
+        #expect(writer >= 0)
+        guard case .file(let busy) = FileLook.take(atPath: path) else {
+            Issue.record("expected a file")
+            return
+        }
+        #expect(busy.writers == .open)
+        #expect(busy.identity == idle.identity)
+        close(writer)
+        guard case .file(let closed) = FileLook.take(atPath: path) else { return }
+        #expect(closed.writers == .none)
+    }
+
+    @Test func aLookNeverFollowsLinks() throws {
+        let folder = try TemporaryFolder("look-links")
+        let target = try folder.write("real.jpg", "x")
+        #expect(symlink(target, folder.url("link.jpg")) == 0)
+        #expect(FileLook.take(atPath: folder.url("link.jpg")) == .notRegularFile)
+        #expect(FileLook.take(atPath: folder.url("nothing.jpg")) == .missing)
+        #expect(FileLook.take(atPath: folder.path) == .notRegularFile)
+        #expect(mkfifo(folder.url("fifo"), 0o644) == 0)
+        #expect(FileLook.take(atPath: folder.url("fifo")) == .notRegularFile)
+    }
+
+    @Test func looksAreCheap() throws {
+        let folder = try TemporaryFolder("look-speed")
+        let path = try folder.write("a.jpg", "data")
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            for _ in 0..<10_000 { _ = FileLook.take(atPath: path) }
+        }
+        print("FileLook: 10,000 looks (open, fstat, lease, close) in \(elapsed)")
+        #expect(elapsed < .seconds(2))
+    }
+
+    // MARK: Speed (opt-in: PHOTODROP_BENCH=1)
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["PHOTODROP_BENCH"] != nil, "set PHOTODROP_BENCH=1"))
+    func oneGigabyteAgainstOpenSSL() throws {
+        let folder = try TemporaryFolder("hash-bench")
+        let path = folder.url("big.bin")
+        let chunk = Self.bytes(count: 1 << 20)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = FileHandle(forWritingAtPath: path)!
+        for index in 0..<1024 {
+            var block = chunk
+            block[0] = UInt8(truncatingIfNeeded: index)
+            handle.write(Data(block))
+        }
+        handle.closeFile()
+        let reader = try HashingFileReader()
+        _ = try reader.read(path: path)  // warm the page cache
+        let clock = ContinuousClock()
+        var ours: FileDigest?
+        let oursTime = clock.measure { ours = try? reader.read(path: path) }
+        var theirs = ""
+        let theirsTime = try clock.measure { theirs = try Self.opensslDigest(path) }
+        #expect(ours?.sha256.hex == theirs)
+        let seconds = { (d: Duration) in Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        let oursRate = 1024 / seconds(oursTime)
+        let theirsRate = 1024 / seconds(theirsTime)
+        print(
+            "HashingFileReader: 1 GiB in \(oursTime) = \(Int(oursRate)) MiB/s; openssl dgst -sha256: \(theirsTime) = \(Int(theirsRate)) MiB/s; ratio \(seconds(oursTime) / seconds(theirsTime))"
+        )
+        #expect(seconds(oursTime) <= seconds(theirsTime) * 1.25)
+    }
+
+    static func sha256sum(_ path: String) throws -> String {
+        try output("/usr/bin/sha256sum", [path]).split(separator: " ").first.map(String.init) ?? ""
+    }
+
+    static func opensslDigest(_ path: String) throws -> String {
+        // "SHA2-256(path)= hex" (OpenSSL 3) or "SHA256(path)= hex".
+        try output("/usr/bin/openssl", ["dgst", "-sha256", path]).split(separator: " ").last.map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        } ?? ""
+    }
+
+    static func output(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
