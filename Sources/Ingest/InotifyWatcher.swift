@@ -17,8 +17,9 @@ import Synchronization
 ///   produce no events at all.
 /// - `IN_Q_OVERFLOW`: the watches are rebuilt and ``RescanReason/overflow`` asks for a full rescan.
 /// - A removed or moved-away subfolder is forgotten (``InboxEvent/directoryRemoved(_:)``); if it comes back it is
-///   a new folder. If the inbox itself goes away, the watcher polls every `inboxPollInterval` until it is back,
-///   rebuilds its watches and sends ``RescanReason/inboxRecreated``.
+///   a new folder. If the inbox itself goes away (deleted, renamed, or its path now names another folder, e.g.
+///   after a parent folder was renamed: checked every `inboxPollInterval`), the watcher polls until it is back,
+///   rebuilds its watches and sends ``RescanReason/inboxRecreated``. The inbox path may be a symbolic link.
 /// - Watch budget: `fs.inotify.max_user_watches` is read at start and logged. When `inotify_add_watch` fails with
 ///   `ENOSPC`, one warning names the sysctl to raise, and folders without a watch are listed every
 ///   `fallbackRescanInterval` instead (reporting ``FileActivity/polled``); the watcher also retries their watches
@@ -181,6 +182,10 @@ final class InotifyWatcherCore {
     private var currentListing: (listing: Listing, stream: DirectoryStream)?
     private var inboxMissing = false
     private var nextInboxPoll: ContinuousClock.Instant?
+    /// Device and inode of the watched inbox, and when to compare them with what its path names now: inotify says
+    /// nothing when a parent folder of the inbox is renamed or the inbox is replaced under a mount.
+    private var inboxIdentity: (device: UInt64, inode: UInt64)?
+    private var nextInboxCheck: ContinuousClock.Instant?
     private var nextFallbackPoll: ContinuousClock.Instant?
     private var warnedAboutLimit = false
     private var warnedNames: Set<String> = []
@@ -199,6 +204,11 @@ final class InotifyWatcherCore {
                     "inbox": .string(inbox), "folders": .count(table.count),
                     "max_user_watches": .string(maxUserWatches.map(String.init) ?? "unknown"),
                 ])
+            if let limit = maxUserWatches, table.count * 4 > limit * 3 {
+                logger.warning(
+                    "the inbox uses most of the inotify watch budget; raise fs.inotify.max_user_watches (e.g. `sysctl -w fs.inotify.max_user_watches=524288`)",
+                    ["folders": .count(table.count), "max_user_watches": .count(limit)])
+            }
             emit(.rescanNeeded(.startup))
         } else {
             logger.warning(
@@ -248,7 +258,12 @@ final class InotifyWatcherCore {
                 runFallbackPoll(now: now)
                 continue
             }
-            return .idle(until: nextFallbackPoll, drained: true)
+            if let check = nextInboxCheck, check <= now {
+                checkInboxIdentity(now: now)
+                continue
+            }
+            let deadlines = [nextFallbackPoll, nextInboxCheck].compactMap { $0 }
+            return .idle(until: deadlines.min(), drained: true)
         }
     }
 
@@ -376,7 +391,19 @@ final class InotifyWatcherCore {
         removeAllWatches()
         inboxMissing = true
         nextInboxPoll = .now + options.inboxPollInterval
+        nextInboxCheck = nil
         emit(.directoryRemoved(""))
+    }
+
+    private func checkInboxIdentity(now: ContinuousClock.Instant) {
+        var info = stat()
+        if stat(inbox, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR
+            || inboxIdentity.map({ $0.device != UInt64(info.st_dev) || $0.inode != UInt64(info.st_ino) }) ?? true
+        {
+            inboxGone()
+        } else {
+            nextInboxCheck = now + options.inboxPollInterval
+        }
     }
 
     private func pollForInbox(now: ContinuousClock.Instant) {
@@ -414,6 +441,11 @@ final class InotifyWatcherCore {
     /// when the inbox itself cannot be watched (missing, or not a folder).
     private func setUpWatches() -> Bool {
         guard addWatch("") == .added else { return false }
+        var info = stat()
+        if stat(inbox, &info) == 0 {
+            inboxIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
+            nextInboxCheck = .now + options.inboxPollInterval
+        }
         var queue = [""]
         var head = 0
         while head < queue.count {
@@ -438,7 +470,9 @@ final class InotifyWatcherCore {
         if let limit = options.simulatedWatchLimit, table.count >= limit, table.watch(for: relative) == nil {
             return watchLimitReached(relative, limit: limit)
         }
-        let watch = inotify_add_watch(fd, path, InotifyWatcherCore.mask)
+        // The inbox itself may be a symbolic link to the real folder (followed); folders inside are never followed.
+        let mask = relative.isEmpty ? InotifyWatcherCore.mask & ~UInt32(IN_DONT_FOLLOW) : InotifyWatcherCore.mask
+        let watch = inotify_add_watch(fd, path, mask)
         if watch >= 0 {
             table.insert(watch: watch, path: relative)
             unwatched.remove(relative)

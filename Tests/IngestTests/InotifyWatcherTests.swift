@@ -67,10 +67,11 @@ final class LogCapture: Sendable {
 
 @Suite("InotifyWatcher, on real folders")
 struct InotifyWatcherTests {
-    func startWatcher(_ inbox: TemporaryFolder, options: InotifyWatcher.Options = .init(), logger: Logger = .disabled)
-        async throws -> EventCollector
-    {
-        let watcher = try InotifyWatcher(inbox: inbox.path, options: options, logger: logger)
+    func startWatcher(
+        _ inbox: TemporaryFolder, at relative: String = "", options: InotifyWatcher.Options = .init(),
+        logger: Logger = .disabled
+    ) async throws -> EventCollector {
+        let watcher = try InotifyWatcher(inbox: inbox.url(relative), options: options, logger: logger)
         let collector = EventCollector(watcher)
         await collector.wait { $0.contains(.rescanNeeded(.startup)) }
         return collector
@@ -228,6 +229,43 @@ struct InotifyWatcherTests {
         try parent.mkdir("Inbox")
         await collector.wait { $0.filter { $0 == .rescanNeeded(.inboxRecreated) }.count == 2 }
         #expect(!collector.files().contains("Back/ghost.jpg"))
+        await collector.stop()
+    }
+
+    @Test func renamingAParentOfTheInboxIsNoticed() async throws {
+        // inotify reports nothing for a renamed ancestor; the periodic identity check does.
+        let parent = try TemporaryFolder("watch-parent")
+        try parent.mkdir("srv/Inbox/Trip")
+        let watcher = try InotifyWatcher(
+            inbox: parent.url("srv/Inbox"), options: .init(inboxPollInterval: .milliseconds(50)))
+        let collector = EventCollector(watcher)
+        await collector.wait { $0.contains(.rescanNeeded(.startup)) }
+        #expect(rename(parent.url("srv"), parent.url("srv-old")) == 0)
+        await collector.wait { $0.contains(.directoryRemoved("")) }
+        try parent.write("srv-old/Inbox/Trip/ghost.jpg")
+        try parent.mkdir("srv/Inbox")
+        await collector.wait { $0.contains(.rescanNeeded(.inboxRecreated)) }
+        try parent.write("srv/Inbox/new.jpg")
+        await collector.wait { $0.contains(.file("new.jpg", .closedWrite)) }
+        #expect(!collector.files().contains("Trip/ghost.jpg"))
+        await collector.stop()
+    }
+
+    @Test func anInboxPathThatIsASymbolicLinkIsFollowed() async throws {
+        let parent = try TemporaryFolder("watch-symlink")
+        try parent.mkdir("real/Trip")
+        #expect(symlink(parent.url("real"), parent.url("Inbox")) == 0)
+        let collector = try await startWatcher(parent, at: "Inbox")
+        #expect(collector.watcher.status.watchedFolders == 2)
+        try parent.write("real/Trip/a.jpg")
+        await collector.wait { $0.contains(.file("Trip/a.jpg", .closedWrite)) }
+        // A link inside the inbox is not followed.
+        try parent.mkdir("elsewhere")
+        #expect(symlink(parent.url("elsewhere"), parent.url("real/Linked")) == 0)
+        try parent.write("elsewhere/b.jpg")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!collector.files().contains("Linked/b.jpg"))
+        #expect(collector.watcher.status.watchedFolders == 2)
         await collector.stop()
     }
 
