@@ -122,7 +122,12 @@ struct HashingFileReaderTests {
             Issue.record("expected a file")
             return
         }
-        // As root (or the owner) the lease works: no writer.
+        // As the owner (or with CAP_LEASE) the lease works: no writer. Some file systems (overlayfs, NFS) have no
+        // leases; then a look says "unknown" and only the quiet period protects files.
+        guard idle.writers != .unknown else {
+            print("FileLook: leases are not available on \(folder.path); writer detection is not tested here")
+            return
+        }
         #expect(idle.writers == .none)
         let writer = open(path, O_WRONLY | O_APPEND)
         #expect(writer >= 0)

@@ -171,4 +171,33 @@ struct InboxScannerTests {
         #expect(oursTime < theirsTime, "readdir walk \(oursTime) vs FileManager \(theirsTime)")
         #expect(oursTime < .seconds(1))
     }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["PHOTODROP_BENCH"] != nil, "set PHOTODROP_BENCH=1"))
+    func aHundredThousandFilesInBoundedMemory() throws {
+        let inbox = try TemporaryFolder("scan-100k")
+        for album in 0..<100 {
+            try inbox.mkdir("Album \(album)")
+            for index in 0..<1000 {
+                let fd = open(inbox.url("Album \(album)/IMG_\(index).jpg"), O_CREAT | O_WRONLY, 0o644)
+                close(fd)
+            }
+        }
+        func residentKilobytes() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        let before = residentKilobytes()
+        var peak = before
+        var count = 0
+        let elapsed = ContinuousClock().measure {
+            for item in InboxScanner(root: inbox.path) {
+                if case .file = item { count += 1 }
+                if count % 5000 == 0 { peak = max(peak, residentKilobytes()) }
+            }
+        }
+        print("InboxScanner: 100,000 files in \(elapsed); resident memory grew by at most \(peak - before) KB")
+        #expect(count == 100_000)
+        #expect(peak - before < 8_000)
+    }
 }
