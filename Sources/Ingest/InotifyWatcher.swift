@@ -245,7 +245,10 @@ final class InotifyWatcherCore {
                     pollForInbox(now: now)
                     continue
                 }
-                return .idle(until: nextInboxPoll, drained: readKernelEvents() == 0)
+                // Drain what is left in the queue (events of the old watches, ignored) so the wait can block.
+                let records = readKernelEvents()
+                if records < 0 { return .finished }
+                return .idle(until: nextInboxPoll, drained: records == 0)
             }
             let records = readKernelEvents()
             if records > 0 {
