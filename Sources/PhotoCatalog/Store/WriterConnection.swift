@@ -41,6 +41,18 @@ final class WriterConnection {
         do {
             try SystemCall.makeDirectory(originalsPath)
             originalsDevice = UInt64(try SystemCall.stat(originalsPath).st_dev)
+            // All 256 `originals/xx` folders up front (256 mkdir calls, one fsync the first time), so that placing a
+            // file never creates a folder and never has to make the new folder's entry durable.
+            var created = false
+            for byte in 0..<256 {
+                let folder = originalsPath + "/" + String(format: "%02x", byte)
+                if try SystemCall.makeDirectory(folder) { created = true }
+                knownDirectories.insert(folder)
+            }
+            if created {
+                try SystemCall.fsyncDirectory(originalsPath)
+                try SystemCall.fsyncDirectory(libraryPath)
+            }
         } catch let error as SystemCallError {
             throw error.photosError(action: action)
         }

@@ -132,6 +132,7 @@ struct CatalogHistory {
             let albums = try AssetCollection.fetchAssetCollections(
                 with: .album, subtype: .any, options: nil, library: library)
             result["read"] = albums.count
+            result["assets"] = try Asset.fetchAssets(with: nil, library: library).count
         } catch let error as PhotosError {
             result["read"] = "\(error.code)"
         }
