@@ -38,12 +38,14 @@ extension PhotoLibrary {
     }
 
     static func historyBounds(_ database: Database) throws -> (libraryID: String, prunedThrough: Int64) {
-        let libraryID = try database.firstRow("SELECT value FROM library_meta WHERE key = 'library_id'") {
-            $0.string(0)
-        } ?? ""
-        let pruned = try database.firstRow("SELECT value FROM library_meta WHERE key = 'history_pruned_through'") {
-            Int64($0.string(0)) ?? 0
-        } ?? 0
+        let libraryID =
+            try database.firstRow("SELECT value FROM library_meta WHERE key = 'library_id'") {
+                $0.string(0)
+            } ?? ""
+        let pruned =
+            try database.firstRow("SELECT value FROM library_meta WHERE key = 'history_pruned_through'") {
+                Int64($0.string(0)) ?? 0
+            } ?? 0
         return (libraryID, pruned)
     }
 
@@ -94,8 +96,11 @@ extension PhotoLibrary {
         }
         sql.append(" ORDER BY t.token")
         var result: [PersistentChange] = []
-        var current: (token: Int64, date: Date, assets: PersistentObjectChangeDetails,
-            collections: PersistentObjectChangeDetails)?
+        var current:
+            (
+                token: Int64, date: Date, assets: PersistentObjectChangeDetails,
+                collections: PersistentObjectChangeDetails
+            )?
         func flush() {
             if let current {
                 result.append(

@@ -45,7 +45,8 @@ struct AlbumTests {
         #expect(found.first?.title.unicodeScalars.elementsEqual(title.unicodeScalars) == true)
         #expect(found.first?.localIdentifier == created.value)
         let raw = try Database(path: library.databasePath, mode: .readOnly)
-        #expect(try raw.firstRow("SELECT title FROM albums") { $0.data(0) } == Data(title.utf8), "bytes stored as given")
+        #expect(
+            try raw.firstRow("SELECT title FROM albums") { $0.data(0) } == Data(title.utf8), "bytes stored as given")
     }
 
     @Test("NFC and NFD spellings are two different titles; duplicate titles are allowed")
@@ -96,7 +97,8 @@ struct AlbumTests {
         album = try #require(Self.albums(library).first)
         current = album
         #expect(album.title == "Trip 2024")
-        #expect(try Asset.fetchAssets(in: album).map(\.localIdentifier) == [ids[4], ids[0], ids[1], ids[5], ids[2], ids[3]])
+        #expect(
+            try Asset.fetchAssets(in: album).map(\.localIdentifier) == [ids[4], ids[0], ids[1], ids[5], ids[2], ids[3]])
 
         try await library.performChanges { [current] in
             let change = try AssetCollectionChangeRequest(for: current)
@@ -156,7 +158,8 @@ struct AlbumTests {
         }
         func smart(_ subtype: AssetCollectionSubtype) throws -> AssetCollection {
             try #require(
-                AssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: subtype, library: library).firstObject)
+                AssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: subtype, library: library).firstObject
+            )
         }
         func count(_ subtype: AssetCollectionSubtype) throws -> Int { try Asset.fetchAssets(in: smart(subtype)).count }
         #expect(try count(.smartAlbumUserLibrary) == 4)  // 6 minus hidden minus deleted
@@ -167,13 +170,18 @@ struct AlbumTests {
         #expect(try count(.smartAlbumLivePhotos) == 0)
         #expect(try count(.smartAlbumRecentlyDeleted) == 1)
         #expect(try smart(.smartAlbumUserLibrary).estimatedAssetCount == 4)
-        #expect(try Asset.fetchAssets(in: smart(.smartAlbumUserLibrary), options: FetchOptions(includeHiddenAssets: true)).count == 5)
+        #expect(
+            try Asset.fetchAssets(in: smart(.smartAlbumUserLibrary), options: FetchOptions(includeHiddenAssets: true))
+                .count == 5)
         let mixed = try #require(Self.albums(library).first)
         #expect(mixed.estimatedAssetCount == 2, "hidden and deleted members are not counted")
         #expect(try Asset.fetchAssets(in: mixed).count == 2)
         let smartTitles = try AssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, library: library)
             .map(\.title)
-        #expect(smartTitles == ["All Photos", "Favorites", "Recently Added", "Videos", "Animated", "Live Photos", "Recently Deleted"])
+        #expect(
+            smartTitles == [
+                "All Photos", "Favorites", "Recently Added", "Videos", "Animated", "Live Photos", "Recently Deleted",
+            ])
 
         // Restore, then purge: the stored file goes away, the album membership too.
         let deleted = try #require(Asset.fetchAssets(in: smart(.smartAlbumRecentlyDeleted)).firstObject)
@@ -201,13 +209,16 @@ struct AlbumTests {
                 predicate: .and([.isFavorite(true), .mediaType(.image)]),
                 sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: 3),
             library: library)
-        #expect(favouritesNewestFirst.map(\.localIdentifier) == [assets[4], assets[3], assets[2]].map(\.localIdentifier))
+        #expect(
+            favouritesNewestFirst.map(\.localIdentifier) == [assets[4], assets[3], assets[2]].map(\.localIdentifier))
         let range = try Asset.fetchAssets(
             with: FetchOptions(
-                predicate: .creationDate(from: Date(timeIntervalSince1970: 1_000_002), to: Date(timeIntervalSince1970: 1_000_005))),
+                predicate: .creationDate(
+                    from: Date(timeIntervalSince1970: 1_000_002), to: Date(timeIntervalSince1970: 1_000_005))),
             library: library)
         #expect(range.map(\.localIdentifier) == assets[2..<5].map(\.localIdentifier))
-        let notFavourite = try Asset.fetchAssets(with: FetchOptions(predicate: .not(.isFavorite(true))), library: library)
+        let notFavourite = try Asset.fetchAssets(
+            with: FetchOptions(predicate: .not(.isFavorite(true))), library: library)
         #expect(notFavourite.count == 5)
         let bySHA = try Asset.fetchAssets(with: FetchOptions(predicate: .sha256(assets[7].sha256!)), library: library)
         #expect(bySHA.map(\.localIdentifier) == [assets[7].localIdentifier])

@@ -29,7 +29,10 @@ struct AtomicityTests {
             }
         }
         #expect(try Asset.fetchAssets(with: nil, library: library).isEmpty)
-        #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(\.title) == ["Before"])
+        #expect(
+            try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(\.title) == [
+                "Before"
+            ])
         #expect(TestFiles.originals(library).isEmpty)
         #expect(sources.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
         #expect(try library.currentChangeToken == tokenBefore)
@@ -83,7 +86,9 @@ struct AtomicityTests {
             guard let error = error as? PhotosError else { return false }
             return error.code == .invalidParameter && error.message.contains("inside a PhotoLibrary.performChanges")
         }
-        #expect(throws: PhotosError.self) { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
+        #expect(throws: PhotosError.self) {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
+        }
         #expect(throws: PhotosError.self) {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x")
         }
@@ -108,11 +113,14 @@ struct AtomicityTests {
         #expect(fromOtherThread.value == false)
         kept.value?.title = "Changed later"
         try await library.performChanges {}
-        let titles = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(\.title)
+        let titles = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(
+            \.title)
         #expect(titles == ["Original"])
     }
 
-    @Test("performChangesAndWait inside a block reports the deadlock instead of hanging; blocks may nest across libraries")
+    @Test(
+        "performChangesAndWait inside a block reports the deadlock instead of hanging; blocks may nest across libraries"
+    )
     func nestedWait() async throws {
         let folder = try TemporaryDirectory()
         let library = folder.library()

@@ -14,9 +14,10 @@ enum Privileges {
     /// Whether a private mount namespace with a tmpfs can be made (`unshare -m`, needs CAP_SYS_ADMIN).
     static let canMountPrivately: Bool = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
-        guard let output = try? Helper.run(
-            URL(fileURLWithPath: "/usr/bin/unshare"),
-            ["-m", "--propagation", "private", "/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt && echo ok"])
+        guard
+            let output = try? Helper.run(
+                URL(fileURLWithPath: "/usr/bin/unshare"),
+                ["-m", "--propagation", "private", "/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt && echo ok"])
         else { return false }
         return output.status == 0 && output.stdout.contains("ok")
     }()
@@ -72,20 +73,28 @@ struct AuthorizationTests {
             #expect((result["writeMessage"] as? String)?.contains("may not write") == true)
             #expect(result["requested"] as? String == "denied")
         } else {
-            let restore = { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: library.url.path) }
+            let restore = {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: library.url.path)
+            }
             defer { restore() }
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: library.url.path)
             let fresh = PhotoLibrary(url: library.url)
             #expect(fresh.authorizationStatus(for: .readWrite) == .denied)
-            await #expect { try await fresh.performChanges {} } throws: { ($0 as? PhotosError)?.code == .accessUserDenied }
+            await #expect { try await fresh.performChanges {} } throws: {
+                ($0 as? PhotosError)?.code == .accessUserDenied
+            }
         }
         // The library is untouched: one album, no "Denied?" album.
-        #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(\.title) == ["Visible"])
+        #expect(
+            try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(\.title) == [
+                "Visible"
+            ])
     }
 
     @Test(
         "a library on a read-only filesystem is restricted: reading works, writing fails with accessRestricted",
-        .enabled(if: Helper.executable != nil && Privileges.canMountPrivately,
+        .enabled(
+            if: Helper.executable != nil && Privileges.canMountPrivately,
             "needs a private mount namespace (unshare -m, CAP_SYS_ADMIN) to mount a read-only tmpfs"))
     func readOnlyFilesystem() throws {
         let folder = try TemporaryDirectory()
@@ -111,7 +120,8 @@ struct AuthorizationTests {
         #expect(result["read"] as? Int == 0 && result["assets"] as? Int == 3, "the library can be read: \(result)")
         #expect(result["write"] as? String == "accessRestricted")
         #expect(result["requested"] as? String == "restricted")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint.path).isEmpty, "the mount stayed private")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: mountPoint.path).isEmpty, "the mount stayed private")
     }
 
     @Test("a file where the library folder should be is denied, with a clear error at the first write")
@@ -120,6 +130,8 @@ struct AuthorizationTests {
         let blocker = try folder.write(Data("x".utf8), to: "Library")
         let library = PhotoLibrary(url: blocker)
         #expect(library.authorizationStatus(for: .readWrite) == .denied)
-        await #expect { try await library.performChanges {} } throws: { ($0 as? PhotosError)?.code == .accessUserDenied }
+        await #expect { try await library.performChanges {} } throws: {
+            ($0 as? PhotosError)?.code == .accessUserDenied
+        }
     }
 }

@@ -34,7 +34,8 @@ struct WatchedResults: Sendable {
             album: try Asset.fetchAssets(in: album),
             favouritesNewestFirst: try Asset.fetchAssets(
                 with: FetchOptions(
-                    predicate: .isFavorite(true), sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)]),
+                    predicate: .isFavorite(true),
+                    sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)]),
                 library: library),
             allPhotos: try Asset.fetchAssets(in: allPhotos),
             albums: try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library),
@@ -72,9 +73,15 @@ enum BruteForce {
             if !condition { problems.append(Mismatch(what: "\(name): \(text())")) }
         }
         expect(details.fetchResultAfterChanges.objects == after, "fetchResultAfterChanges differs from a fresh fetch")
-        expect((details.removedIndexes ?? []) == removed, "removed \(details.removedIndexes.map(Array.init) ?? []) ≠ \(Array(removed))")
-        expect((details.insertedIndexes ?? []) == inserted, "inserted \(details.insertedIndexes.map(Array.init) ?? []) ≠ \(Array(inserted))")
-        expect((details.changedIndexes ?? []) == changed, "changed \(details.changedIndexes.map(Array.init) ?? []) ≠ \(Array(changed))")
+        expect(
+            (details.removedIndexes ?? []) == removed,
+            "removed \(details.removedIndexes.map(Array.init) ?? []) ≠ \(Array(removed))")
+        expect(
+            (details.insertedIndexes ?? []) == inserted,
+            "inserted \(details.insertedIndexes.map(Array.init) ?? []) ≠ \(Array(inserted))")
+        expect(
+            (details.changedIndexes ?? []) == changed,
+            "changed \(details.changedIndexes.map(Array.init) ?? []) ≠ \(Array(changed))")
         expect(details.removedObjects.map(\.localIdentifier) == removed.map { beforeIDs[$0] }, "removedObjects")
         expect(details.insertedObjects.map(\.localIdentifier) == inserted.map { afterIDs[$0] }, "insertedObjects")
         // Replay: inserted objects and move destinations at their new indexes, every other survivor in old order.
@@ -89,21 +96,26 @@ enum BruteForce {
             slots[to] = beforeIDs[from]
             movedFrom.insert(from)
         }
-        var rest = beforeIDs.indices.filter { !removed.contains($0) && !movedFrom.contains($0) }.map { beforeIDs[$0] }[...]
+        var rest = beforeIDs.indices.filter { !removed.contains($0) && !movedFrom.contains($0) }.map { beforeIDs[$0] }[
+            ...]
         for index in slots.indices where slots[index] == nil { slots[index] = rest.popFirst() }
         expect(rest.isEmpty && slots.map { $0 ?? "-" } == afterIDs, "replaying the details does not give the new order")
         return problems
     }
 
-    static func checkAll(before: WatchedResults, after: WatchedResults, change: PhotoLibraryChange) throws -> [Mismatch] {
-        try check("album", before: before.album, after: after.album.objects, details: change.changeDetails(for: before.album))
+    static func checkAll(before: WatchedResults, after: WatchedResults, change: PhotoLibraryChange) throws -> [Mismatch]
+    {
+        try check(
+            "album", before: before.album, after: after.album.objects, details: change.changeDetails(for: before.album))
             + check(
                 "favourites", before: before.favouritesNewestFirst, after: after.favouritesNewestFirst.objects,
                 details: change.changeDetails(for: before.favouritesNewestFirst))
             + check(
                 "all photos", before: before.allPhotos, after: after.allPhotos.objects,
                 details: change.changeDetails(for: before.allPhotos))
-            + check("albums", before: before.albums, after: after.albums.objects, details: change.changeDetails(for: before.albums))
+            + check(
+                "albums", before: before.albums, after: after.albums.objects,
+                details: change.changeDetails(for: before.albums))
             + check(
                 "smart albums", before: before.smartAlbums, after: after.smartAlbums.objects,
                 details: change.changeDetails(for: before.smartAlbums))
@@ -121,7 +133,9 @@ final class RecordingObserver: PhotoLibraryChangeObserver, Sendable {
     let state: Locked<State>
     let compare: @Sendable (PhotoLibraryChange, WatchedResults) throws -> [Mismatch]
 
-    init(results: WatchedResults, compare: @escaping @Sendable (PhotoLibraryChange, WatchedResults) throws -> [Mismatch]) {
+    init(
+        results: WatchedResults, compare: @escaping @Sendable (PhotoLibraryChange, WatchedResults) throws -> [Mismatch]
+    ) {
         state = Locked(State(results: results))
         self.compare = compare
     }
@@ -167,7 +181,8 @@ struct ChangeDetailsTests {
             .filter { $0.localIdentifier != albumID }
         let pick = { (list: [Asset], random: inout SeededGenerator) -> Asset? in list.randomElement(using: &random) }
         let kind = Int.random(in: 0..<12, using: &random)
-        let newFiles = try folder.makeFiles(Int.random(in: 1...3, using: &random), prefix: "r\(random.next() % 100_000)-")
+        let newFiles = try folder.makeFiles(
+            Int.random(in: 1...3, using: &random), prefix: "r\(random.next() % 100_000)-")
         let dates = newFiles.map { _ in Double.random(in: 0...1000, using: &random) }
         let favourite = Bool.random(using: &random)
         let index = Int.random(in: 0...max(0, albumCount), using: &random)
@@ -225,7 +240,8 @@ struct ChangeDetailsTests {
             guard albumCount > 1 else { return "nothing" }
             description = "move"
             try await library.performChanges {
-                try AssetCollectionChangeRequest(for: album).moveAssets(at: IndexSet([0]), to: min(index, albumCount - 1))
+                try AssetCollectionChangeRequest(for: album).moveAssets(
+                    at: IndexSet([0]), to: min(index, albumCount - 1))
             }
         case 9:
             guard let target else { return "nothing" }
@@ -266,8 +282,10 @@ struct ChangeDetailsTests {
         let albumID = try #require(created.createdCollectionIdentifiers.first)
         for _ in 0..<3 { _ = try await Self.randomChange(library, albumID: albumID, folder: folder, random: &random) }
 
-        let observer = RecordingObserver(results: try WatchedResults.fetch(library, albumID: albumID)) { change, before in
-            try BruteForce.checkAll(before: before, after: WatchedResults.fetch(library, albumID: albumID), change: change)
+        let observer = RecordingObserver(results: try WatchedResults.fetch(library, albumID: albumID)) {
+            change, before in
+            try BruteForce.checkAll(
+                before: before, after: WatchedResults.fetch(library, albumID: albumID), change: change)
         }
         library.register(observer)
         var steps: [String] = []
@@ -298,7 +316,8 @@ struct ChangeDetailsTests {
         }
         let albumID = try #require(created.createdCollectionIdentifiers.first)
         // Each notification's own replay must hold, and following the details must end at the library's state.
-        let observer = RecordingObserver(results: try WatchedResults.fetch(library, albumID: albumID)) { change, before in
+        let observer = RecordingObserver(results: try WatchedResults.fetch(library, albumID: albumID)) {
+            change, before in
             func replay<T>(_ name: String, _ result: FetchResult<T>) throws -> [Mismatch] {
                 let details = try change.changeDetails(for: result)
                 return BruteForce.check(
@@ -327,7 +346,9 @@ struct ChangeDetailsTests {
         let folder = try TemporaryDirectory()
         let library = folder.library()
         let file = try folder.write(TestFiles.distinctBytes(size: 50), to: "o.jpg")
-        try await library.performChanges { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
+        try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
+        }
         let asset = try #require(Asset.fetchAssets(with: nil, library: library).firstObject)
         let changes = Locked<[PhotoLibraryChange]>([])
         final class Collector: PhotoLibraryChangeObserver, Sendable {

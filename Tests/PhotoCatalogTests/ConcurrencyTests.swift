@@ -48,7 +48,10 @@ struct ConcurrencyTests {
         #expect(Set(members.map(\.localIdentifier)) == Set(identifiers))
         #expect(try rawCount(library, "SELECT count(DISTINCT position) FROM album_assets") == Int64(8 * perTask))
         #expect(TestFiles.originals(library).count == 8 * perTask)
-        #expect(try library.fetchPersistentChanges(since: PersistentChangeToken(string: "\(library.currentChangeToken.libraryID):0")!).count == 8 * perTask)
+        #expect(
+            try library.fetchPersistentChanges(
+                since: PersistentChangeToken(string: "\(library.currentChangeToken.libraryID):0")!
+            ).count == 8 * perTask)
     }
 
     @Test("reads run while a long block is being written, and see only committed state")

@@ -74,7 +74,9 @@ struct DuplicateTests {
         let library = folder.library()
         let bytes = TestFiles.distinctBytes(size: 200)
         let source = try folder.write(bytes, to: "p.jpg")
-        try await library.performChanges { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source) }
+        try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
+        }
         let asset = try #require(Asset.fetchAssets(with: nil, library: library).firstObject)
         try await library.performChanges { try AssetChangeRequest.deleteAssets([asset]) }
         #expect(try Asset.fetchAssets(with: nil, library: library).isEmpty)
@@ -93,7 +95,9 @@ struct DuplicateTests {
         let folder = try TemporaryDirectory()
         let library = folder.library()
         let source = try folder.write(TestFiles.distinctBytes(size: 100), to: "x.jpg")
-        try await library.performChanges { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source) }
+        try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
+        }
         let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
         #expect(throws: DatabaseError.self) {
             try database.run(

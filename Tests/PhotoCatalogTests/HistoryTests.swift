@@ -37,7 +37,8 @@ struct HistoryTests {
         #expect(all.first?.changeToken == created.changeToken)
         #expect(all.first?.date == created.commitDate)
         let commitTime = try #require(all.first?.date.timeIntervalSince1970)
-        #expect(commitTime >= before.timeIntervalSince1970 - 0.001 && commitTime <= Date().timeIntervalSince1970 + 0.001)
+        #expect(
+            commitTime >= before.timeIntervalSince1970 - 0.001 && commitTime <= Date().timeIntervalSince1970 + 0.001)
         #expect((commitTime * 1000).rounded() == commitTime * 1000, "millisecond precision")
         #expect(all[0].changeDetails(for: .asset).insertedLocalIdentifiers == [assetID])
         #expect(all[0].changeDetails(for: .assetCollection).insertedLocalIdentifiers == [albumID])
@@ -55,7 +56,8 @@ struct HistoryTests {
     @Test("unknown tokens (another library, the future) and expired tokens are clear errors")
     func badTokens() async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library(retention: HistoryRetention(maximumAge: 3600, minimumTransactions: 1, maximumTransactions: 3))
+        let library = folder.library(
+            retention: HistoryRetention(maximumAge: 3600, minimumTransactions: 1, maximumTransactions: 3))
         let other = folder.library("Other")
         let first = try library.currentChangeToken
         for index in 0..<6 {
@@ -82,7 +84,8 @@ struct HistoryTests {
             guard let error = error as? PhotosError else { return false }
             return error.code == .persistentChangeTokenExpired && error.message.contains("re-read the library")
         }
-        let kept = try library.fetchPersistentChanges(since: #require(PersistentChangeToken(string: "\(current.libraryID):3")))
+        let kept = try library.fetchPersistentChanges(
+            since: #require(PersistentChangeToken(string: "\(current.libraryID):3")))
         #expect(kept.map(\.changeToken.value) == [4, 5, 6])
         #expect(try rawCount(library, "SELECT count(*) FROM change_transactions") == 3)
     }

@@ -16,7 +16,10 @@ struct MigrationTests {
         #expect(try Schema.migrator.currentVersion(of: database) == 0)
         #expect(try Schema.migrator.migrate(database) == [1, 2, 3])
         #expect(try Schema.migrator.currentVersion(of: database) == Schema.latestVersion)
-        #expect(try Self.tables(database).isSuperset(of: ["assets", "resources", "albums", "album_assets", "journal", "placement_intents", "change_log"]))
+        #expect(
+            try Self.tables(database).isSuperset(of: [
+                "assets", "resources", "albums", "album_assets", "journal", "placement_intents", "change_log",
+            ]))
         #expect(try Schema.migrator.migrate(database) == [])
     }
 
@@ -33,7 +36,8 @@ struct MigrationTests {
             #expect(try Schema.migrator.migrate(database, upTo: version) == Array(1...version))
             #expect(try !Self.tables(database).contains("placement_intents"))
             let sha = SHA256Hasher.hash(try Data(contentsOf: file))
-            try FileManager.default.createDirectory(at: library.originalsURL.appendingPathComponent("ab"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: library.originalsURL.appendingPathComponent("ab"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: file, to: library.originalsURL.appendingPathComponent("ab/abc.jpg"))
             try database.execute(
                 """
@@ -54,7 +58,8 @@ struct MigrationTests {
         let album = try #require(
             AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).firstObject)
         #expect(album.title == "Old album" && album.estimatedAssetCount == 1)
-        #expect(try Asset.fetchAssets(in: album).first?.localIdentifier == "11111111-2222-3333-4444-555555555555/L0/001")
+        #expect(
+            try Asset.fetchAssets(in: album).first?.localIdentifier == "11111111-2222-3333-4444-555555555555/L0/001")
         #expect(try library.currentChangeToken.value == 1)
         #expect(try library.journalEntries(kind: "claim").count == (version >= 2 ? 1 : 0))
         // The upgraded library works as a new one: duplicates of old content are recognised.

@@ -113,11 +113,12 @@ public final class PhotoLibraryChange: Sendable {
                 return try body(connection.database)
             }
             if let fromSnapshot { return fromSnapshot }
-            return try photoLibrary.read("compute change details", body) ?? {
-                throw PhotosError(
-                    .libraryVolumeOffline, title: "Library missing",
-                    message: "The library at '\(photoLibrary.url.path)' no longer exists.")
-            }()
+            return try photoLibrary.read("compute change details", body)
+                ?? {
+                    throw PhotosError(
+                        .libraryVolumeOffline, title: "Library missing",
+                        message: "The library at '\(photoLibrary.url.path)' no longer exists.")
+                }()
         } catch let error as DatabaseError {
             throw PhotosError.database(error, action: "compute change details", library: photoLibrary.url.path)
         }

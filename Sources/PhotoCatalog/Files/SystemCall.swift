@@ -109,11 +109,13 @@ enum SystemCall {
         throw SystemCallError(operation: "unlink", path: path, errno: code)
     }
 
-    private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32)
+    private typealias RenameAt2 =
+        @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32)
         -> Int32
-    private typealias CopyFileRange = @convention(c) (
-        Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32
-    ) -> Int
+    private typealias CopyFileRange =
+        @convention(c) (
+            Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32
+        ) -> Int
 
     // glibc declares renameat2 and copy_file_range only under _GNU_SOURCE, which the Swift importer does not define;
     // look them up once instead (RTLD_DEFAULT is the null handle on glibc).
@@ -173,7 +175,8 @@ enum SystemCall {
             close(output)
             if !finished { _ = Glibc.unlink(destination) }
         }
-        let method = try copyContents(input, output, size: Int64(size), source: source, destination: destination,
+        let method = try copyContents(
+            input, output, size: Int64(size), source: source, destination: destination,
             buffer: buffer)
         try fsync(output, path: destination)
         finished = true

@@ -107,7 +107,8 @@ extension PhotosError {
         PhotosError(
             .invalidParameter, title: "Change request outside performChanges",
             message: "\(what) can only be created inside a PhotoLibrary.performChanges block, on the thread that runs "
-                + "the block; move the call into the block you pass to performChanges(_:) or performChangesAndWait(_:).")
+                + "the block; move the call into the block you pass to performChanges(_:) or performChangesAndWait(_:)."
+        )
     }
 
     /// A bad argument.
@@ -129,7 +130,8 @@ extension PhotosError {
         case DatabaseError.full.resultCode:
             return PhotosError(
                 .notEnoughSpace, title: "Not enough space",
-                message: "Could not \(action): the disk holding the library at '\(path)' is full. Free some space and retry.",
+                message:
+                    "Could not \(action): the disk holding the library at '\(path)' is full. Free some space and retry.",
                 cause: .database(error))
         case DatabaseError.readOnly.resultCode:
             return PhotosError(
@@ -212,7 +214,8 @@ extension PhotosError {
     static func newerLibrary(_ error: MigrationError, path: String) -> PhotosError {
         PhotosError(
             .changeNotSupported, title: "Library is from a newer photodrop",
-            message: "The library at '\(path)' uses a newer format than this program understands; use a newer photodrop.",
+            message:
+                "The library at '\(path)' uses a newer format than this program understands; use a newer photodrop.",
             cause: .other(error.description))
     }
 }

@@ -35,7 +35,8 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         } else {
             message = String(cString: sqlite3_errstr(code))
         }
-        self.init(extendedCode: extended & 0xFF == code & 0xFF ? extended : code, message: message, sql: sql, path: path)
+        self.init(
+            extendedCode: extended & 0xFF == code & 0xFF ? extended : code, message: message, sql: sql, path: path)
     }
 
     public var description: String {
@@ -55,7 +56,8 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let busy = DatabaseError(extendedCode: SQLITE_BUSY, message: "database is locked")
     public static let constraint = DatabaseError(extendedCode: SQLITE_CONSTRAINT, message: "constraint failed")
     public static let full = DatabaseError(extendedCode: SQLITE_FULL, message: "database or disk is full")
-    public static let readOnly = DatabaseError(extendedCode: SQLITE_READONLY, message: "attempt to write a readonly database")
+    public static let readOnly = DatabaseError(
+        extendedCode: SQLITE_READONLY, message: "attempt to write a readonly database")
     public static let cantOpen = DatabaseError(extendedCode: SQLITE_CANTOPEN, message: "unable to open database file")
     public static let corrupt = DatabaseError(extendedCode: SQLITE_CORRUPT, message: "database disk image is malformed")
     public static let notADatabase = DatabaseError(extendedCode: SQLITE_NOTADB, message: "file is not a database")

@@ -44,6 +44,8 @@ final class ChangeApplier {
     private var createdAlbumRows: [String: Int64] = [:]
     /// Files of purged assets, removed after the commit.
     private(set) var purgedPaths: [String] = []
+    /// Assets whose hidden or deleted state an operation of this block changed.
+    private var visibilityChanged: Set<Int64> = []
     /// Creation requests that restored an asset from Recently Deleted.
     private(set) var restoredRequests: Set<ObjectIdentifier> = []
 
@@ -73,8 +75,9 @@ final class ChangeApplier {
     }
 
     private func insertAsset(_ request: AssetCreationRequest, _ state: AssetCreationRequest.CreationState) throws {
-        guard let primary = state.resources.first(where: { $0.type == .photo })
-            ?? state.resources.first(where: { $0.type == .video })
+        guard
+            let primary = state.resources.first(where: { $0.type == .photo })
+                ?? state.resources.first(where: { $0.type == .video })
         else {
             throw PhotosError(
                 .invalidResource, title: "Nothing to store",
@@ -88,7 +91,8 @@ final class ChangeApplier {
         if hasPairedVideo && !isPhoto {
             throw PhotosError(
                 .invalidResource, title: "Paired video without photo",
-                message: "A .pairedVideo resource ('\(primary.sourcePath)') needs a .photo resource in the same request.")
+                message:
+                    "A .pairedVideo resource ('\(primary.sourcePath)') needs a .photo resource in the same request.")
         }
         let mediaType: AssetMediaType = isPhoto ? .image : .video
         var subtypes = AssetMediaSubtypes()
@@ -109,13 +113,7 @@ final class ChangeApplier {
             properties.changed.contains(.creationDateSource)
             ? properties.creationDateSource : (dateGiven ? nil : "fileModificationDate")
 
-        let insert = try database.cachedStatement(
-            """
-            INSERT INTO assets(uuid, media_type, media_subtypes, playback_style, creation_date, creation_date_source,
-                added_date, modification_date, pixel_width, pixel_height, duration, latitude, longitude, altitude,
-                is_favorite, is_hidden, content_identifier)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert = writer.statements.insertAsset
         try insert.bind(request.uuid, at: 1)
         try insert.bind(mediaType.rawValue, at: 2)
         try insert.bind(subtypes.rawValue, at: 3)
@@ -137,12 +135,7 @@ final class ChangeApplier {
         insert.reset()
         let rowID = database.lastInsertRowID
 
-        let insertResource = try database.cachedStatement(
-            """
-            INSERT INTO resources(asset_id, type, sha256, byte_count, mime_type, uniform_type_identifier,
-                original_filename, path)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insertResource = writer.statements.insertResource
         for resource in state.resources where !resource.isSkipped {
             guard let destination = resource.destination else {
                 throw PhotosError(.internalError, title: "Unplaced resource", message: resource.sourcePath)
@@ -188,6 +181,7 @@ final class ChangeApplier {
                 try database.run(
                     "UPDATE assets SET deleted_date = ?, modification_date = ? WHERE id = ?",
                     [.real(now), .real(now), .integer(rowID)])
+                visibilityChanged.insert(rowID)
                 if !hidden { try adjustAlbumCounts(containing: rowID, by: -1) }
                 changes.note(asset: uuid, .deleted)
             }
@@ -205,6 +199,7 @@ final class ChangeApplier {
                     $0.string(0)
                 }
                 try database.run("DELETE FROM assets WHERE id = ?", [.integer(rowID)])
+                visibilityChanged.insert(rowID)
                 changes.note(asset: uuid, .deleted)
             }
         case .renameCollection(let request):
@@ -216,8 +211,7 @@ final class ChangeApplier {
             let (album, albumUUID) = try resolve(request.target)
             var state = try albumState(album)
             var changed = false
-            let insert = try database.cachedStatement(
-                "INSERT OR IGNORE INTO album_assets(album_id, asset_id, position) VALUES (?, ?, ?)")
+            let insert = writer.statements.insertMembership
             for target in targets {
                 let (asset, _) = try resolve(target)
                 try insert.bind(album, at: 1)
@@ -227,7 +221,7 @@ final class ChangeApplier {
                 insert.reset()
                 if database.changes == 1 {
                     state.nextPosition += 1
-                    if try isVisible(asset) { state.countDelta += 1 }
+                    if try isVisible(asset, target: target) { state.countDelta += 1 }
                     changed = true
                 }
             }
@@ -359,6 +353,7 @@ final class ChangeApplier {
                 sql.append(", is_hidden = ")
                 sql.bind(.bool(properties.isHidden))
                 if !deleted { try adjustAlbumCounts(containing: rowID, by: properties.isHidden ? -1 : 1) }
+                visibilityChanged.insert(rowID)
             }
         }
         sql.append(" WHERE id = ")
@@ -373,6 +368,7 @@ final class ChangeApplier {
         guard deleted else { return false }
         try database.run(
             "UPDATE assets SET deleted_date = NULL, modification_date = ? WHERE id = ?", [.real(now), .integer(rowID)])
+        visibilityChanged.insert(rowID)
         if !hidden { try adjustAlbumCounts(containing: rowID, by: 1) }
         changes.note(asset: uuid, .inserted)
         return true
@@ -400,7 +396,8 @@ final class ChangeApplier {
         case .created(let request):
             let state = request.state
             guard let rowID = state.rowID else {
-                throw PhotosError(.internalError, title: "Creation order", message: "An asset was used before it existed.")
+                throw PhotosError(
+                    .internalError, title: "Creation order", message: "An asset was used before it existed.")
             }
             switch state.resolution {
             case .new: return (rowID, request.uuid)
@@ -408,10 +405,13 @@ final class ChangeApplier {
             case .sameAs(let earlier): return (rowID, earlier.uuid)
             }
         case .existing(let uuid, let identifier):
-            guard let rowID = try database.int64("SELECT id FROM assets WHERE uuid = ?", [.text(uuid)]) else {
+            let lookup = writer.statements.assetByUUID
+            defer { lookup.reset() }
+            try lookup.bind(uuid, at: 1)
+            guard try lookup.step() else {
                 throw PhotosError.notFound("Asset", identifier: identifier)
             }
-            return (rowID, uuid)
+            return (lookup.int64(0), uuid)
         }
     }
 
@@ -420,7 +420,8 @@ final class ChangeApplier {
         switch target {
         case .created(let request):
             guard let uuid = request.uuid, let rowID = createdAlbumRows[uuid] else {
-                throw PhotosError(.internalError, title: "Creation order", message: "An album was used before it existed.")
+                throw PhotosError(
+                    .internalError, title: "Creation order", message: "An album was used before it existed.")
             }
             return (rowID, uuid)
         case .existing(let uuid, let identifier):
@@ -434,14 +435,27 @@ final class ChangeApplier {
     }
 
     private func assetState(_ rowID: Int64) throws -> (hidden: Bool, deleted: Bool) {
-        try database.firstRow("SELECT is_hidden, deleted_date IS NOT NULL FROM assets WHERE id = ?", [.integer(rowID)]) {
-            ($0.bool(0), $0.bool(1))
-        } ?? (false, true)
+        let query = writer.statements.assetState
+        defer { query.reset() }
+        try query.bind(rowID, at: 1)
+        guard try query.step() else { return (false, true) }
+        return (query.bool(0), query.bool(1))
     }
 
     private func isVisible(_ rowID: Int64) throws -> Bool {
         let (hidden, deleted) = try assetState(rowID)
         return !hidden && !deleted
+    }
+
+    /// Visibility without a query for assets this block created: they are not deleted, and hidden only if the request
+    /// said so, unless an operation of this block changed that (then the row is asked).
+    private func isVisible(_ rowID: Int64, target: AssetTarget) throws -> Bool {
+        if case .created(let request) = target, case .new = request.state.resolution,
+            !visibilityChanged.contains(rowID)
+        {
+            return !request.isHidden
+        }
+        return try isVisible(rowID)
     }
 
     private func adjustAlbumCounts(containing asset: Int64, by delta: Int64) throws {
@@ -496,7 +510,8 @@ final class ChangeApplier {
         }
         final += pending
         var state = try albumState(album)
-        let old = Dictionary(members.map { ($0.id, ($0.position, $0.visible)) }, uniquingKeysWith: { first, _ in first })
+        let old = Dictionary(
+            members.map { ($0.id, ($0.position, $0.visible)) }, uniquingKeysWith: { first, _ in first })
         let kept = Set(final)
         for member in members where !kept.contains(member.id) {
             try database.run(

@@ -19,6 +19,7 @@ final class WriterConnection {
     let originalsPath: String
     let libraryID: String
     let session: WriterSession
+    let statements: WriterStatements
     let retention: HistoryRetention
     /// Read buffer for hashing and copying (1 MiB, reused).
     let buffer: UnsafeMutableRawBufferPointer
@@ -67,9 +68,11 @@ final class WriterConnection {
             }
             try database.execute("PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192")
             try Schema.migrator.migrate(database)
-            libraryID = try database.firstRow("SELECT value FROM library_meta WHERE key = 'library_id'") {
-                $0.string(0)
-            } ?? ""
+            statements = try WriterStatements(database: database)
+            libraryID =
+                try database.firstRow("SELECT value FROM library_meta WHERE key = 'library_id'") {
+                    $0.string(0)
+                } ?? ""
             prunedThrough =
                 Int64(
                     try database.firstRow("SELECT value FROM library_meta WHERE key = 'history_pruned_through'") {
@@ -109,13 +112,12 @@ final class WriterConnection {
 
     /// The asset that stores content with this SHA-256, if any.
     func asset(withSHA256 sha256: String) throws -> (rowID: Int64, uuid: String, isDeleted: Bool)? {
+        let lookup = statements.assetBySHA256
+        defer { lookup.reset() }
         do {
-            return try database.firstRow(
-                """
-                SELECT a.id, a.uuid, a.deleted_date IS NOT NULL FROM resources r JOIN assets a ON a.id = r.asset_id
-                WHERE r.sha256 = ?
-                """, [.text(sha256)]
-            ) { ($0.int64(0), $0.string(1), $0.bool(2)) }
+            try lookup.bind(sha256, at: 1)
+            guard try lookup.step() else { return nil }
+            return (lookup.int64(0), lookup.string(1), lookup.bool(2))
         } catch let error as DatabaseError {
             throw PhotosError.database(error, action: "look up content \(sha256)", library: libraryPath)
         }

@@ -59,7 +59,9 @@ enum TestFiles {
             filler.withUnsafeMutableBytes { bytes in
                 // Eight bytes per call: fast enough in debug builds for multi-megabyte fixtures.
                 let words = bytes.count / 8
-                for index in 0..<words { bytes.storeBytes(of: generator.next(), toByteOffset: index * 8, as: UInt64.self) }
+                for index in 0..<words {
+                    bytes.storeBytes(of: generator.next(), toByteOffset: index * 8, as: UInt64.self)
+                }
                 for index in (words * 8)..<bytes.count { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
             }
             data.append(contentsOf: filler)
@@ -69,9 +71,12 @@ enum TestFiles {
 
     /// A minimal GIF89a (1×1, one frame).
     static let gif = Data(
-        [0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00,
-         0x21, 0xF9, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
-         0x02, 0x02, 0x44, 0x01, 0x00, 0x3B])
+        [
+            0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0x00, 0x00,
+            0x00,
+            0x21, 0xF9, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+            0x02, 0x02, 0x44, 0x01, 0x00, 0x3B,
+        ])
 
     /// Every file below `url`, relative paths, sorted.
     static func tree(_ url: URL) -> [String] {
@@ -115,8 +120,9 @@ func rawCount(_ library: PhotoLibrary, _ sql: String) throws -> Int64 {
 enum Helper {
     /// The helper's path: beside the running test bundle in the build folder.
     static var executable: URL? {
-        let bundle = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0])
+        let bundle = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0])
         let candidate = bundle.deletingLastPathComponent().appendingPathComponent("catalog-history")
         return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
     }
@@ -161,7 +167,9 @@ enum Helper {
     }
 
     struct HelperMissing: Error, CustomStringConvertible {
-        var description: String { "catalog-history is not built next to the test bundle; run swift build --build-tests" }
+        var description: String {
+            "catalog-history is not built next to the test bundle; run swift build --build-tests"
+        }
     }
 }
 

@@ -33,7 +33,8 @@ struct CatalogHistory {
             switch command {
             case "changes": try changes(libraryURL, since: options["since"])
             case "hold-read": try holdRead(libraryURL)
-            case "auth": try await auth(libraryURL, uid: options["uid"].flatMap(UInt32.init), write: options["write"] != nil)
+            case "auth":
+                try await auth(libraryURL, uid: options["uid"].flatMap(UInt32.init), write: options["write"] != nil)
             case "import":
                 guard let source = options["source"] else { fail("--source DIR is required") }
                 try await importFolder(
@@ -75,7 +76,8 @@ struct CatalogHistory {
     }
 
     static func fail(_ message: String, code: String = "usage") -> Never {
-        let data = try! JSONSerialization.data(withJSONObject: ["error": code, "message": message], options: [.sortedKeys, .withoutEscapingSlashes])
+        let data = try! JSONSerialization.data(
+            withJSONObject: ["error": code, "message": message], options: [.sortedKeys, .withoutEscapingSlashes])
         FileHandle.standardError.write(data + Data("\n".utf8))
         exit(1)
     }
