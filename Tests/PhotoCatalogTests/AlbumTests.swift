@@ -27,7 +27,7 @@ struct AlbumTests {
         "titles are stored verbatim and found exactly",
         arguments: [
             "Landscapes", "Bob's \"best\" shots", "x'); DROP TABLE albums; --", "100%_done \\ [a-z]*", "🏔️ Alps 🇨🇭",
-            "Caf\u{E9}", "Cafe\u{301}", "  padded  ", "line\nbreak\ttab", "",
+            "Caf\u{E9}", "Cafe\u{301}", "  padded  ", "line\nbreak\ttab", "nul\u{0}inside", "",
         ])
     func verbatimTitles(title: String) async throws {
         let folder = try TemporaryDirectory()

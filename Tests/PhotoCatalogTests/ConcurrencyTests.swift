@@ -70,15 +70,20 @@ struct ConcurrencyTests {
             release.wait()  // hold the writer inside the block
         }
         #expect(eventually { inBlock.value })
-        // The writer is busy; a fetch on this thread still answers at once, with the committed state.
+        // A watchdog releases the writer after 20 s, so that a read that waited for the writer fails the test
+        // (by its duration) instead of hanging it.
+        let watchdog = DispatchWorkItem { release.signal() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        // The writer is busy; a fetch on this thread still answers, with the committed state.
         let clock = ContinuousClock()
         var seen = 0
         let elapsed = try clock.measure {
             seen = try Asset.fetchAssets(with: nil, library: library).count
             _ = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library)
         }
+        watchdog.cancel()
         #expect(seen == 0)
-        #expect(elapsed < .seconds(1))
+        #expect(elapsed < .seconds(15), "the read waited for the writer")
         release.signal()
         _ = try await write
         #expect(try Asset.fetchAssets(with: nil, library: library).count == 300)

@@ -41,9 +41,20 @@ public final class Statement {
     public func bind(_ value: Bool, at index: Int32) throws { try bind(Int64(value ? 1 : 0), at: index) }
     /// Binds a real number (`sqlite3_bind_double`).
     public func bind(_ value: Double, at index: Int32) throws { try check(sqlite3_bind_double(handle, index, value)) }
-    /// Binds text; SQLite copies it (`sqlite3_bind_text` with `SQLITE_TRANSIENT`).
+    /// Binds text with its exact UTF-8 length (so embedded NUL characters survive); SQLite copies it
+    /// (`sqlite3_bind_text` with `SQLITE_TRANSIENT`).
     public func bind(_ value: String, at index: Int32) throws {
-        try check(sqlite3_bind_text(handle, index, value, -1, photodrop_sqlite_transient()))
+        var text = value
+        let code = text.withUTF8 { bytes -> Int32 in
+            // An empty buffer may have no address, and a NULL pointer would bind SQL NULL instead of ''.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(handle, index, "", 0, photodrop_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), photodrop_sqlite_transient())
+            }
+        }
+        try check(code)
     }
     /// Binds a blob; SQLite copies it.
     public func bind(_ value: Data, at index: Int32) throws {

@@ -37,7 +37,7 @@ struct AssetQuery: Sendable, Hashable {
             sql.bind(.integer(rowID))
             sql.append(" AND a.deleted_date IS NULL")
             if !options.includeHiddenAssets { sql.append(" AND a.is_hidden = 0") }
-            defaultOrder = "m.position, a.id"
+            defaultOrder = "m.position, m.asset_id"
         case .smart(let album):
             sql.append(" WHERE ")
             sql.append(options.includeHiddenAssets ? "(\(album.condition))" : "(\(album.visibleCondition))")
