@@ -93,6 +93,21 @@ public final class PhotoLibrary: Sendable {
         return try writer.queue.sync { try runChanges(changeBlock) }
     }
 
+    /// Finishes or undoes the file work of writers that died mid-change (placed originals whose block never
+    /// committed go back to their sources; files of committed purges are removed), and opens the library for writing.
+    ///
+    /// The first write does this implicitly. Call it explicitly after a crash before looking at your own records of
+    /// files in flight (e.g. the ingest journal), so that every file is back where those records expect it. It may be
+    /// called again at any time to clean up after other processes that died.
+    public func recoverInterruptedChanges() async throws {
+        try await writer.run {
+            let connection = try self.openWriter()
+            do { try connection.reconcileIntents() } catch {
+                throw connection.mapped(error, action: "recover interrupted changes")
+            }
+        }
+    }
+
     /// Runs one block on the writer queue.
     private func runChanges(_ changeBlock: () throws -> Void) throws -> ChangeReport {
         let connection = try openWriter()

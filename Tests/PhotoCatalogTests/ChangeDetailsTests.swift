@@ -294,7 +294,7 @@ struct ChangeDetailsTests {
             steps.append(step)
             // Wait for the observer before the next change, so that a fresh fetch is the state the change left.
             let token = try library.currentChangeToken
-            #expect(eventually { observer.state.value.seen.last.map { $0 >= token } ?? (step == "nothing") })
+            #expect(await waitUntil { observer.state.value.seen.last.map { $0 >= token } ?? (step == "nothing") })
             // The stored album counts equal what counting the members gives.
             for album in try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library) {
                 #expect(album.estimatedAssetCount == (try Asset.fetchAssets(in: album).count), "seed \(seed), \(step)")
@@ -330,7 +330,7 @@ struct ChangeDetailsTests {
         library.register(observer)
         for _ in 0..<30 { _ = try await Self.randomChange(library, albumID: albumID, folder: folder, random: &random) }
         let token = try library.currentChangeToken
-        #expect(eventually { observer.state.value.seen.last.map { $0 >= token } ?? false })
+        #expect(await waitUntil { observer.state.value.seen.last.map { $0 >= token } ?? false })
         library.unregister(observer)
         let final = observer.state.value
         let fresh = try WatchedResults.fetch(library, albumID: albumID)
@@ -362,7 +362,7 @@ struct ChangeDetailsTests {
         let report = try await library.performChanges { try JournalChangeRequest.removeEntries(ids) }
         #expect(report.changeToken == nil)
         try await library.performChanges { try AssetChangeRequest(for: asset).isFavorite = true }
-        #expect(eventually { changes.value.count == 1 })
+        #expect(await waitUntil { changes.value.count == 1 })
         try await Task.sleep(nanoseconds: 50_000_000)
         #expect(changes.value.count == 1, "the journal-only block notified nobody")
         let details = try #require(try changes.value.first?.changeDetails(for: asset))

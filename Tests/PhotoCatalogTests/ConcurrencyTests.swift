@@ -69,7 +69,7 @@ struct ConcurrencyTests {
             inBlock.value = true
             release.wait()  // hold the writer inside the block
         }
-        #expect(eventually { inBlock.value })
+        #expect(await waitUntil { inBlock.value })
         // A watchdog releases the writer after 20 s, so that a read that waited for the writer fails the test
         // (by its duration) instead of hanging it.
         let watchdog = DispatchWorkItem { release.signal() }

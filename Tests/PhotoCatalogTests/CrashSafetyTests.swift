@@ -74,7 +74,7 @@ struct CrashSafetyTests {
             if FileManager.default.fileExists(atPath: library.databasePath) {
                 pending = (try? rawCount(library, "SELECT count(*) FROM placement_intents")) ?? 0
                 storedAtKill = (try? rawCount(library, "SELECT count(*) FROM assets")) ?? 0
-                try await library.performChanges {}
+                try await library.recoverInterruptedChanges()
                 try Self.checkConsistent(
                     library, sources: sources, contents: contents, context: "round \(round), after kill")
             }
@@ -156,7 +156,7 @@ struct CrashSafetyTests {
         try intent(live, 0, 1, source("live.jpg"), 7, "originals/0a/live.jpg")
 
         let second = PhotoLibrary(url: library.url)
-        try await second.performChanges {}  // opens a writer: reconciles dead sessions
+        try await second.recoverInterruptedChanges()
 
         #expect(try Data(contentsOf: source("a.jpg")) == renamedBytes, "(a) back at its source")
         #expect(!FileManager.default.fileExists(atPath: original("a.jpg").path))

@@ -187,7 +187,19 @@ final class Locked<Value: Sendable>: Sendable {
     func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
 
-/// Waits, polling, until `condition` holds or `seconds` pass; returns whether it held.
+/// Waits, polling without blocking a thread of the cooperative pool, until `condition` holds or `seconds` pass;
+/// returns whether it held. (With two cores the pool has two threads; blocking them starves the tasks being waited
+/// for.)
+func waitUntil(seconds: Double = 20, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return try condition()
+}
+
+/// Waits, polling, until `condition` holds or `seconds` pass; returns whether it held. For synchronous code only.
 func eventually(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
