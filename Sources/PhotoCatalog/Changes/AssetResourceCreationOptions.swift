@@ -19,6 +19,7 @@ public struct AssetResourceCreationOptions: Sendable, Hashable {
     /// The extension of the stored original without a dot (default: the source URL's extension, lowercased).
     public var fileExtension: String?
 
+    /// Options; everything not given keeps PhotoKit's default (copy, names and types from the file).
     public init(
         shouldMoveFile: Bool = false, originalFilename: String? = nil, uniformTypeIdentifier: String? = nil,
         mimeType: String? = nil, contentSHA256: String? = nil, fileExtension: String? = nil

@@ -14,7 +14,9 @@ import Foundation
 public struct FetchResultChangeDetails<ObjectType: PhotoObject>: Sendable {
     /// One move: from an index before to an index after.
     public struct Move: Sendable, Hashable {
+        /// The index in the result before the change.
         public let fromIndex: Int
+        /// The index in the result after the change.
         public let toIndex: Int
     }
 

@@ -58,6 +58,7 @@ public struct HistoryRetention: Sendable, Hashable {
     /// At most this many transactions are kept, however young (default: 1,000,000).
     public var maximumTransactions: Int
 
+    /// A policy; see the type's description for how the three limits combine.
     public init(
         maximumAge: TimeInterval = 30 * 24 * 3600, minimumTransactions: Int = 10_000,
         maximumTransactions: Int = 1_000_000

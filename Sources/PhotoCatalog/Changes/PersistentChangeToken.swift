@@ -29,5 +29,6 @@ public struct PersistentChangeToken: Sendable, Hashable, Codable, Comparable, Cu
 
     public var description: String { stringValue }
 
+    /// Orders tokens of one library by position in its history.
     public static func < (lhs: PersistentChangeToken, rhs: PersistentChangeToken) -> Bool { lhs.value < rhs.value }
 }

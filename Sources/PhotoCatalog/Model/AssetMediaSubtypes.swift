@@ -1,7 +1,11 @@
 /// Finer kinds of an asset (`PHAssetMediaSubtype`); photodrop sets ``photoLive`` for Live Photos.
 public struct AssetMediaSubtypes: OptionSet, Sendable, Hashable, Codable {
+    /// The bits, as in PhotoKit.
     public let rawValue: Int
+    /// Subtypes from PhotoKit's bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
+
+    // PhotoKit's values; photodrop itself sets only `photoLive`.
 
     public static let photoPanorama = AssetMediaSubtypes(rawValue: 1 << 0)
     public static let photoHDR = AssetMediaSubtypes(rawValue: 1 << 1)

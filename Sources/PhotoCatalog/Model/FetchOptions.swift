@@ -14,6 +14,7 @@ public struct FetchOptions: Sendable, Hashable {
     /// always can, so this only exists for PhotoKit parity.
     public var wantsIncrementalChangeDetails: Bool
 
+    /// Options with everything at PhotoKit's defaults unless given.
     public init(
         predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = [], fetchLimit: Int = 0,
         includeHiddenAssets: Bool = false, wantsIncrementalChangeDetails: Bool = true

@@ -19,6 +19,7 @@ public struct FetchSortDescriptor: Sendable, Hashable {
     /// Ascending (oldest, smallest first) or descending. Missing values (no creation date) sort first when ascending.
     public var ascending: Bool
 
+    /// Sorts by `key`, ascending unless told otherwise.
     public init(key: Key, ascending: Bool = true) {
         self.key = key
         self.ascending = ascending

@@ -7,6 +7,7 @@ public struct Location: Sendable, Hashable, Codable {
     /// Metres above sea level, when known.
     public var altitude: Double?
 
+    /// A location from degrees (and metres).
     public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
         self.latitude = latitude
         self.longitude = longitude

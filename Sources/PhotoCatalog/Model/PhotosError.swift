@@ -79,6 +79,7 @@ public struct PhotosError: Error, Sendable, CustomStringConvertible, LocalizedEr
     /// The underlying failure, when there was one.
     public let cause: Cause?
 
+    /// An error with a code, a headline, what to do, and optionally its cause.
     public init(_ code: Code, title: String, message: String, cause: Cause? = nil) {
         self.code = code
         self.title = title

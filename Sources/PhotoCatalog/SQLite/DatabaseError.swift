@@ -52,7 +52,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         return error.resultCode == pattern.resultCode
     }
 
-    /// Patterns for the primary codes callers commonly match.
+    /// Patterns for the primary codes callers commonly match, e.g. `DatabaseError.busy ~= error`.
     public static let busy = DatabaseError(extendedCode: SQLITE_BUSY, message: "database is locked")
     public static let constraint = DatabaseError(extendedCode: SQLITE_CONSTRAINT, message: "constraint failed")
     public static let full = DatabaseError(extendedCode: SQLITE_FULL, message: "database or disk is full")

@@ -13,6 +13,7 @@ public struct Migrator: Sendable {
         /// The SQL statements of the step.
         public let sql: String
 
+        /// A step to `version` named `name`, made of the statements in `sql`.
         public init(version: Int, name: String, sql: String) {
             self.version = version
             self.name = name

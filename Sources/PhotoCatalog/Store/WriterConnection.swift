@@ -66,7 +66,7 @@ final class WriterConnection {
                     extendedCode: 1, message: "could not switch to WAL journal mode (got \(mode ?? "nothing"))",
                     sql: "PRAGMA journal_mode = WAL", path: databasePath)
             }
-            try database.execute("PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192")
+            try database.execute("PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -4096")
             try Schema.migrator.migrate(database)
             statements = try WriterStatements(database: database)
             libraryID =
