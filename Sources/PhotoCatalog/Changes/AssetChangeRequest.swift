@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+
+/// Creates, changes or deletes assets (`PHAssetChangeRequest`). Make requests only inside
+/// ``PhotoLibrary/performChanges(_:)``; they are applied together, in one transaction, when the block returns.
+///
+/// Properties set on a request after its block returned change nothing.
+public class AssetChangeRequest: @unchecked Sendable {
+    // Invariant: the mutable state lives in `state` (a Mutex); the other stored properties are immutable. Subclasses
+    // keep the same rule.
+
+    /// The settable properties of an asset and which of them a request changed.
+    struct Properties: Sendable {
+        enum Field: Hashable, Sendable {
+            case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
+            case contentIdentifier
+        }
+
+        var creationDate: Date?
+        var creationDateSource: String?
+        var location: Location?
+        var isFavorite = false
+        var isHidden = false
+        var pixelWidth = 0
+        var pixelHeight = 0
+        var duration = 0.0
+        var contentIdentifier: String?
+        var changed: Set<Field> = []
+    }
+
+    let blockSerial: UInt64
+    /// The asset changed by this request; nil for a creation request.
+    let target: AssetTarget?
+    let properties: Mutex<Properties>
+
+    init(blockSerial: UInt64, target: AssetTarget?, properties: Properties) {
+        self.blockSerial = blockSerial
+        self.target = target
+        self.properties = Mutex(properties)
+    }
+
+    /// A request to change `asset` (`init(for:)`).
+    ///
+    /// - Throws: ``PhotosError`` (`.invalidParameter`) outside a `performChanges` block.
+    public convenience init(for asset: Asset) throws {
+        let context = try ChangeContext.active(for: "AssetChangeRequest(for:)")
+        let record = asset.record
+        self.init(
+            blockSerial: context.serial, target: .existing(uuid: record.uuid, identifier: asset.localIdentifier),
+            properties: Properties(
+                creationDate: record.creationDate, creationDateSource: record.creationDateSource,
+                location: record.location, isFavorite: record.isFavorite, isHidden: record.isHidden,
+                pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight, duration: record.duration,
+                contentIdentifier: record.contentIdentifier))
+        context.operations.append(.updateAsset(self))
+    }
+
+    private func set<Value>(_ field: Properties.Field, _ keyPath: WritableKeyPath<Properties, Value>, _ value: Value) {
+        guard ChangeContext.active(serial: blockSerial) != nil else { return }
+        properties.withLock {
+            $0[keyPath: keyPath] = value
+            $0.changed.insert(field)
+        }
+    }
+
+    /// When the photo or video was taken.
+    public var creationDate: Date? {
+        get { properties.withLock { $0.creationDate } }
+        set { set(.creationDate, \.creationDate, newValue) }
+    }
+    /// Where ``creationDate`` came from (photodrop: e.g. `"exif"`, `"quicktime"`, `"fileModificationDate"`).
+    public var creationDateSource: String? {
+        get { properties.withLock { $0.creationDateSource } }
+        set { set(.creationDateSource, \.creationDateSource, newValue) }
+    }
+    /// Where it was taken.
+    public var location: Location? {
+        get { properties.withLock { $0.location } }
+        set { set(.location, \.location, newValue) }
+    }
+    /// Whether it is a favourite.
+    public var isFavorite: Bool {
+        get { properties.withLock { $0.isFavorite } }
+        set { set(.isFavorite, \.isFavorite, newValue) }
+    }
+    /// Whether it is hidden.
+    public var isHidden: Bool {
+        get { properties.withLock { $0.isHidden } }
+        set { set(.isHidden, \.isHidden, newValue) }
+    }
+    /// Width in pixels (photodrop: set by whoever probed the file).
+    public var pixelWidth: Int {
+        get { properties.withLock { $0.pixelWidth } }
+        set { set(.pixelWidth, \.pixelWidth, newValue) }
+    }
+    /// Height in pixels.
+    public var pixelHeight: Int {
+        get { properties.withLock { $0.pixelHeight } }
+        set { set(.pixelHeight, \.pixelHeight, newValue) }
+    }
+    /// Length in seconds (videos).
+    public var duration: Double {
+        get { properties.withLock { $0.duration } }
+        set { set(.duration, \.duration, newValue) }
+    }
+    /// The Live Photo content identifier.
+    public var contentIdentifier: String? {
+        get { properties.withLock { $0.contentIdentifier } }
+        set { set(.contentIdentifier, \.contentIdentifier, newValue) }
+    }
+
+    /// The placeholder of the asset a creation request makes; nil for requests that change an existing asset.
+    public var placeholderForCreatedAsset: ObjectPlaceholder? { nil }
+
+    /// Whether a creation request resolved to an asset already in the library (same SHA-256). Valid once
+    /// `performChanges` returned; always false for requests that change an existing asset.
+    public var isDuplicate: Bool { false }
+
+    // MARK: Creating
+
+    /// A request to add the image at `fileURL` as a new photo (a copy; the source stays).
+    ///
+    /// - Throws: ``PhotosError`` (`.invalidParameter`) outside a `performChanges` block. Problems with the file are
+    ///   reported by `performChanges`.
+    public class func creationRequestForAssetFromImage(atFileURL fileURL: URL) throws -> AssetChangeRequest {
+        let request = try AssetCreationRequest.make(what: "creationRequestForAssetFromImage(atFileURL:)")
+        request.addResource(with: .photo, fileURL: fileURL, options: nil)
+        return request
+    }
+
+    /// A request to add the video at `fileURL` as a new video asset (a copy; the source stays).
+    public class func creationRequestForAssetFromVideo(atFileURL fileURL: URL) throws -> AssetChangeRequest {
+        let request = try AssetCreationRequest.make(what: "creationRequestForAssetFromVideo(atFileURL:)")
+        request.addResource(with: .video, fileURL: fileURL, options: nil)
+        return request
+    }
+
+    // MARK: Deleting
+
+    /// Moves assets to Recently Deleted (`deleteAssets(_:)`); they keep their album memberships and can be restored.
+    public class func deleteAssets<S: Sequence>(_ assets: S) throws where S.Element: AssetReference {
+        let context = try ChangeContext.active(for: "AssetChangeRequest.deleteAssets(_:)")
+        context.operations.append(.deleteAssets(try assets.map { try AssetTarget($0, in: context) }))
+    }
+
+    /// Brings assets back from Recently Deleted (photodrop; PhotoKit leaves this to the Photos app).
+    public class func restoreAssets<S: Sequence>(_ assets: S) throws where S.Element: AssetReference {
+        let context = try ChangeContext.active(for: "AssetChangeRequest.restoreAssets(_:)")
+        context.operations.append(.restoreAssets(try assets.map { try AssetTarget($0, in: context) }))
+    }
+
+    /// Removes assets for good: their rows, album memberships and stored originals (photodrop; PhotoKit's "Delete
+    /// from Recently Deleted"). The files are removed after the commit.
+    public class func purgeAssets<S: Sequence>(_ assets: S) throws where S.Element: AssetReference {
+        let context = try ChangeContext.active(for: "AssetChangeRequest.purgeAssets(_:)")
+        context.operations.append(.purgeAssets(try assets.map { try AssetTarget($0, in: context) }))
+    }
+}

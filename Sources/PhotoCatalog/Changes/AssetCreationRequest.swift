@@ -1,0 +1,205 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Creates an asset from files (`PHAssetCreationRequest`): make it with ``forAsset()``, add a `.photo` or `.video`
+/// resource (and for a Live Photo a `.pairedVideo`), set properties, and use ``placeholderForCreatedAsset`` to put the
+/// new asset into an album in the same block.
+///
+/// Content already in the library (same SHA-256 as a stored original, or as an earlier request of the same block) is
+/// never stored twice: the request resolves to the existing asset, its placeholder carries that asset's identifier,
+/// album additions go there, ``isDuplicate`` is true, and the source file is left alone (even with
+/// ``AssetResourceCreationOptions/shouldMoveFile``). A duplicate of an asset in Recently Deleted restores that asset.
+public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable {
+    // Invariant: as for AssetChangeRequest; the creation state lives in `creation` (a Mutex).
+    /// A file to store.
+    struct Resource {
+        var type: AssetResourceType
+        var sourcePath: String
+        var shouldMove: Bool
+        var sha256: String
+        var byteCount: Int64
+        var device: UInt64
+        var inode: UInt64
+        var modificationDate: Date
+        var mimeType: String?
+        var uniformTypeIdentifier: String?
+        var fileExtension: String
+        var originalFilename: String
+        /// A secondary resource whose content is already stored elsewhere: not stored again.
+        var isSkipped = false
+        /// Where it goes, relative to the library folder (set when the block commits).
+        var destination: String?
+    }
+
+    /// What the request turned out to be.
+    enum Resolution {
+        /// New content: a new asset.
+        case new
+        /// The content of a stored asset.
+        case existing(rowID: Int64, uuid: String, isDeleted: Bool)
+        /// The content of an earlier creation request of the same block.
+        case sameAs(AssetCreationRequest)
+    }
+
+    struct CreationState {
+        var resources: [Resource] = []
+        var resolution = Resolution.new
+        /// The row of the asset after the block applied (new or existing).
+        var rowID: Int64?
+    }
+
+    /// The UUID the new asset gets when it is not a duplicate.
+    let uuid: String
+    private let placeholder: ObjectPlaceholder
+    let creation = Mutex(CreationState())
+
+    private init(blockSerial: UInt64) {
+        uuid = LocalIdentifier.newUUID()
+        placeholder = ObjectPlaceholder(localIdentifier: LocalIdentifier.asset(uuid: uuid))
+        super.init(blockSerial: blockSerial, target: nil, properties: Properties())
+        placeholder.attach(assetRequest: self)
+    }
+
+    static func make(what: String) throws -> AssetCreationRequest {
+        let context = try ChangeContext.active(for: what)
+        let request = AssetCreationRequest(blockSerial: context.serial)
+        context.assetCreations.append(request)
+        context.creationByUUID[request.uuid] = request
+        return request
+    }
+
+    /// A request for a new asset, to which resources are added (`forAsset()`).
+    ///
+    /// - Throws: ``PhotosError`` (`.invalidParameter`) outside a `performChanges` block.
+    public class func forAsset() throws -> AssetCreationRequest {
+        try make(what: "AssetCreationRequest.forAsset()")
+    }
+
+    /// Whether an asset can be made of these resource types: one `.photo` (optionally with a `.pairedVideo`) or one
+    /// `.video`.
+    public class func supportsAssetResourceTypes(_ types: [AssetResourceType]) -> Bool {
+        let sorted = types.map(\.rawValue).sorted()
+        return sorted == [AssetResourceType.photo.rawValue] || sorted == [AssetResourceType.video.rawValue]
+            || sorted == [AssetResourceType.photo.rawValue, AssetResourceType.pairedVideo.rawValue]
+    }
+
+    /// Adds the file at `fileURL` as a resource (`addResource(with:fileURL:options:)`).
+    ///
+    /// The file is checked (and hashed, unless ``AssetResourceCreationOptions/contentSHA256`` is given) right away;
+    /// duplicates are recognised here, so the placeholder's identifier is final after this call. A problem (a missing
+    /// file, a second resource of the same type, a malformed hash) fails the whole `performChanges` block with a
+    /// ``PhotosError`` naming the file.
+    public func addResource(with type: AssetResourceType, fileURL: URL, options: AssetResourceCreationOptions?) {
+        guard let context = ChangeContext.active(serial: blockSerial) else { return }
+        do {
+            try addResource(type: type, fileURL: fileURL, options: options ?? AssetResourceCreationOptions(), context)
+        } catch let error as PhotosError {
+            context.record(error)
+        } catch {
+            context.record(
+                PhotosError(
+                    .invalidResource, title: "Resource not added",
+                    message: "Could not add '\(fileURL.path)': \(error)", cause: .other("\(error)")))
+        }
+    }
+
+    private func addResource(
+        type: AssetResourceType, fileURL: URL, options: AssetResourceCreationOptions, _ context: ChangeContext
+    ) throws {
+        guard fileURL.isFileURL else {
+            throw PhotosError.invalidParameter("'\(fileURL)' is not a file URL; resources come from local files.")
+        }
+        let path = fileURL.path
+        let action = "add '\(path)' to the library"
+        if creation.withLock({ state in state.resources.contains { $0.type == type } }) {
+            throw PhotosError.invalidParameter(
+                "The creation request already has a \(type) resource; '\(path)' cannot be a second one.")
+        }
+        let info: stat
+        do { info = try SystemCall.stat(path) } catch let error as SystemCallError {
+            throw error.photosError(action: action)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw PhotosError(
+                .invalidResource, title: "Not a regular file",
+                message: "Could not \(action): it is not a regular file (a folder, device or socket?).",
+                cause: .io(operation: "stat", path: path, errno: EINVAL))
+        }
+        let sha256: String
+        if let given = options.contentSHA256 {
+            guard SHA256Hasher.isDigest(given) else {
+                throw PhotosError.invalidParameter(
+                    "contentSHA256 for '\(path)' must be 64 lowercase hex characters, not '\(given)'.")
+            }
+            sha256 = given
+        } else {
+            do { sha256 = try context.writer.hashFile(atPath: path).0 } catch let error as SystemCallError {
+                throw error.photosError(action: action)
+            }
+        }
+        let mime =
+            options.mimeType?.lowercased() ?? options.uniformTypeIdentifier.flatMap(MediaTypes.mime(forUTI:))
+            ?? MediaTypes.mime(forExtension: fileURL.pathExtension)
+        let uti = options.uniformTypeIdentifier ?? mime.flatMap(MediaTypes.uti(forMIME:))
+        let ext = AssetCreationRequest.storedExtension(
+            options.fileExtension ?? (fileURL.pathExtension.isEmpty ? nil : fileURL.pathExtension)
+                ?? mime.flatMap(MediaTypes.preferredExtension(forMIME:)))
+        var resource = Resource(
+            type: type, sourcePath: path, shouldMove: options.shouldMoveFile, sha256: sha256,
+            byteCount: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+            modificationDate: Date(
+                timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
+            mimeType: mime, uniformTypeIdentifier: uti, fileExtension: ext,
+            originalFilename: options.originalFilename ?? fileURL.lastPathComponent)
+
+        let isPrimary = type == .photo || type == .video
+        if isPrimary {
+            let resolution: Resolution
+            if let earlier = context.creationBySHA256[sha256] {
+                resolution = .sameAs(earlier)
+                placeholder.resolve(to: earlier.placeholderForCreatedAsset?.localIdentifier ?? earlier.uuid)
+            } else if let existing = try context.writer.asset(withSHA256: sha256) {
+                resolution = .existing(rowID: existing.rowID, uuid: existing.uuid, isDeleted: existing.isDeleted)
+                placeholder.resolve(to: LocalIdentifier.asset(uuid: existing.uuid))
+            } else {
+                resolution = .new
+                context.creationBySHA256[sha256] = self
+            }
+            creation.withLock { $0.resolution = resolution }
+        } else if context.creationBySHA256[sha256] != nil {
+            resource.isSkipped = true
+        } else if try context.writer.asset(withSHA256: sha256) != nil {
+            resource.isSkipped = true
+        }
+        creation.withLock { $0.resources.append(resource) }
+    }
+
+    /// A safe extension for a stored file: letters and digits only, at most 16, lowercased; "" when there is none.
+    static func storedExtension(_ candidate: String?) -> String {
+        guard var text = candidate?.lowercased() else { return "" }
+        while text.hasPrefix(".") { text.removeFirst() }
+        guard !text.isEmpty, text.count <= 16,
+            text.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) })
+        else { return "" }
+        return text
+    }
+
+    /// The placeholder of the new asset (or, for a duplicate, of the existing one).
+    public override var placeholderForCreatedAsset: ObjectPlaceholder? { placeholder }
+
+    /// Whether the content was already in the library (or in an earlier request of the same block). Valid once
+    /// `performChanges` returned.
+    public override var isDuplicate: Bool {
+        creation.withLock {
+            if case .new = $0.resolution { return false }
+            return true
+        }
+    }
+
+    /// The resolution, resources and row (for the writer).
+    var state: CreationState { creation.withLock { $0 } }
+}

@@ -1,0 +1,34 @@
+/// How a file becomes a resource of a new asset (`PHAssetResourceCreationOptions`), with photodrop's additions for
+/// callers that already know the file's type and hash.
+public struct AssetResourceCreationOptions: Sendable, Hashable {
+    /// Move the file into the library instead of copying it (`rename(2)` on one filesystem; copy, `fsync`, rename and
+    /// removal of the source after the commit across filesystems). The default, like PhotoKit's, keeps the source.
+    ///
+    /// A duplicate's source is never moved or removed, even with this set: the caller decides what to do with it.
+    public var shouldMoveFile: Bool
+    /// The name the file had (default: the source URL's last path component).
+    public var originalFilename: String?
+    /// The uniform type identifier, e.g. `public.jpeg` (default: derived from ``mimeType`` or the extension).
+    public var uniformTypeIdentifier: String?
+    /// The MIME type, e.g. `image/gif` (default: derived from ``uniformTypeIdentifier`` or the extension). A
+    /// `.photo` resource of type `image/gif` makes the asset a GIF (`.imageAnimated`).
+    public var mimeType: String?
+    /// The SHA-256 of the file's bytes as 64 lowercase hex characters. When given, the library trusts it and does not
+    /// read the file again; when nil, the library hashes the file itself.
+    public var contentSHA256: String?
+    /// The extension of the stored original without a dot (default: the source URL's extension, lowercased).
+    public var fileExtension: String?
+
+    /// Options; everything not given keeps PhotoKit's default (copy, names and types from the file).
+    public init(
+        shouldMoveFile: Bool = false, originalFilename: String? = nil, uniformTypeIdentifier: String? = nil,
+        mimeType: String? = nil, contentSHA256: String? = nil, fileExtension: String? = nil
+    ) {
+        self.shouldMoveFile = shouldMoveFile
+        self.originalFilename = originalFilename
+        self.uniformTypeIdentifier = uniformTypeIdentifier
+        self.mimeType = mimeType
+        self.contentSHA256 = contentSHA256
+        self.fileExtension = fileExtension
+    }
+}

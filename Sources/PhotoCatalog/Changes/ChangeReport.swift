@@ -1,0 +1,33 @@
+import Foundation
+
+/// What one `performChanges` block did, returned when it committed.
+public struct ChangeReport: Sendable, Hashable {
+    /// The persistent change token of this commit; nil when the block changed no asset or album (e.g. only the
+    /// journal), so no history was written.
+    public let changeToken: PersistentChangeToken?
+    /// When the transaction committed (the time in the change log, millisecond precision); nil when nothing was written.
+    public let commitDate: Date?
+    /// One outcome per creation request, in the order the requests were made.
+    public let assetCreations: [AssetCreationOutcome]
+    /// Identifiers of the albums the block created, in order.
+    public let createdCollectionIdentifiers: [String]
+
+    /// How many creation requests made new assets.
+    public var createdAssetCount: Int { assetCreations.count { !$0.isDuplicate } }
+    /// How many creation requests resolved to assets already in the library.
+    public var duplicateCount: Int { assetCreations.count { $0.isDuplicate } }
+}
+
+/// What became of one creation request.
+public struct AssetCreationOutcome: Sendable, Hashable {
+    /// The asset's identifier: the new asset's, or for a duplicate the existing one's.
+    public let localIdentifier: String
+    /// Whether the content was already in the library (or in an earlier request of the same block).
+    public let isDuplicate: Bool
+    /// Whether the duplicate was in Recently Deleted and has been restored.
+    public let restoredFromRecentlyDeleted: Bool
+    /// The files given to `addResource`, in order.
+    public let sourceURLs: [URL]
+    /// The stored originals this request created (empty for a duplicate).
+    public let storedURLs: [URL]
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A photo, GIF or video in the library (`PHAsset`): a snapshot of its properties when it was fetched.
+///
+/// Change an asset through ``AssetChangeRequest`` inside ``PhotoLibrary/performChanges(_:)``; fetch it again (or use
+/// ``FetchResultChangeDetails/fetchResultAfterChanges``) to see the new state. An asset remembers its library, so
+/// `Asset.fetchAssets(in:options:)` and change requests need no library argument.
+public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
+    struct Record: Sendable, Hashable {
+        var rowID: Int64
+        var uuid: String
+        var mediaType: AssetMediaType
+        var mediaSubtypes: AssetMediaSubtypes
+        var playbackStyle: AssetPlaybackStyle
+        var creationDate: Date?
+        var creationDateSource: String?
+        var addedDate: Date
+        var modificationDate: Date
+        var pixelWidth: Int
+        var pixelHeight: Int
+        var duration: Double
+        var location: Location?
+        var isFavorite: Bool
+        var isHidden: Bool
+        var deletedDate: Date?
+        var contentIdentifier: String?
+        var resources: [AssetResource]
+    }
+
+    let record: Record
+    /// The library the asset was fetched from.
+    public let photoLibrary: PhotoLibrary
+
+    init(record: Record, library: PhotoLibrary) {
+        self.record = record
+        self.photoLibrary = library
+    }
+
+    var rowID: Int64 { record.rowID }
+
+    /// The asset's identifier: opaque and stable forever.
+    public var localIdentifier: String { LocalIdentifier.asset(uuid: record.uuid) }
+    /// Image or video.
+    public var mediaType: AssetMediaType { record.mediaType }
+    /// Finer kinds, e.g. ``AssetMediaSubtypes/photoLive``.
+    public var mediaSubtypes: AssetMediaSubtypes { record.mediaSubtypes }
+    /// How to show it: `.image`, `.imageAnimated` (GIF), `.livePhoto`, `.video`.
+    public var playbackStyle: AssetPlaybackStyle { record.playbackStyle }
+    /// `"photo"`, `"gif"` or `"video"`: the kind photodrop's command line and JSON use.
+    public var kind: String {
+        if record.playbackStyle == .imageAnimated { return "gif" }
+        return record.mediaType == .video ? "video" : "photo"
+    }
+    /// When the photo or video was taken, when known.
+    public var creationDate: Date? { record.creationDate }
+    /// Where ``creationDate`` came from (e.g. `"exif"`, `"quicktime"`, `"fileModificationDate"`).
+    public var creationDateSource: String? { record.creationDateSource }
+    /// When the asset was added to the library.
+    public var addedDate: Date { record.addedDate }
+    /// When the asset last changed.
+    public var modificationDate: Date { record.modificationDate }
+    /// Width in pixels (0 when unknown).
+    public var pixelWidth: Int { record.pixelWidth }
+    /// Height in pixels (0 when unknown).
+    public var pixelHeight: Int { record.pixelHeight }
+    /// Length in seconds for videos, 0 for photos.
+    public var duration: Double { record.duration }
+    /// Where it was taken, when known.
+    public var location: Location? { record.location }
+    /// Whether it is a favourite.
+    public var isFavorite: Bool { record.isFavorite }
+    /// Whether it is hidden (left out of fetches unless ``FetchOptions/includeHiddenAssets``).
+    public var isHidden: Bool { record.isHidden }
+    /// When it was deleted to Recently Deleted, or nil.
+    public var deletedDate: Date? { record.deletedDate }
+    /// Whether it is in Recently Deleted.
+    public var isDeleted: Bool { record.deletedDate != nil }
+    /// The Live Photo content identifier that pairs a photo with its movie, when known.
+    public var contentIdentifier: String? { record.contentIdentifier }
+    /// Its stored originals; the first is the primary one (the photo of a photo, the movie of a video).
+    public var resources: [AssetResource] { record.resources }
+
+    /// The primary resource.
+    public var primaryResource: AssetResource? { record.resources.first }
+    /// The MIME type of the primary resource.
+    public var mimeType: String? { primaryResource?.mimeType }
+    /// The SHA-256 of the primary resource, lowercase hex.
+    public var sha256: String? { primaryResource?.sha256 }
+    /// The size of the primary resource in bytes.
+    public var byteCount: Int64 { primaryResource?.byteCount ?? 0 }
+    /// The file name the primary resource had when it was added.
+    public var originalFilename: String? { primaryResource?.originalFilename }
+    /// The stored original of the primary resource.
+    public var originalURL: URL? { primaryResource?.fileURL }
+
+    public static func == (lhs: Asset, rhs: Asset) -> Bool {
+        lhs.record == rhs.record && lhs.photoLibrary === rhs.photoLibrary
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(record) }
+
+    public var description: String { "Asset(\(localIdentifier), \(kind), \(originalFilename ?? "-"))" }
+}

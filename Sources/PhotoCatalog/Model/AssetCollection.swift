@@ -1,0 +1,58 @@
+import Foundation
+
+/// An album or smart album (`PHAssetCollection`): a snapshot of it when it was fetched.
+///
+/// Fetch its assets with ``Asset/fetchAssets(in:options:)``; change a regular album through
+/// ``AssetCollectionChangeRequest``. Smart albums are computed by queries and cannot be changed.
+public struct AssetCollection: PhotoObject, CustomStringConvertible {
+    struct Record: Sendable, Hashable {
+        /// The album's row, nil for smart albums.
+        var rowID: Int64?
+        var localIdentifier: String
+        var type: AssetCollectionType
+        var subtype: AssetCollectionSubtype
+        var title: String
+        var creationDate: Date?
+        var estimatedAssetCount: Int
+    }
+
+    let record: Record
+    /// The library the collection was fetched from.
+    public let photoLibrary: PhotoLibrary
+
+    init(record: Record, library: PhotoLibrary) {
+        self.record = record
+        self.photoLibrary = library
+    }
+
+    /// The collection's identifier: opaque and stable forever.
+    public var localIdentifier: String { record.localIdentifier }
+    /// Album or smart album.
+    public var assetCollectionType: AssetCollectionType { record.type }
+    /// The specific kind.
+    public var assetCollectionSubtype: AssetCollectionSubtype { record.subtype }
+    /// The title, exactly as it was given (no Unicode normalisation, no trimming).
+    public var localizedTitle: String? { record.title }
+    /// The title (same as ``localizedTitle``).
+    public var title: String { record.title }
+    /// When the album was created (nil for smart albums).
+    public var creationDate: Date? { record.creationDate }
+    /// How many visible (not hidden, not deleted) assets it held when fetched; Recently Deleted counts deleted ones.
+    public var estimatedAssetCount: Int { record.estimatedAssetCount }
+
+    /// What a change request may do with a collection (`PHCollectionEditOperation`).
+    public enum EditOperation: Sendable, CaseIterable {
+        case deleteContent, removeContent, addContent, createContent, rearrangeContent, delete, rename
+    }
+
+    /// Whether the operation is allowed: everything for albums, nothing for smart albums.
+    public func canPerform(_ operation: EditOperation) -> Bool { record.type == .album }
+
+    public static func == (lhs: AssetCollection, rhs: AssetCollection) -> Bool {
+        lhs.record == rhs.record && lhs.photoLibrary === rhs.photoLibrary
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(record) }
+
+    public var description: String { "AssetCollection(\(localIdentifier), \(title))" }
+}

@@ -1,1 +1,0 @@
-// The PhotoCatalog module. See ../../README.md.

@@ -1,0 +1,215 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A photo library in a folder (`PHPhotoLibrary`): `library.sqlite` (the catalog, its change history and an
+/// application journal) and `originals/`, the stored files.
+///
+/// There is no shared library: make one per folder with ``init(url:historyRetention:)``, which does no I/O. Reading
+/// a library that does not exist yet finds nothing; the first write (or ``requestAuthorization(for:)``) creates it.
+///
+/// All changes go through ``performChanges(_:)`` (or its completion-handler and synchronous forms): the requests made
+/// in one block commit in one SQLite transaction, or none does. Blocks run one at a time on the library's writer;
+/// fetches use separate read connections and never wait for the writer.
+public final class PhotoLibrary: Sendable {
+    /// The name of the database file inside the library folder.
+    public static let databaseName = "library.sqlite"
+
+    /// The library folder.
+    public let url: URL
+    /// How long the persistent change history is kept.
+    public let historyRetention: HistoryRetention
+
+    let databasePath: String
+    let writer: LibraryWriter
+    let readers: ReaderPool
+    let observers = Mutex<[WeakObserver]>([])
+    let observerQueue: DispatchQueue
+    let completionQueue: DispatchQueue
+    private let schemaIsCurrent = Atomic<Bool>(false)
+    let pendingSnapshots = Atomic<Int>(0)
+
+    /// A library in the folder at `url` (created at the first write). Does no I/O.
+    public init(url: URL, historyRetention: HistoryRetention = .default) {
+        self.url = url.standardizedFileURL
+        self.historyRetention = historyRetention
+        databasePath = self.url.path + "/" + PhotoLibrary.databaseName
+        writer = LibraryWriter(label: "photodrop.library.writer")
+        readers = ReaderPool(path: databasePath)
+        observerQueue = DispatchQueue(label: "photodrop.library.observers")
+        completionQueue = DispatchQueue(label: "photodrop.library.completions")
+    }
+
+    /// The folder of stored originals.
+    public var originalsURL: URL { url.appendingPathComponent("originals", isDirectory: true) }
+
+    /// The stored original of an asset's primary resource.
+    public func originalURL(for asset: Asset) -> URL? { asset.primaryResource?.fileURL }
+
+    // MARK: Changes
+
+    /// Runs `changeBlock` on the library's writer and commits every change request made in it in one transaction
+    /// (`performChanges(_:) async`).
+    ///
+    /// The block may throw: then nothing is committed and the error is rethrown. Files are placed only after the
+    /// block returned, and put back if the commit fails, so a failed block leaves no rows and no files.
+    ///
+    /// - Returns: what the block did: creations (with duplicates), the change token and commit time.
+    /// - Throws: the block's error, or a ``PhotosError``.
+    @discardableResult
+    public func performChanges(_ changeBlock: @escaping @Sendable () throws -> Void) async throws -> ChangeReport {
+        try await writer.run { try self.runChanges(changeBlock) }
+    }
+
+    /// Runs `changeBlock` and calls `completionHandler(success, error)` on a background queue when it committed or
+    /// failed (`performChanges(_:completionHandler:)`).
+    public func performChanges(
+        _ changeBlock: @escaping @Sendable () throws -> Void,
+        completionHandler: (@Sendable (Bool, (any Error)?) -> Void)? = nil
+    ) {
+        writer.queue.async {
+            let result = Result { try self.runChanges(changeBlock) }
+            guard let completionHandler else { return }
+            self.completionQueue.async {
+                switch result {
+                case .success: completionHandler(true, nil)
+                case .failure(let error): completionHandler(false, error)
+                }
+            }
+        }
+    }
+
+    /// Runs `changeBlock` and waits until it committed (`performChangesAndWait(_:)`).
+    ///
+    /// - Throws: the block's error, or a ``PhotosError``; `.invalidParameter` when called inside a change block
+    ///   (which would wait for itself).
+    @discardableResult
+    public func performChangesAndWait(_ changeBlock: @escaping @Sendable () throws -> Void) throws -> ChangeReport {
+        if writer.isOnWriterQueue {
+            throw PhotosError.invalidParameter(
+                "performChangesAndWait was called inside a change block of the same library, which would wait for "
+                    + "itself; make the requests directly in the running block.")
+        }
+        return try writer.queue.sync { try runChanges(changeBlock) }
+    }
+
+    /// Finishes or undoes the file work of writers that died mid-change (placed originals whose block never
+    /// committed go back to their sources; files of committed purges are removed), and opens the library for writing.
+    ///
+    /// The first write does this implicitly. Call it explicitly after a crash before looking at your own records of
+    /// files in flight (e.g. the ingest journal), so that every file is back where those records expect it. It may be
+    /// called again at any time to clean up after other processes that died.
+    public func recoverInterruptedChanges() async throws {
+        try await writer.run {
+            let connection = try self.openWriter()
+            do { try connection.reconcileIntents() } catch {
+                throw connection.mapped(error, action: "recover interrupted changes")
+            }
+        }
+    }
+
+    /// Runs one block on the writer queue.
+    private func runChanges(_ changeBlock: () throws -> Void) throws -> ChangeReport {
+        let connection = try openWriter()
+        let dataVersion: Int64
+        do { dataVersion = try connection.dataVersion() } catch {
+            throw connection.mapped(error, action: "start a change")
+        }
+        let context = ChangeContext(library: self, writer: connection)
+        do {
+            try ChangeContext.$current.withValue(context) { try changeBlock() }
+        } catch {
+            context.close()
+            throw error
+        }
+        context.close()
+        if let error = context.recordedError { throw error }
+        if context.assetCreations.isEmpty && context.collectionCreations.isEmpty && context.operations.isEmpty {
+            return ChangeReport(changeToken: nil, commitDate: nil, assetCreations: [], createdCollectionIdentifiers: [])
+        }
+        let result = try connection.commit(context, dataVersionAtStart: dataVersion)
+        let token = result.token.map { PersistentChangeToken(libraryID: connection.libraryID, value: $0) }
+        notifyObservers(result.changes, token: token)
+        return ChangeReport(
+            changeToken: token, commitDate: result.commitDate, assetCreations: result.outcomes,
+            createdCollectionIdentifiers: result.createdCollections)
+    }
+
+    /// The writer connection, opened (and the library created) at the first write. Call on the writer queue.
+    func openWriter() throws -> WriterConnection {
+        try writer.connection {
+            switch authorizationStatus(for: .readWrite) {
+            case .denied:
+                throw PhotosError.denied(path: url.path)
+            case .restricted:
+                throw PhotosError.restricted(path: url.path)
+            case .notDetermined:
+                do { try SystemCall.makeDirectories(url.path) } catch let error as SystemCallError {
+                    switch error.errno {
+                    case EACCES, EPERM: throw PhotosError.denied(path: url.path)
+                    case EROFS: throw PhotosError.restricted(path: url.path)
+                    default: throw error.photosError(action: "create the library")
+                    }
+                }
+            case .authorized, .limited:
+                break
+            }
+            let connection = try WriterConnection(libraryURL: url, retention: historyRetention)
+            schemaIsCurrent.store(true, ordering: .releasing)
+            return connection
+        }
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` in a read transaction; nil when the library does not exist yet.
+    func read<R>(_ action: String, _ body: (Database) throws -> R) throws -> R? {
+        guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+        do {
+            try ensureSchemaIsCurrent()
+            return try readers.read(body)
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: action, library: url.path)
+        }
+    }
+
+    /// Makes sure the database has the current schema before reading; an older one is migrated by the writer.
+    private func ensureSchemaIsCurrent() throws {
+        if schemaIsCurrent.load(ordering: .acquiring) { return }
+        let version = try readers.read { try Schema.migrator.currentVersion(of: $0) }
+        if version > Schema.latestVersion {
+            throw PhotosError.newerLibrary(
+                .newerThanSupported(found: version, supported: Schema.latestVersion), path: url.path)
+        }
+        if version < Schema.latestVersion {
+            do {
+                _ = try writer.sync { try openWriter() }
+            } catch let error as PhotosError where [.accessUserDenied, .accessRestricted].contains(error.code) {
+                throw PhotosError(
+                    error.code, title: "Library needs an upgrade",
+                    message: "The library at '\(url.path)' was written by an older photodrop and must be upgraded "
+                        + "once by a process that may write it; open it for writing (e.g. run photodrop as its owner).",
+                    cause: error.cause)
+            }
+        }
+        schemaIsCurrent.store(true, ordering: .releasing)
+    }
+}
+
+extension PhotosError {
+    static func denied(path: String) -> PhotosError {
+        PhotosError(
+            .accessUserDenied, title: "Photo library access denied",
+            message: "This user may not write the library at '\(path)'. Make the folder (and library.sqlite) writable "
+                + "for this user, or run photodrop as the library's owner.",
+            cause: .io(operation: "access", path: path, errno: EACCES))
+    }
+
+    static func restricted(path: String) -> PhotosError {
+        PhotosError(
+            .accessRestricted, title: "Photo library is read-only",
+            message: "The library at '\(path)' is on a read-only filesystem: it can be browsed but not changed. Mount "
+                + "it read-write, or copy it to writable storage.",
+            cause: .io(operation: "access", path: path, errno: EROFS))
+    }
+}

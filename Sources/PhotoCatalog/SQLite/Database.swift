@@ -1,0 +1,167 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection (`sqlite3*`) with a cache of prepared statements.
+///
+/// A connection is confined to one thread at a time and is deliberately not `Sendable`: the library's writer owns
+/// exactly one, each reader borrows one from a pool. The connection is closed (`sqlite3_close_v2`) when the value is
+/// released. Every connection gets a busy timeout, foreign keys, and double-quoted string literals switched off.
+public final class Database {
+    /// How a connection opens its file.
+    public enum OpenMode: Sendable {
+        /// Read and write; `create` also creates a missing file.
+        case readWrite(create: Bool)
+        /// Read only (`SQLITE_OPEN_READONLY`); a WAL database still needs its `-shm` file to be writable.
+        case readOnly
+        /// Read only, assuming nobody changes the file (`immutable=1`): for libraries on read-only media.
+        case immutable
+    }
+
+    /// How a transaction takes its locks.
+    public enum TransactionKind: String, Sendable {
+        /// Takes the lock on first use; for reads.
+        case deferred = "DEFERRED"
+        /// Takes the write lock at once; for every write, so that a busy database fails early and waits politely.
+        case immediate = "IMMEDIATE"
+    }
+
+    let handle: OpaquePointer
+    /// The database file's path.
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    private static let statementCacheLimit = 256
+
+    /// Opens (`sqlite3_open_v2`) the database at `path`.
+    public init(path: String, mode: OpenMode, busyTimeoutMilliseconds: Int32 = 5000) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
+        var filename = path
+        switch mode {
+        case .readWrite(let create):
+            flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        case .readOnly:
+            flags |= SQLITE_OPEN_READONLY
+        case .immutable:
+            flags |= SQLITE_OPEN_READONLY
+            filename = Database.uri(path: path, query: "immutable=1")
+        }
+        var connection: OpaquePointer?
+        let code = sqlite3_open_v2(filename, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = DatabaseError(connection: connection, code: code, sql: nil, path: path)
+            sqlite3_close_v2(connection)
+            throw error
+        }
+        self.handle = connection
+        self.path = path
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
+        var ignored: Int32 = 0
+        _ = photodrop_sqlite_db_config_int(connection, SQLITE_DBCONFIG_DQS_DML, 0, &ignored)
+        _ = photodrop_sqlite_db_config_int(connection, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored)
+        _ = photodrop_sqlite_db_config_int(connection, SQLITE_DBCONFIG_ENABLE_FKEY, 1, &ignored)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// A `file:` URI for `path` with the given query, percent-escaping what URIs reserve.
+    static func uri(path: String, query: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+        return "file:\(escaped)?\(query)"
+    }
+
+    // MARK: Statements
+
+    /// Prepares a statement that the caller owns (not cached).
+    public func prepare(_ sql: String) throws -> Statement { try Statement(database: self, sql: sql) }
+
+    /// A prepared statement for `sql` from this connection's cache, reset and with cleared bindings.
+    ///
+    /// Use it for statements run often; the cache holds up to 256 statements and is emptied when it is full.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        if statementCache.count >= Database.statementCacheLimit { statementCache.removeAll(keepingCapacity: true) }
+        let statement = try Statement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more SQL statements without results (`sqlite3_exec`); for schema changes and pragmas.
+    public func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(message)
+            throw DatabaseError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql, path: path)
+        }
+    }
+
+    /// Runs a cached statement with `values` to completion.
+    public func run(_ sql: String, _ values: [SQLValue] = []) throws {
+        try cachedStatement(sql).execute(values)
+    }
+
+    /// The rows of a cached statement, each turned into a value by `row`.
+    public func rows<T>(_ sql: String, _ values: [SQLValue] = [], row: (Statement) throws -> T) throws -> [T] {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var result: [T] = []
+        while try statement.step() { result.append(try row(statement)) }
+        return result
+    }
+
+    /// The first row of a cached statement turned into a value, or nil when there is no row.
+    public func firstRow<T>(_ sql: String, _ values: [SQLValue] = [], row: (Statement) throws -> T) throws -> T? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        return try statement.step() ? try row(statement) : nil
+    }
+
+    /// The first column of the first row as an integer, or nil when there is no row or it is NULL.
+    public func int64(_ sql: String, _ values: [SQLValue] = []) throws -> Int64? {
+        try firstRow(sql, values) { $0.optionalInt64(0) } ?? nil
+    }
+
+    /// The number of rows changed by the most recent INSERT, UPDATE or DELETE (`sqlite3_changes64`).
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`).
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Whether the connection is outside an explicit transaction (`sqlite3_get_autocommit`).
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it (or the COMMIT) throws.
+    public func inTransaction<R>(_ kind: TransactionKind, _ body: () throws -> R) throws -> R {
+        try execute("BEGIN \(kind.rawValue)")
+        let result: R
+        do {
+            result = try body()
+            try execute("COMMIT")
+        } catch {
+            rollback()
+            throw error
+        }
+        return result
+    }
+
+    /// Rolls back the open transaction, if any; failures are ignored because SQLite has rolled back already then.
+    public func rollback() {
+        if !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+
+    /// The value of an integer pragma such as `user_version`.
+    public func pragmaInt(_ name: String) throws -> Int64 {
+        try int64("PRAGMA \(name)") ?? 0
+    }
+}

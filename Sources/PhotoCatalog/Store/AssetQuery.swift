@@ -1,0 +1,239 @@
+import Foundation
+
+/// An asset fetch, described as data so that it can run again (for ``FetchResultChangeDetails``) and compiled to one
+/// SQL statement (plus one for the resources of the rows found).
+struct AssetQuery: Sendable, Hashable {
+    enum Source: Sendable, Hashable {
+        /// Every asset that is not deleted.
+        case all
+        /// The members of a regular album, in album order by default.
+        case album(rowID: Int64)
+        /// A smart album.
+        case smart(SmartAlbum)
+        /// Assets by identifier, in the order given by default.
+        case identifiers([String])
+    }
+
+    var source: Source
+    var options: FetchOptions
+
+    static let columns = """
+        a.id, a.uuid, a.media_type, a.media_subtypes, a.playback_style, a.creation_date, a.creation_date_source, \
+        a.added_date, a.modification_date, a.pixel_width, a.pixel_height, a.duration, a.latitude, a.longitude, \
+        a.altitude, a.is_favorite, a.is_hidden, a.deleted_date, a.content_identifier
+        """
+
+    /// Compiles the query.
+    func compile() throws -> SQLBuilder {
+        var sql = SQLBuilder()
+        sql.append("SELECT \(AssetQuery.columns) FROM assets a")
+        var defaultOrder = "a.creation_date, a.id"
+        switch source {
+        case .all:
+            sql.append(" WHERE a.deleted_date IS NULL")
+            if !options.includeHiddenAssets { sql.append(" AND a.is_hidden = 0") }
+        case .album(let rowID):
+            sql.append(" JOIN album_assets m ON m.asset_id = a.id WHERE m.album_id = ")
+            sql.bind(.integer(rowID))
+            sql.append(" AND a.deleted_date IS NULL")
+            if !options.includeHiddenAssets { sql.append(" AND a.is_hidden = 0") }
+            defaultOrder = "m.position, m.asset_id"
+        case .smart(let album):
+            sql.append(" WHERE ")
+            sql.append(options.includeHiddenAssets ? "(\(album.condition))" : "(\(album.visibleCondition))")
+            defaultOrder = album.naturalOrder
+        case .identifiers(let identifiers):
+            let uuids = identifiers.compactMap(LocalIdentifier.assetUUID)
+            sql.append(" JOIN json_each(")
+            sql.bind(.text(AssetQuery.jsonArray(uuids)))
+            sql.append(") j ON a.uuid = j.value WHERE 1")
+            if !options.includeHiddenAssets { sql.append(" AND a.is_hidden = 0") }
+            defaultOrder = "j.key"
+        }
+        if let predicate = options.predicate {
+            sql.append(" AND (")
+            try AssetQuery.compile(predicate, into: &sql)
+            sql.append(")")
+        }
+        sql.append(" ORDER BY ")
+        if options.sortDescriptors.isEmpty {
+            sql.append(defaultOrder)
+        } else {
+            for descriptor in options.sortDescriptors {
+                sql.append("\(try AssetQuery.column(for: descriptor.key)) \(descriptor.ascending ? "ASC" : "DESC"), ")
+            }
+            sql.append("a.id")
+        }
+        if options.fetchLimit > 0 {
+            sql.append(" LIMIT ")
+            sql.bind(.integer(Int64(options.fetchLimit)))
+        }
+        return sql
+    }
+
+    /// Runs the query on `database` (inside a read transaction for a consistent snapshot).
+    func fetch(_ database: Database, library: PhotoLibrary) throws -> [Asset] {
+        let sql = try compile()
+        if case .identifiers(let identifiers) = source, identifiers.isEmpty { return [] }
+        var records = try database.rows(sql.sql, sql.values, row: AssetQuery.record)
+        try AssetQuery.attachResources(to: &records, database: database, libraryURL: library.url)
+        return records.map { Asset(record: $0, library: library) }
+    }
+
+    /// Decodes a row selected with ``columns``; resources are attached afterwards.
+    static func record(_ row: Statement) -> Asset.Record {
+        let location: Location? =
+            if let latitude = row.optionalDouble(12), let longitude = row.optionalDouble(13) {
+                Location(latitude: latitude, longitude: longitude, altitude: row.optionalDouble(14))
+            } else { nil }
+        return Asset.Record(
+            rowID: row.int64(0), uuid: row.string(1),
+            mediaType: AssetMediaType(rawValue: row.int(2)) ?? .unknown,
+            mediaSubtypes: AssetMediaSubtypes(rawValue: row.int(3)),
+            playbackStyle: AssetPlaybackStyle(rawValue: row.int(4)) ?? .unsupported,
+            creationDate: row.optionalDouble(5).map(Date.init(timeIntervalSince1970:)),
+            creationDateSource: row.optionalString(6),
+            addedDate: Date(timeIntervalSince1970: row.double(7)),
+            modificationDate: Date(timeIntervalSince1970: row.double(8)),
+            pixelWidth: row.int(9), pixelHeight: row.int(10), duration: row.double(11), location: location,
+            isFavorite: row.bool(15), isHidden: row.bool(16),
+            deletedDate: row.optionalDouble(17).map(Date.init(timeIntervalSince1970:)),
+            contentIdentifier: row.optionalString(18), resources: [])
+    }
+
+    /// Loads the resources of `records` with one statement and attaches them, primary resource first.
+    static func attachResources(to records: inout [Asset.Record], database: Database, libraryURL: URL) throws {
+        guard !records.isEmpty else { return }
+        var indexByRow: [Int64: Int] = [:]
+        indexByRow.reserveCapacity(records.count)
+        for (index, record) in records.enumerated() { indexByRow[record.rowID] = index }
+        let ids = "[" + records.map { String($0.rowID) }.joined(separator: ",") + "]"
+        let statement = try database.cachedStatement(
+            """
+            SELECT r.asset_id, r.type, r.original_filename, r.uniform_type_identifier, r.mime_type, r.sha256,
+                   r.byte_count, r.path
+            FROM resources r WHERE r.asset_id IN (SELECT value FROM json_each(?)) ORDER BY r.asset_id, r.type, r.id
+            """)
+        defer { statement.reset() }
+        try statement.bind(ids, at: 1)
+        while try statement.step() {
+            guard let index = indexByRow[statement.int64(0)] else { continue }
+            let relativePath = statement.string(7)
+            records[index].resources.append(
+                AssetResource(
+                    type: AssetResourceType(rawValue: statement.int(1)) ?? .photo,
+                    assetLocalIdentifier: LocalIdentifier.asset(uuid: records[index].uuid),
+                    originalFilename: statement.string(2), uniformTypeIdentifier: statement.optionalString(3),
+                    mimeType: statement.optionalString(4), sha256: statement.string(5),
+                    byteCount: statement.int64(6),
+                    fileURL: libraryURL.appendingPathComponent(relativePath, isDirectory: false),
+                    relativePath: relativePath))
+        }
+    }
+
+    static func jsonArray(_ strings: [String]) -> String {
+        // Identifiers are validated UUIDs (hex digits and dashes): nothing to escape.
+        "[" + strings.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+    }
+
+    static func column(for key: FetchSortDescriptor.Key) throws -> String {
+        switch key {
+        case .creationDate: return "a.creation_date"
+        case .addedDate: return "a.added_date"
+        case .modificationDate: return "a.modification_date"
+        case .pixelWidth: return "a.pixel_width"
+        case .pixelHeight: return "a.pixel_height"
+        case .duration: return "a.duration"
+        case .isFavorite: return "a.is_favorite"
+        case .mediaType: return "a.media_type"
+        case .title:
+            throw PhotosError.invalidParameter("Sorting assets by title is not possible; titles belong to albums.")
+        }
+    }
+
+    static func compile(_ predicate: FetchPredicate, into sql: inout SQLBuilder) throws {
+        switch predicate {
+        case .mediaType(let type):
+            sql.append("a.media_type = ")
+            sql.bind(.integer(Int64(type.rawValue)))
+        case .playbackStyle(let style):
+            sql.append("a.playback_style = ")
+            sql.bind(.integer(Int64(style.rawValue)))
+        case .isFavorite(let value):
+            sql.append("a.is_favorite = ")
+            sql.bind(.bool(value))
+        case .isHidden(let value):
+            sql.append("a.is_hidden = ")
+            sql.bind(.bool(value))
+        case .creationDate(let from, let to):
+            compileRange(column: "a.creation_date", from: from, to: to, into: &sql)
+        case .addedDate(let from, let to):
+            compileRange(column: "a.added_date", from: from, to: to, into: &sql)
+        case .sha256(let digest):
+            sql.append("a.id IN (SELECT r.asset_id FROM resources r WHERE r.sha256 = ")
+            sql.bind(.text(digest.lowercased()))
+            sql.append(")")
+        case .originalFilename(let match):
+            sql.append("EXISTS (SELECT 1 FROM resources r WHERE r.asset_id = a.id AND ")
+            compile(match, column: "r.original_filename", into: &sql)
+            sql.append(")")
+        case .contentIdentifier(let identifier):
+            sql.append("a.content_identifier = ")
+            sql.bind(.text(identifier))
+        case .localIdentifier(let identifiers):
+            sql.append("a.uuid IN (SELECT value FROM json_each(")
+            sql.bind(.text(jsonArray(identifiers.compactMap(LocalIdentifier.assetUUID))))
+            sql.append("))")
+        case .title:
+            throw PhotosError.invalidParameter(
+                "The title predicate applies to albums, not assets; fetch the album first, then its assets.")
+        case .and(let parts), .or(let parts):
+            let isAnd: Bool = if case .and = predicate { true } else { false }
+            guard !parts.isEmpty else {
+                sql.append(isAnd ? "1" : "0")
+                return
+            }
+            for (index, part) in parts.enumerated() {
+                if index > 0 { sql.append(isAnd ? " AND " : " OR ") }
+                sql.append("(")
+                try compile(part, into: &sql)
+                sql.append(")")
+            }
+        case .not(let part):
+            sql.append("NOT (")
+            try compile(part, into: &sql)
+            sql.append(")")
+        }
+    }
+
+    static func compileRange(column: String, from: Date?, to: Date?, into sql: inout SQLBuilder) {
+        sql.append("\(column) IS NOT NULL")
+        if let from {
+            sql.append(" AND \(column) >= ")
+            sql.bind(.real(from.timeIntervalSince1970))
+        }
+        if let to {
+            sql.append(" AND \(column) < ")
+            sql.bind(.real(to.timeIntervalSince1970))
+        }
+    }
+
+    /// Compiles a text comparison that is exact and case-sensitive (no LIKE, whose case folding and wildcards would
+    /// change the meaning of titles such as `100%_done`).
+    static func compile(_ match: FetchPredicate.TextMatch, column: String, into sql: inout SQLBuilder) {
+        switch match {
+        case .equals(let text):
+            sql.append("\(column) = ")
+            sql.bind(.text(text))
+        case .contains(let text):
+            sql.append("instr(\(column), ")
+            sql.bind(.text(text))
+            sql.append(") > 0")
+        case .hasPrefix(let text):
+            sql.append("substr(\(column), 1, length(")
+            sql.bind(.text(text))
+            sql.append(")) = ")
+            sql.bind(.text(text))
+        }
+    }
+}

@@ -1,0 +1,539 @@
+import Foundation
+
+/// What one transaction changed, per object, for the change log and for observers.
+struct ChangeSet: Sendable {
+    /// Asset UUID → net change.
+    var assets: [String: ObjectChangeKind] = [:]
+    /// Album UUID → net change.
+    var collections: [String: ObjectChangeKind] = [:]
+    /// Whether album memberships or their order changed.
+    var membershipsChanged = false
+
+    var isEmpty: Bool { assets.isEmpty && collections.isEmpty && !membershipsChanged }
+
+    mutating func note(asset uuid: String, _ kind: ObjectChangeKind) {
+        ChangeSet.note(&assets, uuid, kind)
+    }
+
+    mutating func note(collection uuid: String, _ kind: ObjectChangeKind) {
+        ChangeSet.note(&collections, uuid, kind)
+    }
+
+    private static func note(_ map: inout [String: ObjectChangeKind], _ uuid: String, _ kind: ObjectChangeKind) {
+        if let earlier = map[uuid] {
+            map[uuid] = earlier.followed(by: kind)
+        } else {
+            map[uuid] = kind
+        }
+    }
+}
+
+/// Applies the requests of one block inside the writer's open transaction: asset creations first (in request
+/// order), then album creations, then every other change in the order it was made.
+///
+/// Keeps per-block caches only (album append positions and count deltas, flushed once at the end); nothing survives
+/// the block.
+final class ChangeApplier {
+    private let writer: WriterConnection
+    private let database: Database
+    private let now: Double
+    private(set) var changes = ChangeSet()
+    /// Album row → (next append position, change of the visible-asset count), written back by ``flushAlbums()``.
+    private var albums: [Int64: (nextPosition: Int64, countDelta: Int64)] = [:]
+    /// Rows of the albums created in this block, by UUID.
+    private var createdAlbumRows: [String: Int64] = [:]
+    /// Files of purged assets, removed after the commit.
+    private(set) var purgedPaths: [String] = []
+    /// Assets whose hidden or deleted state an operation of this block changed.
+    private var visibilityChanged: Set<Int64> = []
+    /// Creation requests that restored an asset from Recently Deleted.
+    private(set) var restoredRequests: Set<ObjectIdentifier> = []
+
+    init(writer: WriterConnection, now: Date) {
+        self.writer = writer
+        self.database = writer.database
+        self.now = now.timeIntervalSince1970
+    }
+
+    // MARK: Creations
+
+    /// Inserts the asset of a creation request (or resolves it to the existing one).
+    func create(_ request: AssetCreationRequest) throws {
+        let state = request.state
+        switch state.resolution {
+        case .sameAs(let earlier):
+            guard let rowID = earlier.state.rowID else {
+                throw PhotosError(.internalError, title: "Creation order", message: "A duplicate was applied first.")
+            }
+            request.creation.withLock { $0.rowID = rowID }
+        case .existing(let rowID, let uuid, let isDeleted):
+            if isDeleted, try restore(rowID: rowID, uuid: uuid) { restoredRequests.insert(ObjectIdentifier(request)) }
+            request.creation.withLock { $0.rowID = rowID }
+        case .new:
+            try insertAsset(request, state)
+        }
+    }
+
+    private func insertAsset(_ request: AssetCreationRequest, _ state: AssetCreationRequest.CreationState) throws {
+        guard
+            let primary = state.resources.first(where: { $0.type == .photo })
+                ?? state.resources.first(where: { $0.type == .video })
+        else {
+            throw PhotosError(
+                .invalidResource, title: "Nothing to store",
+                message: "A creation request has no .photo or .video resource; call addResource(with:fileURL:options:) "
+                    + "with one before performChanges returns.")
+        }
+        let properties = request.properties.withLock { $0 }
+        try ChangeApplier.validate(properties)
+        let isPhoto = primary.type == .photo
+        let hasPairedVideo = state.resources.contains { $0.type == .pairedVideo }
+        if hasPairedVideo && !isPhoto {
+            throw PhotosError(
+                .invalidResource, title: "Paired video without photo",
+                message:
+                    "A .pairedVideo resource ('\(primary.sourcePath)') needs a .photo resource in the same request.")
+        }
+        let mediaType: AssetMediaType = isPhoto ? .image : .video
+        var subtypes = AssetMediaSubtypes()
+        let style: AssetPlaybackStyle
+        if !isPhoto {
+            style = .video
+        } else if primary.mimeType == "image/gif" {
+            style = .imageAnimated
+        } else if hasPairedVideo {
+            style = .livePhoto
+            subtypes.insert(.photoLive)
+        } else {
+            style = .image
+        }
+        let dateGiven = properties.changed.contains(.creationDate)
+        let creationDate = dateGiven ? properties.creationDate : primary.modificationDate
+        let creationDateSource =
+            properties.changed.contains(.creationDateSource)
+            ? properties.creationDateSource : (dateGiven ? nil : "fileModificationDate")
+
+        let insert = writer.statements.insertAsset
+        try insert.bind(request.uuid, at: 1)
+        try insert.bind(mediaType.rawValue, at: 2)
+        try insert.bind(subtypes.rawValue, at: 3)
+        try insert.bind(style.rawValue, at: 4)
+        try insert.bind(creationDate?.timeIntervalSince1970, at: 5)
+        try insert.bind(creationDateSource, at: 6)
+        try insert.bind(now, at: 7)
+        try insert.bind(now, at: 8)
+        try insert.bind(properties.pixelWidth, at: 9)
+        try insert.bind(properties.pixelHeight, at: 10)
+        try insert.bind(properties.duration, at: 11)
+        try insert.bind(properties.location?.latitude, at: 12)
+        try insert.bind(properties.location?.longitude, at: 13)
+        try insert.bind(properties.location?.altitude, at: 14)
+        try insert.bind(properties.isFavorite, at: 15)
+        try insert.bind(properties.isHidden, at: 16)
+        try insert.bind(properties.contentIdentifier, at: 17)
+        _ = try insert.step()
+        insert.reset()
+        let rowID = database.lastInsertRowID
+
+        let insertResource = writer.statements.insertResource
+        for resource in state.resources where !resource.isSkipped {
+            guard let destination = resource.destination else {
+                throw PhotosError(.internalError, title: "Unplaced resource", message: resource.sourcePath)
+            }
+            try insertResource.bind(rowID, at: 1)
+            try insertResource.bind(resource.type.rawValue, at: 2)
+            try insertResource.bind(resource.sha256, at: 3)
+            try insertResource.bind(resource.byteCount, at: 4)
+            try insertResource.bind(resource.mimeType, at: 5)
+            try insertResource.bind(resource.uniformTypeIdentifier, at: 6)
+            try insertResource.bind(resource.originalFilename, at: 7)
+            try insertResource.bind(destination, at: 8)
+            _ = try insertResource.step()
+            insertResource.reset()
+        }
+        request.creation.withLock { $0.rowID = rowID }
+        changes.note(asset: request.uuid, .inserted)
+    }
+
+    /// Inserts the album of a creation request.
+    func createCollection(_ request: AssetCollectionChangeRequest) throws {
+        guard let uuid = request.uuid else { return }
+        try database.run(
+            "INSERT INTO albums(uuid, title, creation_date) VALUES (?, ?, ?)",
+            [.text(uuid), .text(request.currentTitle), .real(now)])
+        let rowID = database.lastInsertRowID
+        createdAlbumRows[uuid] = rowID
+        albums[rowID] = (0, 0)
+        changes.note(collection: uuid, .inserted)
+    }
+
+    // MARK: Operations
+
+    func apply(_ operation: ChangeOperation) throws {
+        switch operation {
+        case .updateAsset(let request):
+            try update(request)
+        case .deleteAssets(let targets):
+            for target in targets {
+                let (rowID, uuid) = try resolve(target)
+                let (hidden, deleted) = try assetState(rowID)
+                guard !deleted else { continue }
+                try database.run(
+                    "UPDATE assets SET deleted_date = ?, modification_date = ? WHERE id = ?",
+                    [.real(now), .real(now), .integer(rowID)])
+                visibilityChanged.insert(rowID)
+                if !hidden { try adjustAlbumCounts(containing: rowID, by: -1) }
+                changes.note(asset: uuid, .deleted)
+            }
+        case .restoreAssets(let targets):
+            for target in targets {
+                let (rowID, uuid) = try resolve(target)
+                _ = try restore(rowID: rowID, uuid: uuid)
+            }
+        case .purgeAssets(let targets):
+            for target in targets {
+                let (rowID, uuid) = try resolve(target)
+                let (hidden, deleted) = try assetState(rowID)
+                if !hidden && !deleted { try adjustAlbumCounts(containing: rowID, by: -1) }
+                purgedPaths += try database.rows("SELECT path FROM resources WHERE asset_id = ?", [.integer(rowID)]) {
+                    $0.string(0)
+                }
+                try database.run("DELETE FROM assets WHERE id = ?", [.integer(rowID)])
+                visibilityChanged.insert(rowID)
+                changes.note(asset: uuid, .deleted)
+            }
+        case .renameCollection(let request):
+            let (rowID, uuid) = try resolve(request.target)
+            try database.run(
+                "UPDATE albums SET title = ? WHERE id = ?", [.text(request.currentTitle), .integer(rowID)])
+            changes.note(collection: uuid, .updated)
+        case .addAssets(let request, let targets):
+            let (album, albumUUID) = try resolve(request.target)
+            var state = try albumState(album)
+            var changed = false
+            let insert = writer.statements.insertMembership
+            for target in targets {
+                let (asset, _) = try resolve(target)
+                try insert.bind(album, at: 1)
+                try insert.bind(asset, at: 2)
+                try insert.bind(state.nextPosition, at: 3)
+                _ = try insert.step()
+                insert.reset()
+                if database.changes == 1 {
+                    state.nextPosition += 1
+                    if try isVisible(asset, target: target) { state.countDelta += 1 }
+                    changed = true
+                }
+            }
+            albums[album] = state
+            if changed { membershipChanged(albumUUID) }
+        case .insertAssets(let request, let targets, let indexes):
+            guard indexes.count == targets.count else {
+                throw PhotosError.invalidParameter(
+                    "insertAssets got \(targets.count) assets but \(indexes.count) indexes; give one index per asset.")
+            }
+            let (album, albumUUID) = try resolve(request.target)
+            let rows = try targets.map { try resolve($0).0 }
+            try reorder(album: album, albumUUID: albumUUID) { visible in
+                let moving = Set(rows)
+                visible.removeAll { moving.contains($0) }
+                for (row, index) in zip(rows, indexes.sorted()) {
+                    guard index <= visible.count else {
+                        throw PhotosError.invalidParameter(
+                            "Insert index \(index) is beyond the end of the album (\(visible.count) assets).")
+                    }
+                    visible.insert(row, at: index)
+                }
+            }
+        case .removeAssets(let request, let targets):
+            let (album, albumUUID) = try resolve(request.target)
+            var state = try albumState(album)
+            var changed = false
+            for target in targets {
+                let (asset, _) = try resolve(target)
+                try database.run(
+                    "DELETE FROM album_assets WHERE album_id = ? AND asset_id = ?", [.integer(album), .integer(asset)])
+                if database.changes == 1 {
+                    if try isVisible(asset) { state.countDelta -= 1 }
+                    changed = true
+                }
+            }
+            albums[album] = state
+            if changed { membershipChanged(albumUUID) }
+        case .removeAssetsAt(let request, let indexes):
+            let (album, albumUUID) = try resolve(request.target)
+            try reorder(album: album, albumUUID: albumUUID) { visible in
+                if let last = indexes.last, last >= visible.count {
+                    throw PhotosError.invalidParameter(
+                        "Remove index \(last) is beyond the end of the album (\(visible.count) assets).")
+                }
+                for index in indexes.reversed() { visible.remove(at: index) }
+            }
+        case .moveAssets(let request, let indexes, let destination):
+            let (album, albumUUID) = try resolve(request.target)
+            try reorder(album: album, albumUUID: albumUUID) { visible in
+                if let last = indexes.last, last >= visible.count {
+                    throw PhotosError.invalidParameter(
+                        "Move index \(last) is beyond the end of the album (\(visible.count) assets).")
+                }
+                let moving = indexes.map { visible[$0] }
+                for index in indexes.reversed() { visible.remove(at: index) }
+                guard destination >= 0, destination <= visible.count else {
+                    throw PhotosError.invalidParameter(
+                        "Move destination \(destination) is outside the album (0…\(visible.count)).")
+                }
+                visible.insert(contentsOf: moving, at: destination)
+            }
+        case .deleteCollections(let targets):
+            for target in targets {
+                let (album, uuid) = try resolve(target)
+                try database.run("DELETE FROM albums WHERE id = ?", [.integer(album)])
+                albums[album] = nil
+                changes.note(collection: uuid, .deleted)
+            }
+        case .removeJournalEntries(let ids):
+            try database.run(
+                "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
+                [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
+        case .updateJournalEntry(let id, let payload):
+            try database.run("UPDATE journal SET payload = ? WHERE id = ?", [.blob(payload), .integer(id)])
+            if database.changes == 0 {
+                throw PhotosError(
+                    .identifierNotFound, title: "Journal entry not found",
+                    message: "No journal entry has id \(id); it may have been removed already.")
+            }
+        }
+    }
+
+    /// Writes the album caches back (append positions, visible counts).
+    func flushAlbums() throws {
+        let update = try database.cachedStatement(
+            "UPDATE albums SET next_position = ?, asset_count = asset_count + ? WHERE id = ?")
+        for (album, state) in albums {
+            try update.bind(state.nextPosition, at: 1)
+            try update.bind(state.countDelta, at: 2)
+            try update.bind(album, at: 3)
+            _ = try update.step()
+            update.reset()
+        }
+        albums.removeAll()
+    }
+
+    // MARK: Helpers
+
+    private func update(_ request: AssetChangeRequest) throws {
+        guard let target = request.target else { return }
+        let properties = request.properties.withLock { $0 }
+        guard !properties.changed.isEmpty else { return }
+        try ChangeApplier.validate(properties)
+        let (rowID, uuid) = try resolve(target)
+        var sql = SQLBuilder()
+        sql.append("UPDATE assets SET modification_date = ")
+        sql.bind(.real(now))
+        // A fixed field order keeps the statement text (and the cached statement) stable.
+        let fields: [(AssetChangeRequest.Properties.Field, String, SQLValue)] = [
+            (.creationDate, "creation_date", .optional(properties.creationDate?.timeIntervalSince1970)),
+            (.creationDateSource, "creation_date_source", .optional(properties.creationDateSource)),
+            (.location, "latitude", .optional(properties.location?.latitude)),
+            (.location, "longitude", .optional(properties.location?.longitude)),
+            (.location, "altitude", .optional(properties.location?.altitude)),
+            (.isFavorite, "is_favorite", .bool(properties.isFavorite)),
+            (.pixelWidth, "pixel_width", .integer(Int64(properties.pixelWidth))),
+            (.pixelHeight, "pixel_height", .integer(Int64(properties.pixelHeight))),
+            (.duration, "duration", .real(properties.duration)),
+            (.contentIdentifier, "content_identifier", .optional(properties.contentIdentifier)),
+        ]
+        for (field, column, value) in fields where properties.changed.contains(field) {
+            sql.append(", \(column) = ")
+            sql.bind(value)
+        }
+        if properties.changed.contains(.isHidden) {
+            let (hidden, deleted) = try assetState(rowID)
+            if hidden != properties.isHidden {
+                sql.append(", is_hidden = ")
+                sql.bind(.bool(properties.isHidden))
+                if !deleted { try adjustAlbumCounts(containing: rowID, by: properties.isHidden ? -1 : 1) }
+                visibilityChanged.insert(rowID)
+            }
+        }
+        sql.append(" WHERE id = ")
+        sql.bind(.integer(rowID))
+        try database.run(sql.sql, sql.values)
+        changes.note(asset: uuid, .updated)
+    }
+
+    /// Brings an asset back from Recently Deleted; returns whether it was deleted.
+    private func restore(rowID: Int64, uuid: String) throws -> Bool {
+        let (hidden, deleted) = try assetState(rowID)
+        guard deleted else { return false }
+        try database.run(
+            "UPDATE assets SET deleted_date = NULL, modification_date = ? WHERE id = ?", [.real(now), .integer(rowID)])
+        visibilityChanged.insert(rowID)
+        if !hidden { try adjustAlbumCounts(containing: rowID, by: 1) }
+        changes.note(asset: uuid, .inserted)
+        return true
+    }
+
+    private static func validate(_ properties: AssetChangeRequest.Properties) throws {
+        if let location = properties.location, !location.isValid {
+            throw PhotosError.invalidParameter(
+                "Location \(location.latitude), \(location.longitude) is outside −90…90 / −180…180 or not finite.")
+        }
+        if properties.pixelWidth < 0 || properties.pixelHeight < 0 {
+            throw PhotosError.invalidParameter("Pixel sizes cannot be negative.")
+        }
+        if !(properties.duration >= 0) || !properties.duration.isFinite {
+            throw PhotosError.invalidParameter("A duration must be a finite number of seconds ≥ 0.")
+        }
+        if let date = properties.creationDate, !date.timeIntervalSince1970.isFinite {
+            throw PhotosError.invalidParameter("The creation date is not a finite date.")
+        }
+    }
+
+    /// The row and UUID of an asset named in a change.
+    private func resolve(_ target: AssetTarget) throws -> (Int64, String) {
+        switch target {
+        case .created(let request):
+            let state = request.state
+            guard let rowID = state.rowID else {
+                throw PhotosError(
+                    .internalError, title: "Creation order", message: "An asset was used before it existed.")
+            }
+            switch state.resolution {
+            case .new: return (rowID, request.uuid)
+            case .existing(_, let uuid, _): return (rowID, uuid)
+            case .sameAs(let earlier): return (rowID, earlier.uuid)
+            }
+        case .existing(let uuid, let identifier):
+            let lookup = writer.statements.assetByUUID
+            defer { lookup.reset() }
+            try lookup.bind(uuid, at: 1)
+            guard try lookup.step() else {
+                throw PhotosError.notFound("Asset", identifier: identifier)
+            }
+            return (lookup.int64(0), uuid)
+        }
+    }
+
+    /// The row and UUID of an album named in a change.
+    private func resolve(_ target: CollectionTarget) throws -> (Int64, String) {
+        switch target {
+        case .created(let request):
+            guard let uuid = request.uuid, let rowID = createdAlbumRows[uuid] else {
+                throw PhotosError(
+                    .internalError, title: "Creation order", message: "An album was used before it existed.")
+            }
+            return (rowID, uuid)
+        case .existing(let uuid, let identifier):
+            guard let rowID = try database.int64("SELECT id FROM albums WHERE uuid = ?", [.text(uuid)]) else {
+                throw PhotosError(
+                    .identifierNotFound, title: "Album not found",
+                    message: "The album '\(identifier)' does not exist (any more); fetch or create it again.")
+            }
+            return (rowID, uuid)
+        }
+    }
+
+    private func assetState(_ rowID: Int64) throws -> (hidden: Bool, deleted: Bool) {
+        let query = writer.statements.assetState
+        defer { query.reset() }
+        try query.bind(rowID, at: 1)
+        guard try query.step() else { return (false, true) }
+        return (query.bool(0), query.bool(1))
+    }
+
+    private func isVisible(_ rowID: Int64) throws -> Bool {
+        let (hidden, deleted) = try assetState(rowID)
+        return !hidden && !deleted
+    }
+
+    /// Visibility without a query for assets this block created: they are not deleted, and hidden only if the request
+    /// said so, unless an operation of this block changed that (then the row is asked).
+    private func isVisible(_ rowID: Int64, target: AssetTarget) throws -> Bool {
+        if case .created(let request) = target, case .new = request.state.resolution,
+            !visibilityChanged.contains(rowID)
+        {
+            return !request.isHidden
+        }
+        return try isVisible(rowID)
+    }
+
+    private func adjustAlbumCounts(containing asset: Int64, by delta: Int64) throws {
+        try database.run(
+            "UPDATE albums SET asset_count = asset_count + ? WHERE id IN (SELECT album_id FROM album_assets WHERE asset_id = ?)",
+            [.integer(delta), .integer(asset)])
+    }
+
+    private func albumState(_ album: Int64) throws -> (nextPosition: Int64, countDelta: Int64) {
+        if let state = albums[album] { return state }
+        let next = try database.int64("SELECT next_position FROM albums WHERE id = ?", [.integer(album)]) ?? 0
+        return (next, 0)
+    }
+
+    private func membershipChanged(_ albumUUID: String) {
+        changes.membershipsChanged = true
+        changes.note(collection: albumUUID, .updated)
+    }
+
+    /// Rewrites an album's order after `transform` changed the list of its visible assets (hidden and deleted members
+    /// keep their place before the visible asset that followed them).
+    private func reorder(album: Int64, albumUUID: String, _ transform: (inout [Int64]) throws -> Void) throws {
+        let members = try database.rows(
+            """
+            SELECT m.asset_id, m.position, a.is_hidden = 0 AND a.deleted_date IS NULL
+            FROM album_assets m JOIN assets a ON a.id = m.asset_id WHERE m.album_id = ? ORDER BY m.position, m.asset_id
+            """, [.integer(album)]
+        ) { (id: $0.int64(0), position: $0.int64(1), visible: $0.bool(2)) }
+        var visible = members.filter(\.visible).map(\.id)
+        let oldVisible = visible
+        try transform(&visible)
+        guard visible != oldVisible else { return }
+        let remaining = Set(visible)
+        // Invisible members ride along with the next remaining visible member (or stay at the end).
+        var anchored: [Int64: [Int64]] = [:]
+        var pending: [Int64] = []
+        for member in members {
+            if remaining.contains(member.id) {
+                if !pending.isEmpty {
+                    anchored[member.id, default: []] += pending
+                    pending.removeAll()
+                }
+            } else if !member.visible {
+                pending.append(member.id)
+            }
+        }
+        var final: [Int64] = []
+        final.reserveCapacity(members.count + visible.count)
+        for id in visible {
+            final += anchored[id] ?? []
+            final.append(id)
+        }
+        final += pending
+        var state = try albumState(album)
+        let old = Dictionary(
+            members.map { ($0.id, ($0.position, $0.visible)) }, uniquingKeysWith: { first, _ in first })
+        let kept = Set(final)
+        for member in members where !kept.contains(member.id) {
+            try database.run(
+                "DELETE FROM album_assets WHERE album_id = ? AND asset_id = ?", [.integer(album), .integer(member.id)])
+            if member.visible { state.countDelta -= 1 }
+        }
+        for (position, id) in final.enumerated() {
+            if let (oldPosition, _) = old[id] {
+                if oldPosition != Int64(position) {
+                    try database.run(
+                        "UPDATE album_assets SET position = ? WHERE album_id = ? AND asset_id = ?",
+                        [.integer(Int64(position)), .integer(album), .integer(id)])
+                }
+            } else {
+                try database.run(
+                    "INSERT INTO album_assets(album_id, asset_id, position) VALUES (?, ?, ?)",
+                    [.integer(album), .integer(id), .integer(Int64(position))])
+                if try isVisible(id) { state.countDelta += 1 }
+            }
+        }
+        state.nextPosition = Int64(final.count)
+        albums[album] = state
+        membershipChanged(albumUUID)
+    }
+}

@@ -1,0 +1,127 @@
+/// The catalog's schema as forward-only migrations.
+///
+/// - v1: the catalog: assets, their resources (one stored original per SHA-256), albums with ordered memberships, and
+///   the persistent change log.
+/// - v2: the application journal (an opaque, typed log the ingest pipeline keeps its claims in).
+/// - v3: placement intents, which make placing originals crash-safe (see ``OriginalsStore``).
+///
+/// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
+/// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
+///
+/// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
+enum Schema {
+    static let migrator = Migrator(migrations: [version1, version2, version3])
+
+    static var latestVersion: Int { migrator.latestVersion }
+
+    static let version1 = Migrator.Migration(
+        version: 1, name: "catalog",
+        sql: """
+            CREATE TABLE library_meta(
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL
+            ) WITHOUT ROWID;
+            INSERT INTO library_meta(key, value) VALUES
+                ('library_id', lower(hex(randomblob(16)))),
+                ('history_pruned_through', '0');
+
+            CREATE TABLE assets(
+                id INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL UNIQUE,
+                media_type INTEGER NOT NULL,
+                media_subtypes INTEGER NOT NULL DEFAULT 0,
+                playback_style INTEGER NOT NULL,
+                creation_date REAL,
+                creation_date_source TEXT,
+                added_date REAL NOT NULL,
+                modification_date REAL NOT NULL,
+                pixel_width INTEGER NOT NULL DEFAULT 0,
+                pixel_height INTEGER NOT NULL DEFAULT 0,
+                duration REAL NOT NULL DEFAULT 0,
+                latitude REAL,
+                longitude REAL,
+                altitude REAL,
+                is_favorite INTEGER NOT NULL DEFAULT 0,
+                is_hidden INTEGER NOT NULL DEFAULT 0,
+                deleted_date REAL,
+                content_identifier TEXT
+            );
+            CREATE INDEX assets_by_creation_date ON assets(creation_date, id);
+            CREATE INDEX assets_by_added_date ON assets(added_date, id);
+            CREATE INDEX assets_by_content_identifier ON assets(content_identifier)
+                WHERE content_identifier IS NOT NULL;
+
+            CREATE TABLE resources(
+                id INTEGER PRIMARY KEY,
+                asset_id INTEGER NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+                type INTEGER NOT NULL,
+                sha256 TEXT NOT NULL UNIQUE,
+                byte_count INTEGER NOT NULL,
+                mime_type TEXT,
+                uniform_type_identifier TEXT,
+                original_filename TEXT NOT NULL,
+                path TEXT NOT NULL UNIQUE
+            );
+            CREATE INDEX resources_by_asset ON resources(asset_id, type);
+
+            CREATE TABLE albums(
+                id INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL UNIQUE,
+                title TEXT NOT NULL,
+                creation_date REAL NOT NULL,
+                next_position INTEGER NOT NULL DEFAULT 0,
+                asset_count INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX albums_by_title ON albums(title);
+
+            CREATE TABLE album_assets(
+                album_id INTEGER NOT NULL REFERENCES albums(id) ON DELETE CASCADE,
+                asset_id INTEGER NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                PRIMARY KEY(album_id, asset_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX album_assets_by_position ON album_assets(album_id, position);
+            CREATE INDEX album_assets_by_asset ON album_assets(asset_id);
+
+            CREATE TABLE change_transactions(
+                token INTEGER PRIMARY KEY AUTOINCREMENT,
+                committed_at INTEGER NOT NULL
+            );
+            CREATE TABLE change_log(
+                token INTEGER NOT NULL,
+                object_type INTEGER NOT NULL,
+                uuid TEXT NOT NULL,
+                change_type INTEGER NOT NULL,
+                PRIMARY KEY(token, object_type, uuid)
+            ) WITHOUT ROWID;
+            """)
+
+    static let version2 = Migrator.Migration(
+        version: 2, name: "application journal",
+        sql: """
+            CREATE TABLE journal(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                kind TEXT NOT NULL,
+                payload BLOB NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX journal_by_kind ON journal(kind, id);
+            """)
+
+    static let version3 = Migrator.Migration(
+        version: 3, name: "placement intents",
+        sql: """
+            CREATE TABLE placement_intents(
+                id INTEGER PRIMARY KEY,
+                session TEXT NOT NULL,
+                batch INTEGER NOT NULL,
+                action INTEGER NOT NULL,
+                method INTEGER NOT NULL,
+                source TEXT,
+                source_inode INTEGER,
+                destination TEXT NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX placement_intents_by_batch ON placement_intents(session, batch);
+            """)
+}

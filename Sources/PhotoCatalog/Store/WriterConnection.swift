@@ -1,0 +1,215 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The library's single write connection and the writer's small caches. Confined to the writer queue.
+///
+/// Opened once per ``PhotoLibrary`` at its first write: creates the database if needed (WAL, `synchronous=FULL`),
+/// migrates it, takes a ``WriterSession`` and reconciles placement intents that crashed writers left behind.
+///
+/// `synchronous=FULL` is deliberate: the writer moves files that exist nowhere else into the library, and after a
+/// power loss the database must not forget a commit whose file moves survived. Each block costs two WAL fsyncs
+/// (placement intents, then the block) whatever its size, so group commit makes this cheap per file.
+final class WriterConnection {
+    let database: Database
+    let libraryURL: URL
+    let libraryPath: String
+    let originalsPath: String
+    let libraryID: String
+    let session: WriterSession
+    let statements: WriterStatements
+    let retention: HistoryRetention
+    /// Read buffer for hashing and copying (1 MiB, reused).
+    let buffer: UnsafeMutableRawBufferPointer
+    /// `originals/xx` directories known to exist.
+    var knownDirectories: Set<String> = []
+    /// The device of the originals folder (to choose rename or copy up front).
+    let originalsDevice: UInt64
+    private var nextBatch: Int64 = 1
+    /// Tokens up to this one have been pruned from the history.
+    var prunedThrough: Int64
+    /// When the age-based prune last ran.
+    var lastAgePrune = Date.distantPast
+
+    init(libraryURL: URL, retention: HistoryRetention) throws {
+        self.libraryURL = libraryURL
+        self.retention = retention
+        libraryPath = libraryURL.path
+        originalsPath = libraryPath + "/originals"
+        let action = "open the library for writing"
+        do {
+            try SystemCall.makeDirectory(originalsPath)
+            originalsDevice = UInt64(try SystemCall.stat(originalsPath).st_dev)
+            // All 256 `originals/xx` folders up front (256 mkdir calls, one fsync the first time), so that placing a
+            // file never creates a folder and never has to make the new folder's entry durable.
+            var created = false
+            for byte in 0..<256 {
+                let folder = originalsPath + "/" + String(format: "%02x", byte)
+                if try SystemCall.makeDirectory(folder) { created = true }
+                knownDirectories.insert(folder)
+            }
+            if created {
+                try SystemCall.fsyncDirectory(originalsPath)
+                try SystemCall.fsyncDirectory(libraryPath)
+            }
+        } catch let error as SystemCallError {
+            throw error.photosError(action: action)
+        }
+        let databasePath = libraryPath + "/" + PhotoLibrary.databaseName
+        do {
+            database = try Database(path: databasePath, mode: .readWrite(create: true))
+            let mode = try database.firstRow("PRAGMA journal_mode = WAL") { $0.string(0) }
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(
+                    extendedCode: 1, message: "could not switch to WAL journal mode (got \(mode ?? "nothing"))",
+                    sql: "PRAGMA journal_mode = WAL", path: databasePath)
+            }
+            try database.execute("PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -4096")
+            try Schema.migrator.migrate(database)
+            statements = try WriterStatements(database: database)
+            libraryID =
+                try database.firstRow("SELECT value FROM library_meta WHERE key = 'library_id'") {
+                    $0.string(0)
+                } ?? ""
+            prunedThrough =
+                Int64(
+                    try database.firstRow("SELECT value FROM library_meta WHERE key = 'history_pruned_through'") {
+                        $0.string(0)
+                    } ?? "0") ?? 0
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: action, library: libraryPath)
+        } catch let error as MigrationError {
+            throw PhotosError.newerLibrary(error, path: libraryPath)
+        }
+        do {
+            session = try WriterSession(locksDirectory: libraryPath + "/locks")
+        } catch let error as SystemCallError {
+            throw error.photosError(action: action)
+        }
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+        do {
+            try reconcileIntents()
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "recover interrupted changes", library: libraryPath)
+        }
+        WriterSession.removeStaleLocks(in: session.locksDirectory, except: session.id)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// A fresh batch number for this session's placement intents.
+    func makeBatch() -> Int64 {
+        defer { nextBatch += 1 }
+        return nextBatch
+    }
+
+    /// The SHA-256 of a file, read through the shared buffer.
+    func hashFile(atPath path: String) throws -> (String, Int64) {
+        try SHA256Hasher.hashFile(atPath: path, buffer: buffer)
+    }
+
+    /// The asset that stores content with this SHA-256, if any.
+    func asset(withSHA256 sha256: String) throws -> (rowID: Int64, uuid: String, isDeleted: Bool)? {
+        let lookup = statements.assetBySHA256
+        defer { lookup.reset() }
+        do {
+            try lookup.bind(sha256, at: 1)
+            guard try lookup.step() else { return nil }
+            return (lookup.int64(0), lookup.string(1), lookup.bool(2))
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "look up content \(sha256)", library: libraryPath)
+        }
+    }
+
+    /// `PRAGMA data_version`: changes when another connection commits.
+    func dataVersion() throws -> Int64 { try database.pragmaInt("data_version") }
+
+    // MARK: Reconciling
+
+    /// Finishes or undoes the file work of writers that died between placing files and committing (or between
+    /// committing a purge and removing its files).
+    ///
+    /// For each intent of a dead session: when a resource row refers to the destination, the commit happened and the
+    /// intent is dropped. Otherwise a placed file is undone: a file that was renamed (same inode as the source had)
+    /// goes back to its source path; a copy is removed when its original is still in place, and otherwise also put at
+    /// the source path. When the source path is taken or its folder cannot be made, the file goes to
+    /// `Library/recovered/` instead: nothing is ever deleted that is not stored elsewhere. A purge's file is removed
+    /// when no row refers to it any more.
+    func reconcileIntents() throws {
+        let sessions = try database.rows(
+            "SELECT DISTINCT session FROM placement_intents WHERE session != ?", [.text(session.id)]
+        ) { $0.string(0) }
+        for dead in sessions where WriterSession.isDead(session: dead, locksDirectory: session.locksDirectory) {
+            let intents = try database.rows(
+                "SELECT action, source, source_inode, destination FROM placement_intents WHERE session = ? ORDER BY id",
+                [.text(dead)]
+            ) { row in (row.int(0), row.optionalString(1), row.optionalInt64(2), row.string(3)) }
+            for (action, source, sourceInode, destination) in intents {
+                let referenced =
+                    try database.int64("SELECT 1 FROM resources WHERE path = ?", [.text(destination)]) != nil
+                let absolute = libraryPath + "/" + destination
+                if action == PlacementIntent.Action.remove.rawValue {
+                    if !referenced { try? SystemCall.unlink(absolute) }
+                    continue
+                }
+                try? SystemCall.unlink(PlacementIntent.temporaryPath(for: absolute))
+                guard !referenced, let placed = try? SystemCall.stat(absolute) else { continue }
+                guard let source else { continue }
+                if let sourceInode, UInt64(placed.st_ino) == UInt64(sourceInode) {
+                    // Renamed: the file is the source itself.
+                    returnToSource(absolute, source: source)
+                } else if let original = try? SystemCall.stat(source), let sourceInode,
+                    UInt64(original.st_ino) == UInt64(sourceInode)
+                {
+                    // A copy, and the original is still in place: drop the copy.
+                    try? SystemCall.unlink(absolute)
+                } else {
+                    // A copy whose original is gone: keep the bytes.
+                    returnToSource(absolute, source: source)
+                }
+            }
+            try database.inTransaction(.immediate) {
+                try database.run("DELETE FROM placement_intents WHERE session = ?", [.text(dead)])
+            }
+        }
+    }
+
+    /// Moves a placed file back where it came from; if that is impossible, into `Library/recovered/` so that nothing
+    /// is lost.
+    private func returnToSource(_ path: String, source: String) {
+        let folder = (source as NSString).deletingLastPathComponent
+        if (try? SystemCall.makeDirectories(folder)) != nil, (try? SystemCall.renameNoReplace(path, source)) != nil {
+            return
+        }
+        let recovered = libraryPath + "/recovered"
+        _ = try? SystemCall.makeDirectory(recovered)
+        let name = UUID().uuidString.lowercased() + "-" + (source as NSString).lastPathComponent
+        try? SystemCall.renameNoReplace(path, recovered + "/" + name)
+    }
+}
+
+/// The placement-intent rows: written in their own transaction before files are placed, deleted in the transaction
+/// that commits the block (or after undoing the files).
+enum PlacementIntent {
+    enum Action: Int {
+        /// A file placed into the library for a new resource.
+        case place = 0
+        /// A stored original to remove after a purge committed.
+        case remove = 1
+    }
+
+    enum Method: Int {
+        /// The source is moved: renamed, or across filesystems copied and removed after the commit.
+        case move = 0
+        /// The source is copied and stays.
+        case copy = 1
+    }
+
+    /// The name a copy is written under before it is renamed into place.
+    static func temporaryPath(for destination: String) -> String {
+        let folder = (destination as NSString).deletingLastPathComponent
+        return folder + "/." + (destination as NSString).lastPathComponent + ".partial"
+    }
+}

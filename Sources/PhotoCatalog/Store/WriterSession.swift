@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Marks a live writer: an exclusive `flock` on `Library/locks/<session>.lock`, held as long as the writer is open
+/// and released by the kernel when the process dies (also on `kill -9`).
+///
+/// Placement intents carry their writer's session; at open, a writer reconciles only the intents of sessions whose
+/// lock it can take, i.e. of writers that are gone. Two writers (two processes, or two ``PhotoLibrary`` values on one
+/// folder) therefore never undo each other's work in flight.
+final class WriterSession {
+    let id: String
+    let locksDirectory: String
+    private let descriptor: Int32
+    private let path: String
+
+    init(locksDirectory: String) throws {
+        self.locksDirectory = locksDirectory
+        try SystemCall.makeDirectory(locksDirectory)
+        while true {
+            let id = UUID().uuidString.lowercased()
+            let path = locksDirectory + "/" + id + ".lock"
+            let descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_EXCL, mode: 0o644)
+            _ = try SystemCall.retrying("flock", path) { flock(descriptor, LOCK_EX) }
+            // A reconciler may have taken and removed the fresh file between open and flock; then start over.
+            if let onDisk = try? SystemCall.stat(path), let held = try? SystemCall.fstat(descriptor, path: path),
+                onDisk.st_ino == held.st_ino, onDisk.st_dev == held.st_dev
+            {
+                self.id = id
+                self.path = path
+                self.descriptor = descriptor
+                return
+            }
+            SystemCall.close(descriptor)
+        }
+    }
+
+    deinit {
+        _ = Glibc.unlink(path)
+        SystemCall.close(descriptor)
+    }
+
+    /// Whether the writer of `session` is gone: its lock file is missing or its lock can be taken. A taken lock file
+    /// is removed.
+    static func isDead(session: String, locksDirectory: String) -> Bool {
+        let path = locksDirectory + "/" + session + ".lock"
+        let descriptor = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        if descriptor < 0 { return Glibc.errno == ENOENT }
+        defer { Glibc.close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        _ = Glibc.unlink(path)
+        return true
+    }
+
+    /// Removes lock files of writers that are gone (leftovers of crashed processes).
+    static func removeStaleLocks(in locksDirectory: String, except own: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: locksDirectory) else { return }
+        for name in names where name.hasSuffix(".lock") && name != own + ".lock" {
+            _ = isDead(session: String(name.dropLast(5)), locksDirectory: locksDirectory)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+@testable import PhotoCatalog
+
+@Suite("Creating assets")
+struct AssetCreationTests {
+    @Test("a placeholder resolves to the committed asset, with every property stored")
+    func placeholderResolves() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let source = try folder.write(TestFiles.distinctBytes(size: 3000), to: "IMG_0001.JPG")
+        let date = Date(timeIntervalSince1970: 1_600_000_000.123)
+        let identifier = Locked<String?>(nil)
+        let report = try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: source, options: nil)
+            request.creationDate = date
+            request.creationDateSource = "exif"
+            request.location = Location(latitude: 47.5, longitude: 8.25, altitude: 410)
+            request.isFavorite = true
+            request.pixelWidth = 4032
+            request.pixelHeight = 3024
+            identifier.value = request.placeholderForCreatedAsset?.localIdentifier
+        }
+        let id = try #require(identifier.value)
+        #expect(report.createdAssetCount == 1)
+        #expect(report.assetCreations.first?.localIdentifier == id)
+        #expect(report.changeToken != nil)
+        let asset = try #require(Asset.fetchAssets(withLocalIdentifiers: [id], library: library).firstObject)
+        #expect(asset.localIdentifier == id)
+        #expect(asset.kind == "photo")
+        #expect(asset.mediaType == .image)
+        #expect(asset.playbackStyle == .image)
+        #expect(asset.mimeType == "image/jpeg")
+        #expect(asset.creationDate == date)
+        #expect(asset.creationDateSource == "exif")
+        #expect(asset.location == Location(latitude: 47.5, longitude: 8.25, altitude: 410))
+        #expect(asset.isFavorite && !asset.isHidden && !asset.isDeleted)
+        #expect(asset.pixelWidth == 4032 && asset.pixelHeight == 3024)
+        #expect(asset.originalFilename == "IMG_0001.JPG")
+        #expect(asset.byteCount == 3000)
+        #expect(asset.sha256 == SHA256Hasher.hash(try Data(contentsOf: source)))
+        let stored = try #require(library.originalURL(for: asset))
+        #expect(stored.path.hasPrefix(library.originalsURL.path + "/"))
+        #expect(stored.lastPathComponent.hasSuffix(".jpg"))
+        #expect(stored.deletingLastPathComponent().lastPathComponent.count == 2)
+        #expect(try Data(contentsOf: stored) == Data(contentsOf: source))
+        #expect(FileManager.default.fileExists(atPath: source.path), "copying keeps the source (PhotoKit's default)")
+    }
+
+    @Test("kinds: a .photo with image/gif is a GIF, a .video is a video; the default date is the file's mtime")
+    func kinds() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let gif = try folder.write(TestFiles.gif, to: "anim.gif")
+        let movie = try folder.write(TestFiles.distinctBytes(size: 500), to: "clip.MOV")
+        let mtime = Date(timeIntervalSince1970: 1_500_000_000)
+        try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: movie.path)
+        try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: gif)
+            let video = try AssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)
+            video.duration = 12.5
+        }
+        let all = try Asset.fetchAssets(with: nil, library: library)
+        #expect(all.count == 2)
+        let gifAsset = try #require(all.first { $0.mimeType == "image/gif" })
+        #expect(gifAsset.kind == "gif" && gifAsset.playbackStyle == .imageAnimated && gifAsset.mediaType == .image)
+        #expect(try Data(contentsOf: #require(gifAsset.originalURL)) == TestFiles.gif, "GIF bytes stay untouched")
+        let videoAsset = try #require(all.first { $0.mediaType == .video })
+        #expect(videoAsset.kind == "video" && videoAsset.playbackStyle == .video)
+        #expect(videoAsset.mimeType == "video/quicktime" && videoAsset.duration == 12.5)
+        #expect(videoAsset.creationDate == mtime && videoAsset.creationDateSource == "fileModificationDate")
+        #expect(videoAsset.originalURL?.pathExtension == "mov")
+        #expect(try Asset.fetchAssets(with: .video, library: library).count == 1)
+    }
+
+    @Test("photodrop options: a given SHA-256 is trusted, MIME type and extension are used as given")
+    func trustedOptions() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let source = try folder.write(TestFiles.distinctBytes(size: 100), to: "upload.bin")
+        let claimed = String(repeating: "ab", count: 32)
+        try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(
+                with: .photo, fileURL: source,
+                options: AssetResourceCreationOptions(
+                    originalFilename: "Holiday.heic", mimeType: "image/heic", contentSHA256: claimed,
+                    fileExtension: "heic"))
+        }
+        let asset = try #require(Asset.fetchAssets(with: nil, library: library).firstObject)
+        #expect(asset.sha256 == claimed, "the library trusts contentSHA256 and does not re-hash")
+        #expect(asset.mimeType == "image/heic")
+        #expect(asset.primaryResource?.uniformTypeIdentifier == "public.heic")
+        #expect(asset.originalFilename == "Holiday.heic")
+        #expect(asset.originalURL?.pathExtension == "heic")
+    }
+
+    @Test("a malformed contentSHA256 or a missing file fails the block with a message naming the file")
+    func badResources() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let source = try folder.write(Data("x".utf8), to: "a.jpg")
+        await #expect {
+            try await library.performChanges {
+                try AssetCreationRequest.forAsset().addResource(
+                    with: .photo, fileURL: source, options: AssetResourceCreationOptions(contentSHA256: "ABC"))
+            }
+        } throws: { error in
+            (error as? PhotosError)?.code == .invalidParameter && "\(error)".contains(source.path)
+        }
+        let missing = folder.appending("nope.jpg")
+        await #expect {
+            try await library.performChanges {
+                _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: missing)
+            }
+        } throws: { error in
+            (error as? PhotosError)?.code == .missingResource && "\(error)".contains(missing.path)
+        }
+        await #expect {
+            try await library.performChanges { _ = try AssetCreationRequest.forAsset() }
+        } throws: { error in
+            (error as? PhotosError)?.code == .invalidResource
+        }
+        #expect(try Asset.fetchAssets(with: nil, library: library).isEmpty)
+        #expect(TestFiles.originals(library).isEmpty)
+    }
+
+    @Test("shouldMoveFile renames on one filesystem: the stored original is the same inode")
+    func moveSameFilesystem() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let source = try folder.write(TestFiles.distinctBytes(size: 4096), to: "inbox/photo.jpg")
+        let inode = try #require(TestFiles.inode(source))
+        try await library.performChanges {
+            try AssetCreationRequest.forAsset().addResource(
+                with: .photo, fileURL: source, options: AssetResourceCreationOptions(shouldMoveFile: true))
+        }
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+        let asset = try #require(Asset.fetchAssets(with: nil, library: library).firstObject)
+        #expect(TestFiles.inode(try #require(asset.originalURL)) == inode)
+    }
+
+    @Test("shouldMoveFile across filesystems (/dev/shm to the work disk) copies, syncs and removes the source")
+    func moveAcrossFilesystems() async throws {
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        let folder = try TemporaryDirectory()
+        guard FileManager.default.isWritableFile(atPath: shm.path) else {
+            Issue.record("/dev/shm is not writable here; the cross-filesystem move cannot be tested")
+            return
+        }
+        let source = try TemporaryDirectory("photocatalog-shm", in: shm)
+        guard TestFiles.device(source.url) != TestFiles.device(folder.url) else {
+            Issue.record("/dev/shm and \(folder.path) are on one filesystem here; nothing crosses filesystems")
+            return
+        }
+        let library = folder.library()
+        let bytes = TestFiles.distinctBytes(size: 3 << 20)  // several copy_file_range/read rounds
+        let moved = try source.write(bytes, to: "big.jpg")
+        let copied = try source.write(TestFiles.distinctBytes(size: 1000), to: "kept.jpg")
+        try await library.performChanges {
+            try AssetCreationRequest.forAsset().addResource(
+                with: .photo, fileURL: moved, options: AssetResourceCreationOptions(shouldMoveFile: true))
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: copied)
+        }
+        #expect(!FileManager.default.fileExists(atPath: moved.path), "a moved source is removed after the commit")
+        #expect(FileManager.default.fileExists(atPath: copied.path))
+        let assets = try Asset.fetchAssets(with: nil, library: library)
+        #expect(assets.count == 2)
+        let big = try #require(assets.first { $0.byteCount == Int64(bytes.count) })
+        #expect(try Data(contentsOf: #require(big.originalURL)) == bytes)
+        #expect(TestFiles.device(try #require(big.originalURL)) == TestFiles.device(folder.url))
+        #expect(!TestFiles.originals(library).contains { $0.hasSuffix(".partial") })
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+@testable import PhotoCatalog
+
+@Suite("Atomicity and misuse")
+struct AtomicityTests {
+    struct Boom: Error {}
+
+    @Test("a block that throws after a resource was added leaves no rows, no files, and the moved source in place")
+    func throwMidBlock() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let sources = try folder.makeFiles(3)
+        try await library.performChanges {
+            _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Before")
+        }
+        let tokenBefore = try library.currentChangeToken
+        await #expect(throws: Boom.self) {
+            try await library.performChanges {
+                let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Never")
+                for source in sources {
+                    let request = try AssetCreationRequest.forAsset()
+                    request.addResource(
+                        with: .photo, fileURL: source, options: AssetResourceCreationOptions(shouldMoveFile: true))
+                    album.addAssets([request.placeholderForCreatedAsset!])
+                }
+                throw Boom()
+            }
+        }
+        #expect(try Asset.fetchAssets(with: nil, library: library).isEmpty)
+        #expect(
+            try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(\.title) == [
+                "Before"
+            ])
+        #expect(TestFiles.originals(library).isEmpty)
+        #expect(sources.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
+        #expect(try library.currentChangeToken == tokenBefore)
+        #expect(try rawCount(library, "SELECT count(*) FROM placement_intents") == 0)
+    }
+
+    @Test("when applying fails after files were placed, the files are undone: moved sources return, copies vanish")
+    func failureAfterPlacement() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let moved = try folder.makeFiles(4, prefix: "moved")
+        let copied = try folder.makeFiles(2, prefix: "copied")
+        let inodes = moved.map(TestFiles.inode)
+        try await library.performChanges {
+            _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Doomed")
+        }
+        let doomed = try #require(
+            AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).firstObject)
+        // The album is deleted first, then assets are added to it: applying fails after every file was placed.
+        await #expect {
+            try await library.performChanges {
+                var placeholders: [ObjectPlaceholder] = []
+                for source in moved {
+                    let request = try AssetCreationRequest.forAsset()
+                    request.addResource(
+                        with: .photo, fileURL: source, options: AssetResourceCreationOptions(shouldMoveFile: true))
+                    placeholders.append(request.placeholderForCreatedAsset!)
+                }
+                for source in copied { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source) }
+                try AssetCollectionChangeRequest.deleteAssetCollections([doomed])
+                try AssetCollectionChangeRequest(for: doomed).addAssets(placeholders)
+            }
+        } throws: { error in
+            (error as? PhotosError)?.code == .identifierNotFound
+        }
+        #expect(moved.map(TestFiles.inode) == inodes, "renamed files are back at their sources, same inodes")
+        #expect(copied.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
+        #expect(TestFiles.originals(library).isEmpty)
+        #expect(try rawCount(library, "SELECT count(*) FROM assets") == 0)
+        #expect(try rawCount(library, "SELECT count(*) FROM placement_intents") == 0)
+        #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).count == 1)
+    }
+
+    @Test("change requests outside performChanges throw a clear error")
+    func outsideBlock() throws {
+        let folder = try TemporaryDirectory()
+        let file = try folder.write(Data("x".utf8), to: "x.jpg")
+        #expect {
+            _ = try AssetCreationRequest.forAsset()
+        } throws: { error in
+            guard let error = error as? PhotosError else { return false }
+            return error.code == .invalidParameter && error.message.contains("inside a PhotoLibrary.performChanges")
+        }
+        #expect(throws: PhotosError.self) {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
+        }
+        #expect(throws: PhotosError.self) {
+            _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x")
+        }
+        #expect(throws: PhotosError.self) { try JournalChangeRequest.removeEntries([1]) }
+    }
+
+    @Test("a request made in a block and used after it changes nothing; a request on another thread is refused")
+    func escapedRequests() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let kept = Locked<AssetCollectionChangeRequest?>(nil)
+        let fromOtherThread = Locked<Bool?>(nil)
+        try await library.performChanges {
+            kept.value = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Original")
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                fromOtherThread.value = (try? AssetCreationRequest.forAsset()) != nil
+                done.signal()
+            }
+            done.wait()
+        }
+        #expect(fromOtherThread.value == false)
+        kept.value?.title = "Changed later"
+        try await library.performChanges {}
+        let titles = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).map(
+            \.title)
+        #expect(titles == ["Original"])
+    }
+
+    @Test(
+        "performChangesAndWait inside a block reports the deadlock instead of hanging; blocks may nest across libraries"
+    )
+    func nestedWait() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let other = folder.library("Other")
+        let nested = Locked<String?>(nil)
+        try library.performChangesAndWait {
+            do {
+                try library.performChangesAndWait {}
+            } catch let error as PhotosError {
+                nested.value = "\(error.code)"
+            }
+            try other.performChangesAndWait {
+                _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Elsewhere")
+            }
+        }
+        #expect(nested.value == "invalidParameter")
+        #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: other).count == 1)
+    }
+
+    @Test("the completion-handler form reports success and failure")
+    func completionHandler() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let results: [(Bool, String?)] = await withCheckedContinuation { continuation in
+            let collected = Locked<[(Bool, String?)]>([])
+            library.performChanges({
+                _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "ok")
+            }) { success, error in
+                collected.update { $0.append((success, error.map { "\($0)" })) }
+                library.performChanges({ throw Boom() }) { success, error in
+                    collected.update { $0.append((success, error.map { "\($0)" })) }
+                    continuation.resume(returning: collected.value)
+                }
+            }
+        }
+        #expect(results.count == 2)
+        #expect(results[0].0 == true && results[0].1 == nil)
+        #expect(results[1].0 == false && results[1].1 != nil)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import PhotoCatalog
+
+@Suite("Concurrent writers")
+struct ConcurrencyTests {
+    @Test("8 tasks saving 200 files each into one album (find-or-create inside each block) lose nothing")
+    func eightTasks() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let title = "Shared album"
+        let perTask = 200
+        let identifiers = try await withThrowingTaskGroup(of: [String].self) { group in
+            for task in 0..<8 {
+                let files = try folder.makeFiles(perTask, prefix: "t\(task)-", size: 64)
+                group.addTask {
+                    var created: [String] = []
+                    for file in files {
+                        let report = try await library.performChanges {
+                            // The classic snippet: find the album by title or create it, then save into it.
+                            let existing = try AssetCollection.fetchAssetCollections(
+                                with: .album, subtype: .albumRegular,
+                                options: FetchOptions(predicate: .title(.equals(title))), library: library
+                            ).firstObject
+                            let album =
+                                try existing.map { try AssetCollectionChangeRequest(for: $0) }
+                                ?? AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title)
+                            let request = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
+                            album.addAssets([request.placeholderForCreatedAsset!])
+                        }
+                        created += report.assetCreations.map(\.localIdentifier)
+                    }
+                    return created
+                }
+            }
+            var all: [String] = []
+            for try await part in group { all += part }
+            return all
+        }
+        #expect(identifiers.count == 8 * perTask)
+        #expect(Set(identifiers).count == 8 * perTask)
+        let albums = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library)
+        #expect(albums.count == 1, "blocks are serialized: the album is created exactly once")
+        let album = try #require(albums.firstObject)
+        #expect(album.estimatedAssetCount == 8 * perTask)
+        let members = try Asset.fetchAssets(in: album)
+        #expect(Set(members.map(\.localIdentifier)) == Set(identifiers))
+        #expect(try rawCount(library, "SELECT count(DISTINCT position) FROM album_assets") == Int64(8 * perTask))
+        #expect(TestFiles.originals(library).count == 8 * perTask)
+        #expect(
+            try library.fetchPersistentChanges(
+                since: PersistentChangeToken(string: "\(library.currentChangeToken.libraryID):0")!
+            ).count == 8 * perTask)
+    }
+
+    @Test("reads run while a long block is being written, and see only committed state")
+    func readsDuringWrite() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let files = try folder.makeFiles(300, size: 64)
+        try await library.performChanges {
+            _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Start")
+        }
+        let inBlock = Locked(false)
+        let release = DispatchSemaphore(value: 0)
+        async let write: ChangeReport = library.performChanges {
+            for file in files { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
+            inBlock.value = true
+            release.wait()  // hold the writer inside the block
+        }
+        #expect(await waitUntil { inBlock.value })
+        // A watchdog releases the writer after 20 s, so that a read that waited for the writer fails the test
+        // (by its duration) instead of hanging it.
+        let watchdog = DispatchWorkItem { release.signal() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+        // The writer is busy; a fetch on this thread still answers, with the committed state.
+        let clock = ContinuousClock()
+        var seen = 0
+        let elapsed = try clock.measure {
+            seen = try Asset.fetchAssets(with: nil, library: library).count
+            _ = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library)
+        }
+        watchdog.cancel()
+        #expect(seen == 0)
+        #expect(elapsed < .seconds(15), "the read waited for the writer")
+        release.signal()
+        _ = try await write
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 300)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import PhotoCatalog
+
+@Suite("Duplicates")
+struct DuplicateTests {
+    @Test("content already stored resolves to the existing asset; album additions go there; the source stays")
+    func existingContent() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let bytes = TestFiles.distinctBytes(size: 777)
+        let first = try folder.write(bytes, to: "a/first.jpg")
+        let again = try folder.write(bytes, to: "b/again.jpg")
+        let original = try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: first)
+        }
+        let existingID = try #require(original.assetCreations.first?.localIdentifier)
+
+        let placeholderID = Locked<String?>(nil)
+        let duplicateFlag = Locked<AssetCreationRequest?>(nil)
+        let report = try await library.performChanges {
+            let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip")
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(
+                with: .photo, fileURL: again, options: AssetResourceCreationOptions(shouldMoveFile: true))
+            // The placeholder names the existing asset as soon as the resource is added.
+            placeholderID.value = request.placeholderForCreatedAsset?.localIdentifier
+            album.addAssets([request.placeholderForCreatedAsset!])
+            duplicateFlag.value = request
+        }
+        #expect(placeholderID.value == existingID)
+        #expect(duplicateFlag.value?.isDuplicate == true)
+        #expect(report.duplicateCount == 1 && report.createdAssetCount == 0)
+        #expect(report.assetCreations.first?.localIdentifier == existingID)
+        #expect(report.assetCreations.first?.storedURLs == [])
+        #expect(FileManager.default.fileExists(atPath: again.path), "a duplicate's source is never moved or removed")
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 1)
+        #expect(TestFiles.originals(library).count == 1)
+        let album = try #require(
+            AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).firstObject)
+        #expect(try Asset.fetchAssets(in: album).map(\.localIdentifier) == [existingID])
+    }
+
+    @Test("two requests with the same content in one block make one asset")
+    func withinOneBlock() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let bytes = TestFiles.distinctBytes(size: 300)
+        let one = try folder.write(bytes, to: "one.jpg")
+        let two = try folder.write(bytes, to: "two.jpg")
+        let report = try await library.performChanges {
+            let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Both")
+            for url in [one, two] {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(
+                    with: .photo, fileURL: url, options: AssetResourceCreationOptions(shouldMoveFile: true))
+                album.addAssets([request.placeholderForCreatedAsset!])
+            }
+        }
+        #expect(report.assetCreations.map(\.isDuplicate) == [false, true])
+        #expect(report.assetCreations[0].localIdentifier == report.assetCreations[1].localIdentifier)
+        #expect(!FileManager.default.fileExists(atPath: one.path))
+        #expect(FileManager.default.fileExists(atPath: two.path))
+        let album = try #require(
+            AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).firstObject)
+        #expect(album.estimatedAssetCount == 1)
+        #expect(try Asset.fetchAssets(in: album).count == 1)
+    }
+
+    @Test("a duplicate of an asset in Recently Deleted restores it (documented policy)")
+    func restoresDeleted() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let bytes = TestFiles.distinctBytes(size: 200)
+        let source = try folder.write(bytes, to: "p.jpg")
+        try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
+        }
+        let asset = try #require(Asset.fetchAssets(with: nil, library: library).firstObject)
+        try await library.performChanges { try AssetChangeRequest.deleteAssets([asset]) }
+        #expect(try Asset.fetchAssets(with: nil, library: library).isEmpty)
+        let report = try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
+        }
+        #expect(report.assetCreations.first?.isDuplicate == true)
+        #expect(report.assetCreations.first?.restoredFromRecentlyDeleted == true)
+        let restored = try Asset.fetchAssets(with: nil, library: library)
+        #expect(restored.map(\.localIdentifier) == [asset.localIdentifier])
+        #expect(restored.first?.isDeleted == false)
+    }
+
+    @Test("the database refuses a second stored original with the same SHA-256")
+    func uniqueConstraint() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let source = try folder.write(TestFiles.distinctBytes(size: 100), to: "x.jpg")
+        try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
+        }
+        let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        #expect(throws: DatabaseError.self) {
+            try database.run(
+                """
+                INSERT INTO resources(asset_id, type, sha256, byte_count, original_filename, path)
+                SELECT asset_id, type, sha256, byte_count, original_filename, path || '.2' FROM resources
+                """)
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PhotoCatalog
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A temporary folder under `FileManager.default.temporaryDirectory`, removed when the value goes away.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+
+    init(_ name: String = "photocatalog", in parent: URL = FileManager.default.temporaryDirectory) throws {
+        url = parent.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    var path: String { url.path }
+
+    func appending(_ component: String) -> URL { url.appendingPathComponent(component) }
+
+    /// A new library folder inside this directory (not created yet).
+    func library(_ name: String = "Library", retention: HistoryRetention = .default) -> PhotoLibrary {
+        PhotoLibrary(url: appending(name), historyRetention: retention)
+    }
+
+    /// Writes `count` distinct small files `prefix0.ext`, … and returns their URLs.
+    func makeFiles(_ count: Int, prefix: String = "file", ext: String = "jpg", size: Int = 256) throws -> [URL] {
+        try (0..<count).map { index in
+            let url = appending("\(prefix)\(index).\(ext)")
+            try TestFiles.distinctBytes(size: size).write(to: url)
+            return url
+        }
+    }
+
+    /// Writes one file with the given bytes.
+    @discardableResult
+    func write(_ data: Data, to name: String) throws -> URL {
+        let url = appending(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+        return url
+    }
+}
+
+enum TestFiles {
+    private static let counter = Atomic<Int>(0)
+
+    /// Bytes that differ from every other call's (a counter, a UUID, then pseudo-random filler).
+    static func distinctBytes(size: Int) -> Data {
+        var data = Data("\(counter.add(1, ordering: .relaxed).newValue)-\(UUID().uuidString)-".utf8)
+        if data.count < size {
+            var filler = [UInt8](repeating: 0, count: size - data.count)
+            var generator = SystemRandomNumberGenerator()
+            filler.withUnsafeMutableBytes { bytes in
+                // Eight bytes per call: fast enough in debug builds for multi-megabyte fixtures.
+                let words = bytes.count / 8
+                for index in 0..<words {
+                    bytes.storeBytes(of: generator.next(), toByteOffset: index * 8, as: UInt64.self)
+                }
+                for index in (words * 8)..<bytes.count { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+            }
+            data.append(contentsOf: filler)
+        }
+        return data
+    }
+
+    /// A minimal GIF89a (1×1, one frame).
+    static let gif = Data(
+        [
+            0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0x00, 0x00,
+            0x00,
+            0x21, 0xF9, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+            0x02, 0x02, 0x44, 0x01, 0x00, 0x3B,
+        ])
+
+    /// Every file below `url`, relative paths, sorted.
+    static func tree(_ url: URL) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: url.path) else { return [] }
+        var files: [String] = []
+        while let name = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
+                files.append(name)
+            }
+        }
+        return files.sorted()
+    }
+
+    /// The stored originals of a library (relative to it).
+    static func originals(_ library: PhotoLibrary) -> [String] {
+        tree(library.originalsURL)
+    }
+
+    /// `stat` of a path.
+    static func inode(_ url: URL) -> UInt64? {
+        var info = stat()
+        return stat(url.path, &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+
+    static func device(_ url: URL) -> UInt64? {
+        var info = stat()
+        return stat(url.path, &info) == 0 ? UInt64(info.st_dev) : nil
+    }
+}
+
+/// A raw read connection on a library's database, for checks the public API does not offer.
+func rawCount(_ library: PhotoLibrary, _ sql: String) throws -> Int64 {
+    let database = try Database(path: library.databasePath, mode: .readOnly)
+    return try database.int64(sql) ?? 0
+}
+
+/// Runs the `catalog-history` helper (built next to the test bundle) as a child process.
+enum Helper {
+    /// The helper's path: beside the running test bundle in the build folder.
+    static var executable: URL? {
+        let bundle = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0])
+        let candidate = bundle.deletingLastPathComponent().appendingPathComponent("catalog-history")
+        return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate : nil
+    }
+
+    struct Output {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+
+        /// Each stdout line parsed as a JSON object.
+        var objects: [[String: Any]] {
+            lines.compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+        }
+    }
+
+    /// Runs `executable` with `arguments` to completion.
+    static func run(_ executable: URL, _ arguments: [String]) throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    /// Runs the helper with `arguments`.
+    static func run(_ arguments: [String]) throws -> Output {
+        guard let executable else { throw HelperMissing() }
+        return try run(executable, arguments)
+    }
+
+    struct HelperMissing: Error, CustomStringConvertible {
+        var description: String {
+            "catalog-history is not built next to the test bundle; run swift build --build-tests"
+        }
+    }
+}
+
+/// A value shared with `@Sendable` change blocks and observers.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    var value: Value {
+        get { mutex.withLock { $0 } }
+        set { mutex.withLock { $0 = newValue } }
+    }
+
+    func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
+
+/// Waits, polling without blocking a thread of the cooperative pool, until `condition` holds or `seconds` pass;
+/// returns whether it held. (With two cores the pool has two threads; blocking them starves the tasks being waited
+/// for.)
+func waitUntil(seconds: Double = 20, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return try condition()
+}
+
+/// Waits, polling, until `condition` holds or `seconds` pass; returns whether it held. For synchronous code only.
+func eventually(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(10_000)
+    }
+    return try condition()
+}
