@@ -17,6 +17,7 @@ enum CanonRAWProbe {
         }
         guard let moovBox = top.moov else {
             if let truncation = top.truncation { return truncated("there is no moov box yet; \(truncation)") }
+            if top.mdatCount == 0 { return truncated("the file ends before its moov box") }
             return broken("the CR3 file has no moov box, so its image data cannot be located")
         }
         guard top.isComplete(moovBox) else { return truncated(top.truncation ?? "the moov box is cut off") }

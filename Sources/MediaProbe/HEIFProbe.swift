@@ -29,6 +29,7 @@ enum HEIFProbe {
         if let problem = top.broken, top.meta == nil { return broken("the box structure is broken: \(problem)") }
         guard let metaBox = top.meta else {
             if let truncation = top.truncation { return truncated("there is no item information (meta) yet; \(truncation)") }
+            if top.mdatCount == 0 { return truncated("the file ends before its item information (meta box)") }
             return broken("the HEIF file has no item information (meta box), so it holds no image")
         }
         guard top.isComplete(metaBox) else {

@@ -39,7 +39,7 @@ enum SniffedFormat: Equatable {
         case 0x52:
             if matches(Array("RIFF".utf8)), matches(Array("WEBP".utf8), at: 8) { return .webp }
         case 0x42:
-            if at(1) == 0x4D, n >= 26 {
+            if at(1) == 0x4D, n >= 18 {
                 let dib = ByteReader.load32(h, 14, true)
                 if [12, 40, 52, 56, 64, 108, 124].contains(dib) { return .bmp }
             }
@@ -93,9 +93,15 @@ enum SniffedFormat: Equatable {
     static func signaturePrefix(_ h: [UInt8], count n: Int) -> String? {
         let signatures: [(String, [UInt8])] = [
             ("JPEG", [0xFF, 0xD8, 0xFF]), ("PNG", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
-            ("GIF", Array("GIF8".utf8)), ("WebP", Array("RIFF".utf8)), ("TIFF", Array("II*\u{0}".utf8)),
+            ("GIF", Array("GIF87a".utf8)), ("GIF", Array("GIF89a".utf8)), ("WebP", Array("RIFF".utf8)), ("TIFF", Array("II*\u{0}".utf8)),
             ("TIFF", [0x4D, 0x4D, 0x00, 0x2A]), ("RAF", Array("FUJIFILMCCD-RAW ".utf8)),
         ]
+        // "BM", then the file size: plausible when it promises more than is here.
+        if n >= 2, h[0] == 0x42, h[1] == 0x4D, n < 18 {
+            if n < 6 { return "BMP" }
+            let declared = ByteReader.load32(h, 2, true)
+            if declared > UInt32(n), declared < 1 << 31 { return "BMP" }
+        }
         guard n >= 1 else { return nil }
         for (name, signature) in signatures where n < signature.count || name == "WebP" {
             let m = min(n, signature.count)

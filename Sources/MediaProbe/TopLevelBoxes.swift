@@ -55,7 +55,7 @@ struct TopLevelBoxes {
                 }
                 offset = box.end
             case .failure(.headerCut):
-                if bytes.allSatisfy({ $0 == 0 }) {
+                if bytes.count == 4, bytes.allSatisfy({ $0 == 0 }) {
                     // QuickTime writers may end a file with a 32-bit zero terminator.
                     offset = size
                 } else {

@@ -31,6 +31,7 @@ struct TruncationSweepTests {
     func sweep() throws {
         let prober = try MediaProber()
         var failures: [String] = []
+        var notFlagged: [String] = []
         var probes = 0
         var slowest: (Double, String) = (0, "")
         for file in try Corpus.mediaFiles() {
@@ -57,6 +58,9 @@ struct TruncationSweepTests {
                         "\(file) cut at \(cut) of \(bytes.count) (needs \(needed)): accepted as \(result.outcome) — "
                             + result.message)
                 }
+                if full.isAccepted, cut < needed, !result.isAccepted, !(result.rejection == .corrupt && result.isTruncated) {
+                    notFlagged.append("\(file) at \(cut): \(result.rejection?.rawValue ?? "") \(result.message)")
+                }
                 if result.isAccepted, !full.isAccepted {
                     failures.append("\(file) cut at \(cut): accepted although the whole file is rejected")
                 }
@@ -64,6 +68,9 @@ struct TruncationSweepTests {
         }
         print("truncation sweep: \(probes) probes, slowest \(String(format: "%.4f", slowest.0)) s (\(slowest.1))")
         #expect(slowest.0 < 1, "a probe of a cut file took \(slowest.0) s: \(slowest.1)")
+        #expect(
+            notFlagged.isEmpty,
+            "cut files not reported as truncated (an interrupted upload must wait):\n\(notFlagged.joined(separator: "\n"))")
         #expect(failures.isEmpty, "\(failures.count) cut file(s) judged complete:\n\(failures.joined(separator: "\n"))")
     }
 }
