@@ -40,7 +40,8 @@ struct BoxHeader: Equatable {
         var size: UInt64
         if size32 == 1 {
             guard available >= 16 else { return .failure(.headerCut) }
-            size = UInt64(ByteReader.load32Generic(bytes, i + 8)) << 32 | UInt64(ByteReader.load32Generic(bytes, i + 12))
+            size =
+                UInt64(ByteReader.load32Generic(bytes, i + 8)) << 32 | UInt64(ByteReader.load32Generic(bytes, i + 12))
             headerSize = 16
         } else if size32 == 0 {
             size = UInt64(limit - offset)

@@ -135,7 +135,9 @@ enum Codecs {
         case "samr", "sawb", "sawp":
             return "\(name) audio ('\(code)') is not played by Apple devices; \(transcodeAudio)"
         default:
-            if VideoPolicy.appleDefault.audioCodecs.contains(code.description), !policy.audioCodecs.contains(code.description) {
+            if VideoPolicy.appleDefault.audioCodecs.contains(code.description),
+                !policy.audioCodecs.contains(code.description)
+            {
                 return "\(name) audio ('\(code)') is not in video.audioCodecs of the configuration; add '\(code)' "
                     + "there to accept it, or \(transcodeAudio)"
             }

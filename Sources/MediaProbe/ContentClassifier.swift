@@ -97,12 +97,14 @@ enum ContentClassifier {
         private static let remux =
             "remux it to MP4 if it holds H.264/HEVC video and AAC audio (`ffmpeg -i INPUT -c copy OUTPUT.mp4`), "
             + "else transcode it (`ffmpeg -i INPUT -c:v libx264 -c:a aac OUTPUT.mp4`)"
-        private static let transcode = "transcode it to H.264/AAC MP4: `ffmpeg -i INPUT -c:v libx264 -c:a aac OUTPUT.mp4`"
+        private static let transcode =
+            "transcode it to H.264/AAC MP4: `ffmpeg -i INPUT -c:v libx264 -c:a aac OUTPUT.mp4`"
 
         var message: String {
             switch self {
             case .matroska: return "Matroska (MKV) container is not supported on Apple devices; \(Self.remux)"
-            case .webm: return "WebM container (VP8/VP9/AV1, Vorbis/Opus) is not supported on Apple devices; \(Self.transcode)"
+            case .webm:
+                return "WebM container (VP8/VP9/AV1, Vorbis/Opus) is not supported on Apple devices; \(Self.transcode)"
             case .avi: return "AVI container is not supported on Apple devices; \(Self.transcode)"
             case .flv: return "Flash video (FLV) container is not supported on Apple devices; \(Self.remux)"
             case .transportStream:

@@ -40,8 +40,10 @@ struct FourCC: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringL
 
     /// The four bytes.
     var bytes: [UInt8] {
-        [UInt8(rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16), UInt8(truncatingIfNeeded: rawValue >> 8),
-         UInt8(truncatingIfNeeded: rawValue)]
+        [
+            UInt8(rawValue >> 24), UInt8(truncatingIfNeeded: rawValue >> 16), UInt8(truncatingIfNeeded: rawValue >> 8),
+            UInt8(truncatingIfNeeded: rawValue),
+        ]
     }
 
     /// The code as text; bytes outside printable ASCII are shown as Latin-1 (`©xyz`), control bytes as `?`.

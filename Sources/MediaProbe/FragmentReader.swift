@@ -2,7 +2,7 @@
 /// duration, and how far into the file their data reaches.
 enum FragmentReader {
     /// At most this many bytes of `moof` boxes are read in total.
-    static let maxTotalBytes: Int64 = 256 << 20
+    static let maxTotalBytes: Int64 = 64 << 20
 
     static func read(_ source: ByteSource, moofs: [BoxHeader], into movie: inout Movie) throws(ProbeError) -> String? {
         var total: Int64 = 0

@@ -19,7 +19,9 @@ enum GIFProbe {
             metadata.pixelHeight = Int(h)
         }
         if flags & 0x80 != 0 {
-            guard try r.skip(3 << (Int(flags & 7) + 1)) else { return truncated("the file ends inside the color table") }
+            guard try r.skip(3 << (Int(flags & 7) + 1)) else {
+                return truncated("the file ends inside the color table")
+            }
         }
         var frames = 0
         var centiseconds = 0

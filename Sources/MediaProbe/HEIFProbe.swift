@@ -19,7 +19,9 @@ enum HEIFProbe {
             default: return codec == "av01" ? "image/avif" : "image/heif"
             }
         }
-        var ext: String { codec == "av01" || major == "avif" || major == "avis" ? "avif" : codec == "hvc1" ? "heic" : "heif" }
+        var ext: String {
+            codec == "av01" || major == "avif" || major == "avis" ? "avif" : codec == "hvc1" ? "heic" : "heif"
+        }
         func truncated(_ message: String) -> ProbeResult {
             ISOBMFFProbe.truncated(message, mime: mime, ext: ext, metadata: metadata)
         }
@@ -28,7 +30,9 @@ enum HEIFProbe {
         }
         if let problem = top.broken, top.meta == nil { return broken("the box structure is broken: \(problem)") }
         guard let metaBox = top.meta else {
-            if let truncation = top.truncation { return truncated("there is no item information (meta) yet; \(truncation)") }
+            if let truncation = top.truncation {
+                return truncated("there is no item information (meta) yet; \(truncation)")
+            }
             if top.mdatCount == 0 { return truncated("the file ends before its item information (meta box)") }
             return broken("the HEIF file has no item information (meta box), so it holds no image")
         }

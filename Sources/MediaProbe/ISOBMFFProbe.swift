@@ -4,7 +4,7 @@ import Foundation
 /// photos and Canon CR3 RAW photos, told apart by brand and structure, never by name.
 enum ISOBMFFProbe {
     /// The largest `moov` (or HEIF `meta`) read into memory.
-    static let maxMovieHeader: Int64 = 256 << 20
+    static let maxMovieHeader: Int64 = 64 << 20
     static let maxMetaBox: Int64 = 16 << 20
 
     /// Brands that make a file a still image (or image sequence), not a movie.

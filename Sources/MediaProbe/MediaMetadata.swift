@@ -50,9 +50,9 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var pixelWidth: Int?
     /// The height of the image or video frame as encoded, before ``orientation`` is applied.
     public var pixelHeight: Int?
-    /// How to turn the encoded pixels for display, as an EXIF orientation 1…8 (1: as stored; 6: rotate 90° clockwise;
-    /// 3: 180°; 8: 90° counter-clockwise; 2, 4, 5, 7: mirrored). From EXIF for JPEG/TIFF/PNG/WebP, from `irot`/`imir`
-    /// for HEIF/AVIF, from the track matrix for movies.
+    /// How to turn the encoded pixels for display, as an EXIF orientation 1…8 (1: as stored; 6: rotate 90°
+    /// clockwise; 3: 180°; 8: 90° counter-clockwise; 2, 4, 5, 7: mirrored). From EXIF for JPEG/TIFF/PNG/WebP, from
+    /// `irot`/`imir` for HEIF/AVIF, from the track matrix for movies.
     public var orientation: Int?
     /// Playing time in seconds (movies; animated images when known).
     public var duration: Double?

@@ -103,7 +103,8 @@ enum MovieProbe {
             return broken("the video track \(track.id) has no samples: there is nothing to play")
         }
         let message = VideoCompatibility.describe(movie, container: container.display, metadata: metadata)
-        return .accepted(.video, message: message, mime: container.mime, fileExtension: container.ext, metadata: metadata)
+        return .accepted(
+            .video, message: message, mime: container.mime, fileExtension: container.ext, metadata: metadata)
     }
 
     /// Copies a movie's size, orientation, duration, codecs, date, location and identifiers into `metadata`.
@@ -129,7 +130,7 @@ enum MovieProbe {
             metadata.captureDate = Date(timeIntervalSince1970: seconds)
             metadata.captureDateSource = .quickTimeMetadata
             metadata.captureTimeZoneOffset = offset
-        } else if movie.creationTime > secondsFrom1904To1970 {
+        } else if movie.creationTime > secondsFrom1904To1970, movie.creationTime < secondsFrom1904To2200 {
             metadata.captureDate = Date(timeIntervalSince1970: Double(movie.creationTime - secondsFrom1904To1970))
             metadata.captureDateSource = .movieHeader
         }
@@ -141,4 +142,6 @@ enum MovieProbe {
 
     /// Seconds between 1904-01-01 (the QuickTime epoch) and 1970-01-01.
     static let secondsFrom1904To1970: UInt64 = 2_082_844_800
+    /// Creation times after 2200 are garbage (or an encoder's "unknown").
+    static let secondsFrom1904To2200: UInt64 = 2_082_844_800 + 7_258_118_400
 }

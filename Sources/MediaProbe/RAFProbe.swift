@@ -29,7 +29,9 @@ enum RAFProbe {
         where range.0 > 0 || range.1 > 0 {
             guard range.0 + range.1 <= source.size else {
                 return truncated(
-                    "\(name) (bytes \(range.0)…\(range.0 + range.1)) lies past the end of the file (\(source.size) bytes)")
+                    "\(name) (bytes \(range.0)…\(range.0 + range.1)) lies past the end of the file "
+                        + "(\(source.size) bytes)"
+                )
             }
         }
         guard cfa.1 > 0 || jpeg.1 > 0 else {

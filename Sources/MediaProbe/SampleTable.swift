@@ -31,7 +31,8 @@ enum SampleTable {
 
     // MARK: sample descriptions
 
-    private static func readDescriptions(_ bytes: [UInt8], _ stsd: BoxHeader) throws(ParseError) -> [Movie.SampleEntry] {
+    private static func readDescriptions(_ bytes: [UInt8], _ stsd: BoxHeader) throws(ParseError) -> [Movie.SampleEntry]
+    {
         var r = BoxIterator.payload(bytes, stsd)
         try r.skip(4)
         let count = try r.u32()
@@ -94,7 +95,9 @@ enum SampleTable {
         return entry
     }
 
-    private static func readEntryChild(_ bytes: [UInt8], _ child: BoxHeader, into entry: inout Movie.SampleEntry, depth: Int) {
+    private static func readEntryChild(
+        _ bytes: [UInt8], _ child: BoxHeader, into entry: inout Movie.SampleEntry, depth: Int
+    ) {
         switch child.type {
         case "esds":
             if entry.objectType == nil { entry.objectType = objectType(bytes, child) }
@@ -244,7 +247,9 @@ enum SampleTable {
     }
 
     /// One past the last byte of the samples, walking chunks in order and giving each its samples.
-    static func dataEnd(sizes: SampleSizes, runs: [(firstChunk: UInt32, samplesPerChunk: UInt32)], offsets: ChunkOffsets)
+    static func dataEnd(
+        sizes: SampleSizes, runs: [(firstChunk: UInt32, samplesPerChunk: UInt32)], offsets: ChunkOffsets
+    )
         throws(ParseError) -> Int64
     {
         var end: UInt64 = 0

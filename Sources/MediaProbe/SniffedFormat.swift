@@ -93,7 +93,8 @@ enum SniffedFormat: Equatable {
     static func signaturePrefix(_ h: [UInt8], count n: Int) -> String? {
         let signatures: [(String, [UInt8])] = [
             ("JPEG", [0xFF, 0xD8, 0xFF]), ("PNG", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
-            ("GIF", Array("GIF87a".utf8)), ("GIF", Array("GIF89a".utf8)), ("WebP", Array("RIFF".utf8)), ("TIFF", Array("II*\u{0}".utf8)),
+            ("GIF", Array("GIF87a".utf8)), ("GIF", Array("GIF89a".utf8)), ("WebP", Array("RIFF".utf8)),
+            ("TIFF", Array("II*\u{0}".utf8)),
             ("TIFF", [0x4D, 0x4D, 0x00, 0x2A]), ("RAF", Array("FUJIFILMCCD-RAW ".utf8)),
         ]
         // "BM", then the file size: plausible when it promises more than is here.

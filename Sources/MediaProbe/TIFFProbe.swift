@@ -53,15 +53,21 @@ enum TIFFProbe {
         }
         if hasRAWData {
             let make = (walk.exif.make ?? "").uppercased()
-            if make.hasPrefix("NIKON") { return Flavor(name: "Nikon NEF", ext: "nef", mime: "image/x-nikon-nef", isRAW: true) }
-            if make.hasPrefix("SONY") { return Flavor(name: "Sony ARW", ext: "arw", mime: "image/x-sony-arw", isRAW: true) }
+            if make.hasPrefix("NIKON") {
+                return Flavor(name: "Nikon NEF", ext: "nef", mime: "image/x-nikon-nef", isRAW: true)
+            }
+            if make.hasPrefix("SONY") {
+                return Flavor(name: "Sony ARW", ext: "arw", mime: "image/x-sony-arw", isRAW: true)
+            }
             if make.hasPrefix("PENTAX") || make.hasPrefix("RICOH") {
                 return Flavor(name: "Pentax PEF", ext: "pef", mime: "image/x-pentax-pef", isRAW: true)
             }
             if make.hasPrefix("SAMSUNG") {
                 return Flavor(name: "Samsung SRW", ext: "srw", mime: "image/x-samsung-srw", isRAW: true)
             }
-            if make.hasPrefix("CANON") { return Flavor(name: "Canon CR2", ext: "cr2", mime: "image/x-canon-cr2", isRAW: true) }
+            if make.hasPrefix("CANON") {
+                return Flavor(name: "Canon CR2", ext: "cr2", mime: "image/x-canon-cr2", isRAW: true)
+            }
             return Flavor(name: "camera RAW", ext: "tiff", mime: "image/tiff", isRAW: true)
         }
         return Flavor(name: "TIFF", ext: "tiff", mime: "image/tiff", isRAW: false)

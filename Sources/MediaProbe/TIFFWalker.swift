@@ -157,8 +157,8 @@ struct TIFFWalker {
                 let valueOffset = Int64(stream.u32(entry.field, entry.field.startIndex))
                 if !stream.contains(offset: valueOffset, count: size) {
                     noteMissing(
-                        "the value of tag 0x\(String(entry.tag, radix: 16)) (bytes \(valueOffset)…\(valueOffset + size)) "
-                            + "lies past the end of the file (\(stream.length) bytes)")
+                        "the value of tag 0x\(String(entry.tag, radix: 16)) (bytes \(valueOffset)…"
+                            + "\(valueOffset + size)) lies past the end of the file (\(stream.length) bytes)")
                 }
             }
             switch kind {

@@ -34,6 +34,7 @@ struct CorpusContractTests {
                 "Corpus mismatches:\n| file | expected | got | message |\n|---|---|---|---|\n"
                     + table.joined(separator: "\n"))
         }
-        #expect(table.isEmpty, "\(table.count) corpus file(s) do not match EXPECTED.tsv:\n\(table.joined(separator: "\n"))")
+        #expect(
+            table.isEmpty, "\(table.count) corpus file(s) do not match EXPECTED.tsv:\n\(table.joined(separator: "\n"))")
     }
 }

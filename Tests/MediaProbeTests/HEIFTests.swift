@@ -22,9 +22,12 @@ struct HEIFTests {
         #expect(m.container == "heif")
     }
 
-    @Test("irot and imir become an EXIF orientation", arguments: [
-        (Int?.none, Int?.none, 1), (3, nil, 6), (1, nil, 8), (2, nil, 3), (nil, 0, 2), (nil, 1, 4), (3, 0, 5), (1, 0, 7),
-    ])
+    @Test(
+        "irot and imir become an EXIF orientation",
+        arguments: [
+            (Int?.none, Int?.none, 1), (3, nil, 6), (1, nil, 8), (2, nil, 3), (nil, 0, 2), (nil, 1, 4), (3, 0, 5),
+            (1, 0, 7),
+        ])
     func orientation(_ rotation: Int?, _ mirror: Int?, _ expected: Int) throws {
         let r = try Probe.memory(HEIFSpec(rotation: rotation, mirrorAxis: mirror).build())
         #expect(r.metadata.orientation == expected)
@@ -76,7 +79,9 @@ struct HEIFTests {
         var track = TrackSpec.video("CRAW")
         track.width = 6000
         track.height = 4000
-        let exif = TIFFWriter(ifd0: [.init(tag: 0x010F, value: .ascii("Canon")), .init(tag: 0x0112, value: .short([8]))])
+        let exif = TIFFWriter(ifd0: [
+            .init(tag: 0x010F, value: .ascii("Canon")), .init(tag: 0x0112, value: .short([8])),
+        ])
         let cmt1 = BMFF.box("CMT1", exif.build())
         var dateIFD = TIFFWriter()
         dateIFD.ifd0 = [.init(tag: 0x9003, value: .ascii("2021:01:02 03:04:05"))]

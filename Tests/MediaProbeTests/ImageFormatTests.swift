@@ -8,7 +8,8 @@ struct ImageFormatTests {
     @Test("PNG: chunk walk to IEND, APNG frames, eXIf metadata")
     func png() throws {
         let r = try Probe.bytes(ImageFixtures.png(), name: "a.gif")
-        #expect(r.kind == .photo && r.mime == "image/png" && r.fileExtension == "png" && r.message == "PNG photo 304×84")
+        #expect(
+            r.kind == .photo && r.mime == "image/png" && r.fileExtension == "png" && r.message == "PNG photo 304×84")
         let apng = try Probe.memory(ImageFixtures.png(frames: 12))
         #expect(apng.metadata.isAnimated && apng.metadata.frameCount == 12 && apng.message.hasPrefix("animated PNG"))
         let exif = try Probe.memory(ImageFixtures.png(exif: TIFFWriter.cameraExif()))
@@ -56,7 +57,8 @@ struct ImageFormatTests {
         #expect(animated.kind == .photo && animated.metadata.isAnimated && animated.metadata.frameCount == 3)
         #expect(animated.metadata.pixelWidth == 64 && animated.metadata.pixelHeight == 48)
         #expect(animated.metadata.duration == 0.3 && animated.metadata.make == "Apple")
-        let cut = try Probe.memory(ImageFixtures.webp(chunks: [ImageFixtures.vp8l(width: 8, height: 8)], declaredExtra: 50))
+        let cut = try Probe.memory(
+            ImageFixtures.webp(chunks: [ImageFixtures.vp8l(width: 8, height: 8)], declaredExtra: 50))
         #expect(cut.rejection == .corrupt && cut.isTruncated && cut.message.contains("RIFF header declares"))
         let noImage = try Probe.memory(ImageFixtures.webp(chunks: [ImageFixtures.riffChunk("ICCP", .zeros(10))]))
         #expect(noImage.rejection == .corrupt && !noImage.isTruncated)

@@ -90,7 +90,8 @@ struct ExifTests {
     @Test("a directory that points at itself, huge counts, offsets outside the block")
     func structuralNonsense() throws {
         // IFD0 at 8 with one entry whose ExifIFD pointer is 8 again (a loop), next IFD = 8 (another loop).
-        let loop: [UInt8] = .ascii("II") + .le16(42) + .le32(8) + .le16(1) + .le16(0x8769) + .le16(4) + .le32(1)
+        let loop: [UInt8] =
+            .ascii("II") + .le16(42) + .le32(8) + .le16(1) + .le16(0x8769) + .le16(4) + .le32(1)
             + .le32(8) + .le32(8)
         #expect(try probe(exif: loop).metadata.captureDate == nil)
         let hugeCount: [UInt8] = .ascii("MM") + .be16(42) + .be32(8) + .be16(0xFFFF) + .zeros(40)
@@ -150,7 +151,9 @@ struct ExifTests {
     @Test("a maker note that is not Apple's, or is cut, yields no identifier")
     func makerNotes() {
         #expect(AppleMakerNote.contentIdentifier(TIFFWriter.appleMakerNote(contentIdentifier: "X-1")[...]) == "X-1")
-        #expect(AppleMakerNote.contentIdentifier(Array(TIFFWriter.appleMakerNote(contentIdentifier: "LONG-IDENTIFIER").prefix(34))[...]) == nil)
+        #expect(
+            AppleMakerNote.contentIdentifier(
+                Array(TIFFWriter.appleMakerNote(contentIdentifier: "LONG-IDENTIFIER").prefix(34))[...]) == nil)
         #expect(AppleMakerNote.contentIdentifier(([UInt8].ascii("Nikon") + .zeros(40))[...]) == nil)
         #expect(AppleMakerNote.contentIdentifier([][...]) == nil)
     }

@@ -20,7 +20,8 @@ struct LargeFileTests {
         func moov(dataStart: Int) -> [UInt8] {
             let offsets = (0..<samples).map { dataStart + $0 * sampleSize }
             let mvhd = BMFF.full(
-                "mvhd", .be32(0) + .be32(0) + .be32(600) + .be32(samples * 20) + .be32(0x10000) + .be16(0x100)
+                "mvhd",
+                .be32(0) + .be32(0) + .be32(600) + .be32(samples * 20) + .be32(0x10000) + .be16(0x100)
                     + .zeros(10) + BMFF.matrix(BMFF.identity) + .zeros(24) + .be32(2))
             return BMFF.box("moov", [mvhd, video.trak(id: 1, offsets: offsets, sizes: sizes)])
         }
@@ -60,7 +61,10 @@ struct LargeFileTests {
             let start = DispatchTime.now().uptimeNanoseconds
             let (result, bytesRead, calls) = try prober.probe(descriptor: fd, size: size, prefix: nil, path: url.path)
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            print("4 GB sparse movie (moov \(moovFirst ? "first" : "last")): \(result.message); read \(bytesRead) bytes in \(calls) reads, \(String(format: "%.2f", milliseconds)) ms")
+            print(
+                "4 GB sparse movie (moov \(moovFirst ? "first" : "last")): \(result.message); read \(bytesRead) "
+                    + "bytes in \(calls) reads, \(String(format: "%.2f", milliseconds)) ms"
+            )
             #expect(result.kind == .video, "\(result.message)")
             #expect(result.metadata.frameCount == Self.samples)
             #expect(bytesRead < 4 << 20, "read \(bytesRead) bytes of a \(size)-byte file")

@@ -24,8 +24,9 @@ struct MagicFlagsTests {
             let got = cookie.mimeType(of: head, count: head.count) ?? "error"
             if got != want { disagreements.append("\(file): \(got), full libmagic: \(want)") }
         }
-        print("libmagic with photodrop's flags disagrees on \(disagreements.count) file(s)" +
-              (disagreements.isEmpty ? "" : ":\n" + disagreements.joined(separator: "\n")))
+        print(
+            "libmagic with photodrop's flags disagrees on \(disagreements.count) file(s)"
+                + (disagreements.isEmpty ? "" : ":\n" + disagreements.joined(separator: "\n")))
         #expect(disagreements.isEmpty)
     }
 }

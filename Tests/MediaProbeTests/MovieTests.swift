@@ -22,8 +22,10 @@ struct MovieTests {
 
     @Test(
         "every codec of the default policy is accepted",
-        arguments: ["avc1", "avc3", "hvc1", "dvh1", "mp4v", "jpeg", "mjpa", "mjpb", "apch", "apcn", "apcs", "apco",
-                    "ap4h", "ap4x"])
+        arguments: [
+            "avc1", "avc3", "hvc1", "dvh1", "mp4v", "jpeg", "mjpa", "mjpb", "apch", "apcn", "apcs", "apco",
+            "ap4h", "ap4x",
+        ])
     func acceptedVideoCodecs(_ codec: String) throws {
         let r = try Probe.memory(MovieSpec(tracks: [.video(codec)]).build())
         #expect(r.kind == .video, "\(codec): \(r.message)")
@@ -31,8 +33,10 @@ struct MovieTests {
 
     @Test(
         "every audio codec of the default policy is accepted",
-        arguments: ["mp4a", "ac-3", "ec-3", "alac", "lpcm", "twos", "sowt", "in24", "in32", "fl32", "fl64", "ulaw",
-                    "alaw", "ima4"])
+        arguments: [
+            "mp4a", "ac-3", "ec-3", "alac", "lpcm", "twos", "sowt", "in24", "in32", "fl32", "fl64", "ulaw",
+            "alaw", "ima4",
+        ])
     func acceptedAudioCodecs(_ codec: String) throws {
         let audio = TrackSpec.audio(codec, objectType: codec == "mp4a" ? 0x40 : nil)
         let r = try Probe.memory(MovieSpec(tracks: [.video(), audio]).build())
@@ -57,7 +61,10 @@ struct MovieTests {
 
     @Test("MP3 inside mp4a (object types 0x69 and 0x6B) and .mp3 are rejected: they play silent")
     func mp3Audio() throws {
-        for audio in [TrackSpec.audio("mp4a", objectType: 0x6B), .audio("mp4a", objectType: 0x69), .audio(".mp3", objectType: nil)] {
+        for audio in [
+            TrackSpec.audio("mp4a", objectType: 0x6B), .audio("mp4a", objectType: 0x69),
+            .audio(".mp3", objectType: nil),
+        ] {
             let r = try Probe.memory(MovieSpec(tracks: [.video(), audio]).build())
             #expect(r.rejection == .unsupportedVideo)
             #expect(r.message.contains("MP3") && r.message.contains("-c:a aac"), "\(r.message)")
@@ -66,19 +73,23 @@ struct MovieTests {
 
     @Test("AMR, Opus and non-AAC mp4a audio are rejected; AAC in a QuickTime wave box is accepted")
     func otherAudio() throws {
-        for (audio, text) in [(TrackSpec.audio("samr", objectType: nil), "AMR-NB"),
-                              (.audio("Opus", objectType: nil), "Opus"),
-                              (.audio("mp4a", objectType: 0xDD), "Vorbis")] {
+        for (audio, text) in [
+            (TrackSpec.audio("samr", objectType: nil), "AMR-NB"),
+            (.audio("Opus", objectType: nil), "Opus"),
+            (.audio("mp4a", objectType: 0xDD), "Vorbis"),
+        ] {
             let r = try Probe.memory(MovieSpec(tracks: [.video(), audio]).build())
             #expect(r.rejection == .unsupportedVideo)
             #expect(r.message.contains(text), "\(r.message)")
         }
         var wrapped = TrackSpec.audio("mp4a", objectType: 0x6B)
         wrapped.quickTimeSoundV1 = true
-        let mp3 = try Probe.memory(MovieSpec(majorBrand: "qt  ", compatible: ["qt  "], tracks: [.video(), wrapped]).build())
+        let mp3 = try Probe.memory(
+            MovieSpec(majorBrand: "qt  ", compatible: ["qt  "], tracks: [.video(), wrapped]).build())
         #expect(mp3.rejection == .unsupportedVideo, "the esds inside wave is found: \(mp3.message)")
         wrapped.objectType = 0x40
-        let aac = try Probe.memory(MovieSpec(majorBrand: "qt  ", compatible: ["qt  "], tracks: [.video(), wrapped]).build())
+        let aac = try Probe.memory(
+            MovieSpec(majorBrand: "qt  ", compatible: ["qt  "], tracks: [.video(), wrapped]).build())
         #expect(aac.kind == .video, "\(aac.message)")
         #expect(aac.mime == "video/quicktime" && aac.fileExtension == "mov")
     }
@@ -99,7 +110,8 @@ struct MovieTests {
 
     @Test("audio-only files are unsupportedType, not video")
     func audioOnly() throws {
-        let r = try Probe.bytes(MovieSpec(majorBrand: "M4A ", compatible: ["M4A ", "mp42"], tracks: [.audio()]).build())
+        let r = try Probe.bytes(
+            MovieSpec(majorBrand: "M4A ", compatible: ["M4A ", "mp42"], tracks: [.audio()]).build())
         #expect(r.rejection == .unsupportedType)
         #expect(r.message.contains("no video track (audio only: AAC"))
         #expect(r.mime == "audio/x-m4a")
@@ -148,7 +160,8 @@ struct MovieTests {
         // Shrink mdat (and the file) by 40 bytes: boxes stay consistent, the last samples are gone.
         bytes.removeLast(40)
         let mdat = try #require(find(bytes, "mdat")) - 8
-        let size = Int(bytes[mdat]) << 24 | Int(bytes[mdat + 1]) << 16 | Int(bytes[mdat + 2]) << 8 | Int(bytes[mdat + 3])
+        let size =
+            Int(bytes[mdat]) << 24 | Int(bytes[mdat + 1]) << 16 | Int(bytes[mdat + 2]) << 8 | Int(bytes[mdat + 3])
         bytes.replaceSubrange(mdat..<mdat + 4, with: [UInt8].be32(size - 40))
         let r = try Probe.memory(bytes)
         #expect(r.rejection == .corrupt)
@@ -179,7 +192,8 @@ struct MovieTests {
         #expect(noFileType.kind == .video)
         #expect(noFileType.mime == "video/quicktime" && noFileType.metadata.container == "quicktime")
         let uuid = BMFF.box("uuid", [UInt8](repeating: 0xAB, count: 16) + .zeros(20))
-        let large = try Probe.memory(MovieSpec(extraBoxes: [uuid, BMFF.box("free", .zeros(9))], largeMDAT: true).build())
+        let large = try Probe.memory(
+            MovieSpec(extraBoxes: [uuid, BMFF.box("free", .zeros(9))], largeMDAT: true).build())
         #expect(large.kind == .video, "\(large.message)")
         // A last box with size 0 runs to the end of the file.
         var toEnd = MovieSpec().build()

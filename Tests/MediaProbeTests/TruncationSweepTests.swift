@@ -58,7 +58,9 @@ struct TruncationSweepTests {
                         "\(file) cut at \(cut) of \(bytes.count) (needs \(needed)): accepted as \(result.outcome) — "
                             + result.message)
                 }
-                if full.isAccepted, cut < needed, !result.isAccepted, !(result.rejection == .corrupt && result.isTruncated) {
+                if full.isAccepted, cut < needed, !result.isAccepted,
+                    !(result.rejection == .corrupt && result.isTruncated)
+                {
                     notFlagged.append("\(file) at \(cut): \(result.rejection?.rawValue ?? "") \(result.message)")
                 }
                 if result.isAccepted, !full.isAccepted {
@@ -70,7 +72,8 @@ struct TruncationSweepTests {
         #expect(slowest.0 < 1, "a probe of a cut file took \(slowest.0) s: \(slowest.1)")
         #expect(
             notFlagged.isEmpty,
-            "cut files not reported as truncated (an interrupted upload must wait):\n\(notFlagged.joined(separator: "\n"))")
+            "cut files not reported as truncated (uploads must wait):\n\(notFlagged.joined(separator: "\n"))"
+        )
         #expect(failures.isEmpty, "\(failures.count) cut file(s) judged complete:\n\(failures.joined(separator: "\n"))")
     }
 }

@@ -47,8 +47,9 @@ struct TrackSpec {
 
     static func video(_ codec: String = "avc1") -> TrackSpec { TrackSpec(codec: codec) }
     static func audio(_ codec: String = "mp4a", objectType: UInt8? = 0x40) -> TrackSpec {
-        TrackSpec(handler: "soun", codec: codec, sampleSizes: [20, 20, 20, 20], objectType: objectType,
-                  timescale: 44100, duration: 132300)
+        TrackSpec(
+            handler: "soun", codec: codec, sampleSizes: [20, 20, 20, 20], objectType: objectType,
+            timescale: 44100, duration: 132300)
     }
 
     var isVisual: Bool { handler == "vide" }
@@ -70,18 +71,22 @@ struct TrackSpec {
         if isVisual, codec.hasPrefix("avc") { children.append(BMFF.box("avcC", [1, 0x64, 0, 0x1F, 0xFF, 0xE0])) }
         if encrypted {
             children.append(
-                BMFF.box("sinf", [
-                    BMFF.box("frma", .fourCC(codec)), BMFF.full("schm", .fourCC("cenc") + .be32(0x10000)),
-                    BMFF.box("schi", [BMFF.full("tenc", .zeros(20))]),
-                ]))
+                BMFF.box(
+                    "sinf",
+                    [
+                        BMFF.box("frma", .fourCC(codec)), BMFF.full("schm", .fourCC("cenc") + .be32(0x10000)),
+                        BMFF.box("schi", [BMFF.full("tenc", .zeros(20))]),
+                    ]))
         }
         let type = encrypted ? (isVisual ? "encv" : "enca") : codec
         var fields: [UInt8] = .zeros(6) + .be16(1)
         if isVisual {
-            fields += .zeros(16) + .be16(width) + .be16(height) + .be32(0x48_0000) + .be32(0x48_0000) + .zeros(4)
+            fields +=
+                .zeros(16) + .be16(width) + .be16(height) + .be32(0x48_0000) + .be32(0x48_0000) + .zeros(4)
                 + .be16(1) + .zeros(32) + .be16(0x18) + .be16(0xFFFF)
         } else {
-            fields += .be16(quickTimeSoundV1 ? 1 : 0) + .zeros(6) + .be16(2) + .be16(16) + .zeros(4)
+            fields +=
+                .be16(quickTimeSoundV1 ? 1 : 0) + .zeros(6) + .be16(2) + .be16(16) + .zeros(4)
                 + .be32(44100 << 16)
             if quickTimeSoundV1 { fields += .be32(1024) + .be32(1) + .be32(4) + .be32(2) }
         }
@@ -100,7 +105,8 @@ struct TrackSpec {
             .be32(0) + .be32(0) + .be32(id) + .be32(0) + .be32(duration) + .zeros(8) + .be16(0) + .be16(0)
                 + .be16(isVisual ? 0 : 0x100) + .be16(0) + BMFF.matrix(matrix) + .be32(isVisual ? width << 16 : 0)
                 + .be32(isVisual ? height << 16 : 0))
-        let mdhd = BMFF.full("mdhd", .be32(0) + .be32(0) + .be32(timescale) + .be32(duration) + .be16(0x55C4) + .be16(0))
+        let mdhd = BMFF.full(
+            "mdhd", .be32(0) + .be32(0) + .be32(timescale) + .be32(duration) + .be16(0x55C4) + .be16(0))
         let hdlr = BMFF.full("hdlr", .be32(0) + .fourCC(handler) + .zeros(12) + [0])
         let stsd = BMFF.full("stsd", .be32(1) + sampleEntry())
         let stts = BMFF.full("stts", .be32(1) + .be32(sizes.count) + .be32(timescale / 30))
@@ -154,7 +160,8 @@ struct MovieSpec {
         }
         if !keys.isEmpty {
             let hdlr = BMFF.full("hdlr", .be32(0) + .fourCC("mdta") + .zeros(12) + [0])
-            let keyEntries = keys.flatMap { (key, _) in [UInt8].be32(8 + key.utf8.count) + .fourCC("mdta") + .ascii(key) }
+            let keyEntries = keys.flatMap { (key, _) in [UInt8].be32(8 + key.utf8.count) + .fourCC("mdta") + .ascii(key)
+            }
             let keysBox = BMFF.full("keys", .be32(keys.count) + keyEntries)
             let items = keys.enumerated().map { (i, pair) in
                 .be32(8 + 16 + pair.1.utf8.count) + .be32(i + 1)

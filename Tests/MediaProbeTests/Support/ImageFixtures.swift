@@ -104,11 +104,13 @@ enum ImageFixtures {
 
     static func animatedWebP(width: Int, height: Int, frames: Int, exif: [UInt8]? = nil) -> [UInt8] {
         let vp8x = riffChunk(
-            "VP8X", [0x02 | (exif != nil ? 0x08 : 0), 0, 0, 0] + Array([UInt8].le32(width - 1).prefix(3))
+            "VP8X",
+            [0x02 | (exif != nil ? 0x08 : 0), 0, 0, 0] + Array([UInt8].le32(width - 1).prefix(3))
                 + Array([UInt8].le32(height - 1).prefix(3)))
         var chunks = [vp8x, riffChunk("ANIM", .zeros(6))]
         for _ in 0..<frames {
-            let header: [UInt8] = .zeros(6) + Array([UInt8].le32(width - 1).prefix(3))
+            let header: [UInt8] =
+                .zeros(6) + Array([UInt8].le32(width - 1).prefix(3))
                 + Array([UInt8].le32(height - 1).prefix(3)) + [100, 0, 0, 0]
             chunks.append(riffChunk("ANMF", header + vp8l(width: width, height: height)))
         }
@@ -121,7 +123,8 @@ enum ImageFixtures {
     static func bmp(width: Int = 8, height: Int = 8, bitsPerPixel: Int = 24, cutPixels: Int = 0) -> [UInt8] {
         let stride = (width * bitsPerPixel + 31) / 32 * 4
         let pixels = stride * height
-        let info: [UInt8] = .le32(40) + .le32(width) + .le32(height) + .le16(1) + .le16(bitsPerPixel) + .le32(0)
+        let info: [UInt8] =
+            .le32(40) + .le32(width) + .le32(height) + .le16(1) + .le16(bitsPerPixel) + .le32(0)
             + .le32(pixels) + .le32(2835) + .le32(2835) + .le32(0) + .le32(0)
         let header: [UInt8] = .ascii("BM") + .le32(14 + 40 + pixels) + .le32(0) + .le32(54)
         return header + info + [UInt8](repeating: 0x7F, count: pixels - cutPixels)

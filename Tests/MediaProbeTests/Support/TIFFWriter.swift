@@ -128,7 +128,8 @@ struct TIFFWriter {
             w.gps = [
                 Entry(tag: 1, value: .ascii("N")), Entry(tag: 2, value: .rational([(51, 1), (32, 1), (12, 10)])),
                 Entry(tag: 3, value: .ascii("W")), Entry(tag: 4, value: .rational([(0, 1), (7, 1), (3150, 100)])),
-                Entry(tag: 5, value: .raw(type: 1, count: 1, bytes: [0])), Entry(tag: 6, value: .rational([(2675, 100)])),
+                Entry(tag: 5, value: .raw(type: 1, count: 1, bytes: [0])),
+                Entry(tag: 6, value: .rational([(2675, 100)])),
             ]
         }
         return w.build()
