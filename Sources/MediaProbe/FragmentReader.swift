@@ -70,7 +70,7 @@ enum FragmentReader {
                     let perSample =
                         (flags & 0x100 != 0 ? 4 : 0) + (flags & 0x200 != 0 ? 4 : 0) + (flags & 0x400 != 0 ? 4 : 0)
                         + (flags & 0x800 != 0 ? 4 : 0)
-                    guard perSample == 0 ? count <= 10_000_000 : count <= r.remaining / perSample else {
+                    guard perSample == 0 || count <= r.remaining / perSample else {
                         throw ParseError("a track run lists \(count) samples but has room for fewer")
                     }
                     let track = movie.tracks[index]
@@ -78,11 +78,19 @@ enum FragmentReader {
                     let sampleSize = UInt64(defaultSize ?? track.defaultSampleSize)
                     var bytesInRun: UInt64 = 0
                     var duration: UInt64 = 0
-                    for _ in 0..<count {
-                        duration &+= flags & 0x100 != 0 ? UInt64(try r.u32()) : sampleDuration
-                        bytesInRun &+= flags & 0x200 != 0 ? UInt64(try r.u32()) : sampleSize
-                        if flags & 0x400 != 0 { try r.skip(4) }
-                        if flags & 0x800 != 0 { try r.skip(4) }
+                    if perSample == 0 {
+                        // Every sample has the default duration and size: no per-sample loop (a run may claim
+                        // millions of samples in a few bytes).
+                        duration = UInt64(count).multipliedReportingOverflow(by: sampleDuration).partialValue
+                        let (total, overflow) = UInt64(count).multipliedReportingOverflow(by: sampleSize)
+                        bytesInRun = overflow ? UInt64.max : total
+                    } else {
+                        for _ in 0..<count {
+                            duration &+= flags & 0x100 != 0 ? UInt64(try r.u32()) : sampleDuration
+                            bytesInRun &+= flags & 0x200 != 0 ? UInt64(try r.u32()) : sampleSize
+                            if flags & 0x400 != 0 { try r.skip(4) }
+                            if flags & 0x800 != 0 { try r.skip(4) }
+                        }
                     }
                     guard start >= 0, bytesInRun < UInt64(Int64.max / 4) else {
                         throw ParseError("a track run points outside any possible file")

@@ -1,6 +1,6 @@
 /// Probes a PNG (and APNG) by walking its chunks to `IEND`.
 enum PNGProbe {
-    static let maxChunks = 10_000_000
+    static let maxChunks = 2_000_000
 
     static func probe(_ source: ByteSource) throws(ProbeError) -> ProbeResult {
         var metadata = MediaMetadata(container: "png")

@@ -40,6 +40,8 @@ struct TIFFWalker {
     private var result = Result()
     private var visited: Set<Int64> = []
     private var budget = 64
+    /// Bytes of strip/tile tables still allowed to be read (directories may share one huge table).
+    private var tableBudget = 16 << 20
     private let firstKind: Kind
 
     /// Walks `stream`. With `structure` (a TIFF/RAW file) the main chain, sub-IFDs and image data are checked too;
@@ -243,6 +245,9 @@ struct TIFFWalker {
     /// Checks that each `offsets[i] ..< offsets[i] + counts[i]` lies inside the file.
     private mutating func checkData(offsets: Entry?, counts: Entry?, what: String) throws(ProbeError) {
         guard let offsets else { return }
+        let tableBytes = Int(offsets.byteCount ?? 0) + Int(counts?.byteCount ?? 0)
+        guard tableBytes <= tableBudget else { return }
+        tableBudget -= tableBytes
         guard let starts = try uints(offsets, limit: 1 << 20) else {
             if let bytes = offsets.byteCount, offsets.count > 1,
                 !stream.contains(offset: Int64(stream.u32(offsets.field, offsets.field.startIndex)), count: bytes)

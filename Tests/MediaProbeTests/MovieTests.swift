@@ -186,6 +186,23 @@ struct MovieTests {
         #expect(noFragments.rejection == .corrupt && noFragments.isTruncated)
     }
 
+    @Test("a track run that claims four billion default-sized samples is judged at once")
+    func hugeRun() throws {
+        let moov = MovieSpec(tracks: [.video()], fragmented: true).build()
+        let cut = try #require(find(moov, "moof")) - 8
+        let trun = BMFF.full("trun", flags: 0x1, .be32(Int(UInt32.max)) + .be32(100))
+        let moof = BMFF.box(
+            "moof",
+            [
+                BMFF.full("mfhd", .be32(1)),
+                BMFF.box("traf", [BMFF.full("tfhd", flags: 0x20010, .be32(1) + .be32(100)), trun]),
+            ])
+        let start = DispatchTime.now().uptimeNanoseconds
+        let r = try Probe.memory(Array(moov[..<cut]) + moof + BMFF.box("mdat", .zeros(64)))
+        #expect(DispatchTime.now().uptimeNanoseconds - start < 500_000_000)
+        #expect(r.rejection == .corrupt && r.isTruncated, "\(r.message)")
+    }
+
     @Test("QuickTime without ftyp, 64-bit mdat sizes, uuid and free boxes, moov at the end")
     func boxVariants() throws {
         let noFileType = try Probe.bytes(MovieSpec(majorBrand: nil, moovAtEnd: true).build())
