@@ -29,6 +29,9 @@ enum HEIFProbe {
             ISOBMFFProbe.broken(message, mime: mime, ext: ext, metadata: metadata)
         }
         if let problem = top.broken, top.meta == nil { return broken("the box structure is broken: \(problem)") }
+        if top.meta == nil, let moovBox = top.moov {
+            return try sequence(source, top: top, moov: moovBox, mime: mime)
+        }
         guard let metaBox = top.meta else {
             if let truncation = top.truncation {
                 return truncated("there is no item information (meta) yet; \(truncation)")
@@ -115,6 +118,61 @@ enum HEIFProbe {
         return .accepted(
             .photo, message: "\(animated)\(kind) photo\(metadata.sizeText)", mime: mime, fileExtension: ext,
             metadata: metadata)
+    }
+
+    /// An image sequence (`msf1`, `hevc`, `avis`) without still items: its frames are samples of a `pict`/`vide`
+    /// track.
+    private static func sequence(_ source: ByteSource, top: TopLevelBoxes, moov moovBox: BoxHeader, mime: String)
+        throws(ProbeError) -> ProbeResult
+    {
+        var metadata = MediaMetadata(container: "heif")
+        guard top.isComplete(moovBox) else {
+            return ISOBMFFProbe.truncated(
+                "the image sequence header (moov) is cut off", mime: mime, ext: "heif", metadata: metadata)
+        }
+        guard moovBox.size <= ISOBMFFProbe.maxMovieHeader, let (bytes, moov) = try ISOBMFFProbe.load(source, moovBox)
+        else {
+            return ISOBMFFProbe.broken(
+                "the image sequence header cannot be read", mime: mime, ext: "heif", metadata: metadata)
+        }
+        let movie: Movie
+        do {
+            movie = try MovieParser.parse(bytes, moov: moov)
+        } catch {
+            return ISOBMFFProbe.broken(
+                "the image sequence header (moov) is malformed: \(error)", mime: mime, ext: "heif", metadata: metadata)
+        }
+        let frames = movie.tracks.first { ($0.handler == "pict" || $0.handler == "vide") && $0.sampleCount > 0 }
+        guard let frames, let codec = frames.codec else {
+            return ISOBMFFProbe.broken("the image sequence has no frames", mime: mime, ext: "heif", metadata: metadata)
+        }
+        let ext = codec == "av01" ? "avif" : codec == "hvc1" ? "heic" : "heif"
+        if codec == "av01" { metadata.container = "avif" }
+        metadata.pixelWidth = frames.entries.first?.width
+        metadata.pixelHeight = frames.entries.first?.height
+        metadata.frameCount = frames.sampleCount
+        metadata.isAnimated = frames.sampleCount > 1
+        metadata.duration = movie.durationSeconds
+        metadata.orientation = frames.orientation
+        guard supportedCodecs.contains(codec) else {
+            return .rejected(
+                .unsupportedType,
+                message:
+                    "HEIF image sequence coded as '\(codec)' is not supported on Apple devices; convert it to HEIC",
+                mime: mime, fileExtension: "heif", metadata: metadata)
+        }
+        if let truncation = top.truncation {
+            return ISOBMFFProbe.truncated(truncation, mime: mime, ext: ext, metadata: metadata)
+        }
+        for track in movie.tracks where track.dataEnd > source.size {
+            return ISOBMFFProbe.truncated(
+                "the image sequence's samples reach byte \(track.dataEnd) but the file has \(source.size) bytes",
+                mime: mime, ext: ext, metadata: metadata)
+        }
+        let kind = codec == "av01" ? "AVIF" : codec == "hvc1" ? "HEIC" : "HEIF"
+        return .accepted(
+            .photo, message: "\(metadata.isAnimated ? "animated " : "")\(kind) image sequence\(metadata.sizeText)",
+            mime: mime, fileExtension: ext, metadata: metadata)
     }
 
     private static func check(

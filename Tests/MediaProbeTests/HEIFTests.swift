@@ -74,6 +74,17 @@ struct HEIFTests {
         #expect(noMeta.rejection == .corrupt && noMeta.message.contains("no item information (meta box)"))
     }
 
+    @Test("an image sequence without still items (msf1 with only a moov) is an animated photo")
+    func sequenceOnly() throws {
+        var frames = TrackSpec.video("hvc1")
+        frames.handler = "pict"
+        let r = try Probe.memory(MovieSpec(majorBrand: "msf1", compatible: ["msf1", "iso8"], tracks: [frames]).build())
+        #expect(r.kind == .photo && r.metadata.isAnimated && r.metadata.frameCount == 3, "\(r.message)")
+        #expect(r.mime == "image/heif-sequence" && r.fileExtension == "heic")
+        let cut = try Probe.memory(Array(MovieSpec(majorBrand: "msf1", tracks: [frames]).build().dropLast(5)))
+        #expect(cut.rejection == .corrupt && cut.isTruncated)
+    }
+
     @Test("a CR3 (crx brand) is a RAW photo, never a video, though its image tracks are 'vide'")
     func canonRAW() throws {
         var track = TrackSpec.video("CRAW")
