@@ -8,7 +8,8 @@ import Testing
 @Suite("Malformed input never crashes")
 struct MalformedInputTests {
     static let fixtures: [[UInt8]] = [
-        MovieSpec().build(), MovieSpec(majorBrand: "qt  ", moovAtEnd: true).build(), MovieSpec(fragmented: true).build(),
+        MovieSpec().build(), MovieSpec(majorBrand: "qt  ", moovAtEnd: true).build(),
+        MovieSpec(fragmented: true).build(),
         MovieSpec(keys: [("com.apple.quicktime.location.ISO6709", "+1.0+2.0/")]).build(),
         HEIFSpec(exif: TIFFWriter.cameraExif(contentIdentifier: "ID")).build(), HEIFSpec(gridTileType: "hvc1").build(),
         ImageFixtures.jpeg(exif: TIFFWriter.cameraExif(contentIdentifier: "ID"), scanBytes: 300),
@@ -42,7 +43,9 @@ struct MalformedInputTests {
             case 3:
                 let n = min(4, out.count - i)
                 out.replaceSubrange(i..<i + n, with: [UInt8](repeating: 0xFF, count: n))
-            default: out.insert(contentsOf: [UInt8](repeating: UInt8(random.below(256)), count: 1 + random.below(8)), at: i)
+            default:
+                let filler = [UInt8](repeating: UInt8(random.below(256)), count: 1 + random.below(8))
+                out.insert(contentsOf: filler, at: i)
             }
         }
         return out
