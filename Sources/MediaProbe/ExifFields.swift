@@ -1,0 +1,134 @@
+import Foundation
+
+/// The EXIF/TIFF tags photodrop cares about, as read from one TIFF stream; each is `nil` when absent or malformed.
+struct ExifFields: Equatable {
+    var make: String?
+    var model: String?
+    var orientation: Int?
+    var dateTime: String?
+    var dateTimeOriginal: String?
+    var dateTimeDigitized: String?
+    var offsetTime: String?
+    var offsetTimeOriginal: String?
+    var offsetTimeDigitized: String?
+    var subSecTime: String?
+    var subSecTimeOriginal: String?
+    var subSecTimeDigitized: String?
+    var pixelXDimension: Int?
+    var pixelYDimension: Int?
+    var gpsLatitudeRef: String?
+    var gpsLatitude: [Double]?
+    var gpsLongitudeRef: String?
+    var gpsLongitude: [Double]?
+    var gpsAltitudeRef: Int?
+    var gpsAltitude: Double?
+    var gpsTimeStamp: [Double]?
+    var gpsDateStamp: String?
+    /// The Apple MakerNote's `ContentIdentifier` (Live Photo pairing).
+    var contentIdentifier: String?
+
+    /// The capture date: `DateTimeOriginal` with its offset and sub-seconds, else `DateTimeDigitized`, else IFD0
+    /// `DateTime`; the offset is taken from the matching `OffsetTime*` tag, else derived from GPS UTC time.
+    func captureDate() -> (date: Date, offset: Int?)? {
+        let candidates: [(String?, String?, String?)] = [
+            (dateTimeOriginal, offsetTimeOriginal ?? offsetTime, subSecTimeOriginal),
+            (dateTimeDigitized, offsetTimeDigitized ?? offsetTime, subSecTimeDigitized),
+            (dateTime, offsetTime, subSecTime),
+        ]
+        for (text, offsetText, subSec) in candidates {
+            guard let text, let local = DateParsing.exifLocalSeconds(text) else { continue }
+            let fraction = subSec.flatMap(DateParsing.subSecondFraction) ?? 0
+            var offset = offsetText.flatMap(DateParsing.offsetSeconds)
+            if offset == nil { offset = gpsDerivedOffset(localSeconds: local) }
+            let seconds = Double(local - Int64(offset ?? 0)) + fraction
+            return (Date(timeIntervalSince1970: seconds), offset)
+        }
+        return nil
+    }
+
+    /// The time zone of a local EXIF time from the GPS UTC time stamp, when both are recorded and differ by a whole
+    /// quarter hour (within two minutes) of at most 14 hours.
+    private func gpsDerivedOffset(localSeconds: Int64) -> Int? {
+        guard let gpsDateStamp, let gpsTimeStamp, gpsTimeStamp.count == 3,
+            let day = DateParsing.exifDaySeconds(gpsDateStamp),
+            gpsTimeStamp.allSatisfy({ $0.isFinite && $0 >= 0 }), gpsTimeStamp[0] < 24, gpsTimeStamp[1] < 60,
+            gpsTimeStamp[2] < 61
+        else { return nil }
+        let utc = Double(day) + gpsTimeStamp[0] * 3600 + gpsTimeStamp[1] * 60 + gpsTimeStamp[2]
+        let difference = Double(localSeconds) - utc
+        let quarters = (difference / 900).rounded()
+        guard abs(difference - quarters * 900) <= 120, abs(quarters) <= 56 else { return nil }
+        return Int(quarters) * 900
+    }
+
+    /// The GPS position, when latitude and longitude are complete and in range (a 0/0 position is treated as "no
+    /// fix", as cameras write it).
+    func location() -> MediaMetadata.Location? {
+        guard let lat = Self.degrees(gpsLatitude), let lon = Self.degrees(gpsLongitude) else { return nil }
+        let latSign: Double
+        switch gpsLatitudeRef?.uppercased() {
+        case "N", nil: latSign = 1
+        case "S": latSign = -1
+        default: return nil
+        }
+        let lonSign: Double
+        switch gpsLongitudeRef?.uppercased() {
+        case "E", nil: lonSign = 1
+        case "W": lonSign = -1
+        default: return nil
+        }
+        let latitude = lat * latSign
+        let longitude = lon * lonSign
+        guard abs(latitude) <= 90, abs(longitude) <= 180, latitude != 0 || longitude != 0 else { return nil }
+        var altitude: Double?
+        if let gpsAltitude, gpsAltitude.isFinite, abs(gpsAltitude) < 100_000 {
+            altitude = gpsAltitudeRef == 1 ? -gpsAltitude : gpsAltitude
+        }
+        return MediaMetadata.Location(latitude: latitude, longitude: longitude, altitude: altitude)
+    }
+
+    private static func degrees(_ parts: [Double]?) -> Double? {
+        guard let parts, !parts.isEmpty, parts.count <= 3, parts.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
+            return nil
+        }
+        var value = parts[0]
+        if parts.count > 1 { value += parts[1] / 60 }
+        if parts.count > 2 { value += parts[2] / 3600 }
+        return value
+    }
+
+    /// Fills the fields that are still unknown from `other`.
+    mutating func merge(_ other: ExifFields) {
+        let strings: [WritableKeyPath<ExifFields, String?>] = [
+            \.make, \.model, \.dateTime, \.dateTimeOriginal, \.dateTimeDigitized, \.offsetTime, \.offsetTimeOriginal,
+            \.offsetTimeDigitized, \.subSecTime, \.subSecTimeOriginal, \.subSecTimeDigitized, \.gpsLatitudeRef,
+            \.gpsLongitudeRef, \.gpsDateStamp, \.contentIdentifier,
+        ]
+        for path in strings where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
+        let ints: [WritableKeyPath<ExifFields, Int?>] = [
+            \.orientation, \.pixelXDimension, \.pixelYDimension, \.gpsAltitudeRef,
+        ]
+        for path in ints where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
+        let arrays: [WritableKeyPath<ExifFields, [Double]?>] = [\.gpsLatitude, \.gpsLongitude, \.gpsTimeStamp]
+        for path in arrays where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
+        if gpsAltitude == nil { gpsAltitude = other.gpsAltitude }
+    }
+
+    /// Copies what is known into `metadata` (capture date with source `exif`, orientation, location, make, model,
+    /// content identifier), leaving fields already set by the container alone. `orientation: false` leaves the
+    /// orientation to the container (HEIF transforms).
+    func apply(to metadata: inout MediaMetadata, orientation useOrientation: Bool = true) {
+        if metadata.captureDate == nil, let (date, offset) = captureDate() {
+            metadata.captureDate = date
+            metadata.captureDateSource = .exif
+            metadata.captureTimeZoneOffset = offset
+        }
+        if useOrientation, metadata.orientation == nil, let orientation, (1...8).contains(orientation) {
+            metadata.orientation = orientation
+        }
+        if metadata.location == nil { metadata.location = location() }
+        if metadata.make == nil { metadata.make = make }
+        if metadata.model == nil { metadata.model = model }
+        if metadata.contentIdentifier == nil { metadata.contentIdentifier = contentIdentifier }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// What a probe learned about a file besides its kind: capture date, size, orientation, duration, location, Live Photo
+/// identifier, animation and codecs.
+///
+/// Every field is best effort: malformed metadata is dropped field by field and never turns a file into a rejection.
+/// `nil` means "not recorded in the file" (or not readable). JSON keys are the property names, and every key is always
+/// present (`null` when unknown), so that `probe --json` lines have a stable shape.
+public struct MediaMetadata: Sendable, Equatable, Codable {
+    /// Where ``MediaMetadata/captureDate`` came from.
+    public enum CaptureDateSource: String, Sendable, Hashable, Codable {
+        /// EXIF `DateTimeOriginal` (else `DateTimeDigitized`, else IFD0 `DateTime`), with `OffsetTime*` and
+        /// `SubSecTime*`.
+        case exif
+        /// QuickTime metadata: `com.apple.quicktime.creationdate`, or the `©day` user-data atom.
+        case quickTimeMetadata
+        /// The `creation_time` of the movie header (`mvhd`), UTC.
+        case movieHeader
+    }
+
+    /// A GPS position (WGS 84).
+    public struct Location: Sendable, Equatable, Codable {
+        /// Degrees north, −90…90.
+        public var latitude: Double
+        /// Degrees east, −180…180.
+        public var longitude: Double
+        /// Metres above sea level, if recorded.
+        public var altitude: Double?
+
+        /// Creates a location.
+        public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
+            self.latitude = latitude
+            self.longitude = longitude
+            self.altitude = altitude
+        }
+    }
+
+    /// When the photo or video was taken.
+    ///
+    /// When ``captureTimeZoneOffset`` is known this is the exact instant. When the file only records a local wall-clock
+    /// time without a time zone (EXIF without `OffsetTime*`), the wall-clock time is read as if it were UTC and
+    /// ``captureTimeZoneOffset`` is `nil`.
+    public var captureDate: Date?
+    /// Which record ``captureDate`` was read from.
+    public var captureDateSource: CaptureDateSource?
+    /// The capture time zone as seconds east of UTC (`+02:00` is 7200), when recorded or derivable (EXIF `OffsetTime*`,
+    /// the difference between EXIF local time and GPS UTC time, a QuickTime creation date's offset).
+    public var captureTimeZoneOffset: Int?
+    /// The width of the image or video frame as encoded, before ``orientation`` is applied.
+    public var pixelWidth: Int?
+    /// The height of the image or video frame as encoded, before ``orientation`` is applied.
+    public var pixelHeight: Int?
+    /// How to turn the encoded pixels for display, as an EXIF orientation 1…8 (1: as stored; 6: rotate 90°
+    /// clockwise; 3: 180°; 8: 90° counter-clockwise; 2, 4, 5, 7: mirrored). From EXIF for JPEG/TIFF/PNG/WebP, from
+    /// `irot`/`imir` for HEIF/AVIF, from the track matrix for movies.
+    public var orientation: Int?
+    /// Playing time in seconds (movies; animated images when known).
+    public var duration: Double?
+    /// Where the photo or video was taken (EXIF GPS, QuickTime ISO 6709).
+    public var location: Location?
+    /// The Live Photo content identifier that pairs a photo with its movie: the Apple MakerNote's `ContentIdentifier`
+    /// in JPEG/HEIC, `com.apple.quicktime.content.identifier` in a MOV.
+    public var contentIdentifier: String?
+    /// Number of frames: GIF/WebP/APNG frames, video samples of the first video track.
+    public var frameCount: Int?
+    /// Whether an image has more than one frame (animated GIF, WebP, PNG, AVIF/HEIF sequence).
+    public var isAnimated: Bool
+    /// The container, lowercase: `jpeg`, `png`, `gif`, `webp`, `tiff`, `bmp`, `raf`, `heif`, `avif`, `cr3`,
+    /// `quicktime`, `mp4`, `m4v`, `3gp`, `3g2`, or for rejections `matroska`, `webm`, `avi`, `mpeg-ts` ….
+    public var container: String?
+    /// The first video track's sample entry as a four-character code (`avc1`, `hvc1`, `hev1`, `av01` …); for an
+    /// encrypted track, its original format.
+    public var videoCodec: String?
+    /// The first audio track's sample entry as a four-character code (`mp4a`, `ac-3`, `sowt` …).
+    public var audioCodec: String?
+    /// Camera maker (EXIF `Make`, QuickTime `com.apple.quicktime.make`).
+    public var make: String?
+    /// Camera model (EXIF `Model`, QuickTime `com.apple.quicktime.model`).
+    public var model: String?
+
+    /// Creates metadata; everything defaults to unknown.
+    public init(
+        captureDate: Date? = nil, captureDateSource: CaptureDateSource? = nil, captureTimeZoneOffset: Int? = nil,
+        pixelWidth: Int? = nil, pixelHeight: Int? = nil, orientation: Int? = nil, duration: Double? = nil,
+        location: Location? = nil, contentIdentifier: String? = nil, frameCount: Int? = nil, isAnimated: Bool = false,
+        container: String? = nil, videoCodec: String? = nil, audioCodec: String? = nil, make: String? = nil,
+        model: String? = nil
+    ) {
+        self.captureDate = captureDate
+        self.captureDateSource = captureDateSource
+        self.captureTimeZoneOffset = captureTimeZoneOffset
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.orientation = orientation
+        self.duration = duration
+        self.location = location
+        self.contentIdentifier = contentIdentifier
+        self.frameCount = frameCount
+        self.isAnimated = isAnimated
+        self.container = container
+        self.videoCodec = videoCodec
+        self.audioCodec = audioCodec
+        self.make = make
+        self.model = model
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case captureDate, captureDateSource, captureTimeZoneOffset, pixelWidth, pixelHeight, orientation, duration
+        case location, contentIdentifier, frameCount, isAnimated, container, videoCodec, audioCodec, make, model
+    }
+
+    /// Decodes metadata; missing keys are unknown values.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        captureDate = try c.decodeIfPresent(Date.self, forKey: .captureDate)
+        captureDateSource = try c.decodeIfPresent(CaptureDateSource.self, forKey: .captureDateSource)
+        captureTimeZoneOffset = try c.decodeIfPresent(Int.self, forKey: .captureTimeZoneOffset)
+        pixelWidth = try c.decodeIfPresent(Int.self, forKey: .pixelWidth)
+        pixelHeight = try c.decodeIfPresent(Int.self, forKey: .pixelHeight)
+        orientation = try c.decodeIfPresent(Int.self, forKey: .orientation)
+        duration = try c.decodeIfPresent(Double.self, forKey: .duration)
+        location = try c.decodeIfPresent(Location.self, forKey: .location)
+        contentIdentifier = try c.decodeIfPresent(String.self, forKey: .contentIdentifier)
+        frameCount = try c.decodeIfPresent(Int.self, forKey: .frameCount)
+        isAnimated = try c.decodeIfPresent(Bool.self, forKey: .isAnimated) ?? false
+        container = try c.decodeIfPresent(String.self, forKey: .container)
+        videoCodec = try c.decodeIfPresent(String.self, forKey: .videoCodec)
+        audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
+        make = try c.decodeIfPresent(String.self, forKey: .make)
+        model = try c.decodeIfPresent(String.self, forKey: .model)
+    }
+
+    /// Encodes every key, unknown values as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(captureDate, forKey: .captureDate)
+        try c.encode(captureDateSource, forKey: .captureDateSource)
+        try c.encode(captureTimeZoneOffset, forKey: .captureTimeZoneOffset)
+        try c.encode(pixelWidth, forKey: .pixelWidth)
+        try c.encode(pixelHeight, forKey: .pixelHeight)
+        try c.encode(orientation, forKey: .orientation)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(location, forKey: .location)
+        try c.encode(contentIdentifier, forKey: .contentIdentifier)
+        try c.encode(frameCount, forKey: .frameCount)
+        try c.encode(isAnimated, forKey: .isAnimated)
+        try c.encode(container, forKey: .container)
+        try c.encode(videoCodec, forKey: .videoCodec)
+        try c.encode(audioCodec, forKey: .audioCodec)
+        try c.encode(make, forKey: .make)
+        try c.encode(model, forKey: .model)
+    }
+}

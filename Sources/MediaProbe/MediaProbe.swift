@@ -1,1 +1,0 @@
-// The MediaProbe module. See ../../README.md.

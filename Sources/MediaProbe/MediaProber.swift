@@ -1,0 +1,99 @@
+import Glibc
+
+/// Decides by content what a file is — photo, GIF, playable video, or rejected and why — and reads its metadata.
+///
+/// A prober wraps one libmagic cookie and a reusable read buffer, so it is confined to one thread: give each worker
+/// its own (it is deliberately not `Sendable`). Probing reads headers, not whole files: the first 64 KiB, then only
+/// what the structure points at (a movie header at the end of a 4 GB file costs a few small reads).
+public final class MediaProber {
+    /// Which codecs count as playable.
+    public let policy: VideoPolicy
+    private let magic: MagicCookie
+    /// The head buffer, reused from probe to probe (`ByteSource.headLimit` bytes).
+    private var buffer: [UInt8]
+
+    /// Creates a prober with its own libmagic cookie.
+    ///
+    /// - Throws: ``ProbeError`` with code ``ProbeError/Code/magicDatabase`` when libmagic cannot load its compiled
+    ///   database; the message names the database and says to install `libmagic-mgc`.
+    public init(policy: VideoPolicy = .appleDefault) throws(ProbeError) {
+        self.policy = policy
+        self.magic = try MagicCookie()
+        self.buffer = [UInt8](repeating: 0, count: ByteSource.headLimit)
+    }
+
+    /// Opens the file read-only, probes it and closes it.
+    ///
+    /// - Throws: ``ProbeError`` only when the file cannot be read at all (`ENOENT`, `EACCES`, `EIO` …) or is not a
+    ///   regular file. Content problems — truncated, broken, unsupported, empty — are rejections in the result.
+    public func probe(path: String) throws(ProbeError) -> ProbeResult {
+        var fd: Int32
+        repeat {
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { throw ProbeError.io("open", errno: errno, path: path) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ProbeError.io("stat", errno: errno, path: path) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw ProbeError(
+                code: .notRegularFile, path: path,
+                message: "'\(path)' is not a regular file (a directory, FIFO, device or socket); nothing to probe")
+        }
+        return try probe(descriptor: fd, size: Int64(info.st_size), prefix: nil, path: path).result
+    }
+
+    /// Probes an open descriptor without moving its file offset.
+    ///
+    /// - Parameters:
+    ///   - fileDescriptor: open for reading; it stays open.
+    ///   - fileSize: the size from the caller's `fstat`; nothing at or after it is read.
+    ///   - prefix: bytes `0..<prefix.count` of the file that the caller already read (e.g. while hashing); they are
+    ///     used instead of reading again, and only what lies beyond them is read with `pread`.
+    /// - Throws: ``ProbeError`` for I/O errors only.
+    public func probe(fileDescriptor: Int32, fileSize: Int64, prefix: UnsafeRawBufferPointer?) throws(ProbeError)
+        -> ProbeResult
+    {
+        try probe(descriptor: fileDescriptor, size: fileSize, prefix: prefix, path: nil).result
+    }
+
+    /// The probe, plus how many bytes it read from the descriptor and in how many `pread` calls (for tests and
+    /// benchmarks).
+    func probe(descriptor fd: Int32, size: Int64, prefix: UnsafeRawBufferPointer?, path: String?) throws(ProbeError)
+        -> (result: ProbeResult, bytesRead: Int64, readCalls: Int)
+    {
+        let size = max(0, size)
+        let wanted = Int(min(size, Int64(ByteSource.headLimit)))
+        var have = 0
+        if let prefix, let base = prefix.baseAddress {
+            have = min(prefix.count, wanted)
+            buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: base, byteCount: have) }
+        }
+        var readBytes: Int64 = 0
+        var failure: Int32 = 0
+        if have < wanted {
+            buffer.withUnsafeMutableBytes { raw in
+                while have < wanted {
+                    let n = pread(fd, raw.baseAddress! + have, wanted - have, off_t(have))
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    if n == 0 { return }
+                    have += n
+                    readBytes += Int64(n)
+                }
+            }
+        }
+        if failure != 0 { throw ProbeError.io("read", errno: failure, path: path) }
+        let source = ByteSource(
+            descriptor: fd, size: size, head: buffer, headCount: have, prefix: prefix, path: path,
+            headBytesRead: readBytes)
+        let result = try ContentClassifier.analyze(source, policy: policy, magic: magic)
+        return (result, source.bytesRead, source.readCalls + (readBytes > 0 ? 1 : 0))
+    }
+}
+
+@available(*, unavailable, message: "a MediaProber owns a libmagic cookie: create one per thread")
+extension MediaProber: Sendable {}

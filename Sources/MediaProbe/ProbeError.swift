@@ -1,0 +1,51 @@
+import Glibc
+
+/// A probe that could not look at the file at all: an I/O error or a missing libmagic database. Content problems are
+/// never errors; they are ``ProbeResult`` rejections.
+public struct ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure.
+    public enum Code: Sendable, Equatable {
+        /// libmagic could not be opened or could not load its compiled database.
+        case magicDatabase
+        /// A system call failed with this `errno` (`ENOENT`, `EACCES`, `EIO` …); retrying may help.
+        case io(errno: Int32)
+        /// The path is a directory, FIFO, device or socket.
+        case notRegularFile
+    }
+
+    /// What kind of failure.
+    public var code: Code
+    /// The file concerned, when known.
+    public var path: String?
+    /// What failed, on which file, and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(code: Code, path: String?, message: String) {
+        self.code = code
+        self.path = path
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    /// The `errno` of an I/O failure.
+    public var errno: Int32? {
+        if case .io(let e) = code { return e }
+        return nil
+    }
+
+    static func io(_ operation: String, errno e: Int32, path: String?) -> ProbeError {
+        let what = path.map { "'\($0)'" } ?? "the file"
+        let reason = String(cString: strerror(e))
+        var hint = ""
+        switch e {
+        case ENOENT: hint = "; it was moved or deleted before it could be read"
+        case EACCES, EPERM: hint = "; give photodrop's user read permission on it"
+        case EIO: hint = "; the disk or network share reported a read error, retry later"
+        default: break
+        }
+        return ProbeError(code: .io(errno: e), path: path, message: "cannot \(operation) \(what): \(reason)\(hint)")
+    }
+}

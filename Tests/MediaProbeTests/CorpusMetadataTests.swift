@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import MediaProbe
+
+/// Metadata read from real files of the corpus.
+@Suite("Corpus metadata", .enabled(if: Corpus.isAvailable, Corpus.skipNote))
+struct CorpusMetadataTests {
+    let prober: MediaProber
+
+    init() throws { prober = try MediaProber() }
+
+    func metadata(_ file: String) throws -> MediaMetadata { try prober.probe(path: Corpus.path(file)).metadata }
+
+    @Test("JPEG EXIF: GPS, date, camera, orientation")
+    func jpeg() throws {
+        let nikon = try metadata("DSCN0010.jpg")
+        let location = try #require(nikon.location)
+        #expect(abs(location.latitude - 43.467448) < 1e-5 && abs(location.longitude - 11.885127) < 1e-5)
+        #expect(nikon.make == "NIKON" && nikon.captureDateSource == .exif)
+        #expect(nikon.captureDate == ISO8601DateFormatter().date(from: "2008-10-22T16:28:39Z"))
+        #expect(nikon.captureTimeZoneOffset == nil)
+        #expect(try metadata("portrait_6.jpg").orientation == 6)
+        let pixel = try metadata("pixel-motion-photo-shortened.jpg")
+        #expect(pixel.make == "Google" && pixel.pixelWidth == 4032 && pixel.orientation == 6)
+    }
+
+    @Test("iPhone HEIC: Live Photo identifier from the Apple MakerNote, time zone, GPS")
+    func heic() throws {
+        let m = try metadata("IMG_5195.HEIC")
+        #expect(m.contentIdentifier == "570F1469-09C7-4E50-9875-05F21D5BD166")
+        #expect(m.captureTimeZoneOffset == -18000 && m.captureDateSource == .exif)
+        let date = try #require(m.captureDate)
+        let second = try #require(ISO8601DateFormatter().date(from: "2021-04-11T20:47:53Z"))
+        #expect(date >= second && date < second + 1, "SubSecTimeOriginal adds a fraction")
+        #expect(m.make == "Apple" && m.location != nil)
+    }
+
+    @Test("iPhone MOV: QuickTime creation date with offset, location, make and model, rotation")
+    func mov() throws {
+        let m = try metadata("dolbyVision-hdr.MOV")
+        #expect(m.captureDateSource == .quickTimeMetadata && m.captureTimeZoneOffset == 3600)
+        #expect(m.captureDate == ISO8601DateFormatter().date(from: "2023-05-09T11:41:46Z"))
+        #expect(m.location?.latitude == 51.5334 && m.location?.longitude == -0.1255)
+        #expect(m.make == "Apple" && m.model == "iPhone 14 Pro" && m.videoCodec == "hvc1" && m.audioCodec == "mp4a")
+        #expect(m.pixelWidth == 1280 && m.pixelHeight == 720 && m.frameCount == 5)
+    }
+
+    @Test("animation, fragments and RAW sizes")
+    func others() throws {
+        let gif = try metadata("circle.gif")
+        #expect(gif.isAnimated && gif.frameCount == 30 && gif.duration == 2.1)
+        let fragmented = try metadata("sample_fragmented.mp4")
+        #expect(fragmented.frameCount == 30 && abs((fragmented.duration ?? 0) - 1.068) < 0.01)
+        let cr3 = try metadata("CanonRaw.cr3")
+        #expect(cr3.pixelWidth == 6000 && cr3.pixelHeight == 4000 && cr3.model == "Canon EOS M50")
+        let cr2 = try metadata("CanonRaw.cr2")
+        #expect(cr2.make == "Canon" && cr2.pixelWidth == 3456)
+    }
+}

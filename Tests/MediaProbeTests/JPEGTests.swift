@@ -1,0 +1,181 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import MediaProbe
+
+@Suite("JPEG walk and EXIF")
+struct JPEGTests {
+    @Test("a complete JPEG with camera EXIF: size, date with offset and sub-seconds, orientation, GPS, identifier")
+    func complete() throws {
+        for littleEndian in [true, false] {
+            let exif = TIFFWriter.cameraExif(littleEndian: littleEndian, contentIdentifier: "ABCD-1234")
+            let r = try Probe.bytes(ImageFixtures.jpeg(width: 4032, height: 3024, exif: exif), name: "x.heic")
+            #expect(r.kind == .photo && r.mime == "image/jpeg" && r.fileExtension == "jpg")
+            #expect(r.message == "JPEG photo 4032×3024")
+            let m = r.metadata
+            #expect(m.pixelWidth == 4032 && m.pixelHeight == 3024)
+            #expect(m.orientation == 6)
+            #expect(m.captureDateSource == .exif)
+            #expect(m.captureTimeZoneOffset == 3600)
+            // 2023-05-09 12:41:46.250 at +01:00 is 11:41:46.250 UTC.
+            #expect(m.captureDate == Date(timeIntervalSince1970: 1_683_632_506.25))
+            #expect(m.make == "Apple" && m.model == "iPhone 14 Pro")
+            #expect(m.contentIdentifier == "ABCD-1234")
+            let location = try #require(m.location)
+            #expect(abs(location.latitude - (51 + 32.0 / 60 + 1.2 / 3600)) < 1e-9)
+            #expect(abs(location.longitude + (7.0 / 60 + 31.5 / 3600)) < 1e-9)
+            #expect(location.altitude == 26.75)
+        }
+    }
+
+    @Test("no end marker: truncated; data after the end marker (a motion photo's movie) is fine")
+    func endMarker() throws {
+        let cut = try Probe.memory(ImageFixtures.jpeg(withEOI: false))
+        #expect(cut.rejection == .corrupt && cut.isTruncated)
+        #expect(cut.message.contains("before the end-of-image marker"))
+        let motion = try Probe.memory(ImageFixtures.jpeg(trailing: MovieSpec().build()))
+        #expect(motion.kind == .photo, "\(motion.message)")
+        let progressive = try Probe.memory(ImageFixtures.jpeg(progressive: true, trailing: .zeros(100)))
+        #expect(progressive.kind == .photo, "\(progressive.message)")
+        let progressiveCut = try Probe.memory(Array(ImageFixtures.jpeg(progressive: true).dropLast(700)))
+        #expect(progressiveCut.rejection == .corrupt && progressiveCut.isTruncated)
+    }
+
+    @Test("cut inside a header segment: truncated; no frame header: broken")
+    func header() throws {
+        let exif = TIFFWriter.cameraExif()
+        let whole = ImageFixtures.jpeg(exif: exif)
+        let r = try Probe.memory(Array(whole.prefix(40)))
+        #expect(r.rejection == .corrupt && r.isTruncated && r.message.contains("runs past the end"), "\(r.message)")
+        let noSOF = try Probe.memory(ImageFixtures.jpeg(withSOF: false))
+        #expect(noSOF.rejection == .corrupt && !noSOF.isTruncated && noSOF.message.contains("frame header"))
+        let garbage = try Probe.memory([0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + .zeros(14) + [0x12, 0x34] + .zeros(40))
+        #expect(garbage.rejection == .corrupt && !garbage.isTruncated)
+    }
+
+    @Test("a JPEG that ends with FFD9 is judged without reading its scan")
+    func fastPath() throws {
+        let bytes = ImageFixtures.jpeg(scanBytes: 3 << 20)
+        try Probe.withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("big.jpg")
+            try Data(bytes).write(to: url)
+            let fd = open(url.path, O_RDONLY)
+            defer { close(fd) }
+            let (result, read, _) = try MediaProber().probe(
+                descriptor: fd, size: Int64(bytes.count), prefix: nil, path: nil)
+            #expect(result.kind == .photo)
+            #expect(read <= 64 * 1024 + 2, "read \(read) of \(bytes.count) bytes")
+            // Without the end marker at the end (a motion photo), the scan is read to find it.
+            let motion = bytes + .zeros(1000)
+            try Data(motion).write(to: url)
+            let fd2 = open(url.path, O_RDONLY)
+            defer { close(fd2) }
+            let (again, readAgain, _) = try MediaProber().probe(
+                descriptor: fd2, size: Int64(motion.count), prefix: nil, path: nil)
+            #expect(again.kind == .photo)
+            #expect(readAgain >= Int64(bytes.count) - 64 * 1024)
+        }
+    }
+}
+
+@Suite("EXIF: malformed metadata is dropped field by field, never a rejection")
+struct ExifTests {
+    func probe(exif: [UInt8]) throws -> ProbeResult {
+        let r = try Probe.memory(ImageFixtures.jpeg(exif: exif))
+        #expect(r.kind == .photo, "malformed EXIF must not reject: \(r.message)")
+        return r
+    }
+
+    @Test("a directory that points at itself, huge counts, offsets outside the block")
+    func structuralNonsense() throws {
+        // IFD0 at 8 with one entry whose ExifIFD pointer is 8 again (a loop), next IFD = 8 (another loop).
+        let loop: [UInt8] =
+            .ascii("II") + .le16(42) + .le32(8) + .le16(1) + .le16(0x8769) + .le16(4) + .le32(1)
+            + .le32(8) + .le32(8)
+        #expect(try probe(exif: loop).metadata.captureDate == nil)
+        let hugeCount: [UInt8] = .ascii("MM") + .be16(42) + .be32(8) + .be16(0xFFFF) + .zeros(40)
+        _ = try probe(exif: hugeCount)
+        var w = TIFFWriter()
+        w.ifd0 = [
+            .init(tag: 0x010F, value: .raw(type: 2, count: 1_000_000, bytes: .le32(0x7FFF_FFF0))),
+            .init(tag: 0x0112, value: .raw(type: 3, count: 1, bytes: .le16(9))),
+        ]
+        w.exif = [.init(tag: 0x9003, value: .raw(type: 2, count: 20, bytes: .le32(0xFFFF_FF00)))]
+        let r = try probe(exif: w.build())
+        #expect(r.metadata.make == nil && r.metadata.orientation == nil && r.metadata.captureDate == nil)
+        _ = try probe(exif: .ascii("XX") + .zeros(20))
+        _ = try probe(exif: .ascii("II"))
+        _ = try probe(exif: [])
+    }
+
+    @Test("bad values: zero denominators, impossible dates and offsets, GPS out of range, wrong types")
+    func badValues() throws {
+        var w = TIFFWriter(littleEndian: false)
+        w.ifd0 = [.init(tag: 0x0112, value: .ascii("six")), .init(tag: 0x010F, value: .short([1]))]
+        w.exif = [
+            .init(tag: 0x9003, value: .ascii("0000:00:00 00:00:00")),
+            .init(tag: 0x9004, value: .ascii("2020:13:45 25:61:61")),
+            .init(tag: 0x9011, value: .ascii("+99:99")),
+        ]
+        w.gps = [
+            .init(tag: 1, value: .ascii("N")), .init(tag: 2, value: .rational([(91, 1), (0, 1), (0, 1)])),
+            .init(tag: 3, value: .ascii("E")), .init(tag: 4, value: .rational([(10, 0), (0, 1), (0, 1)])),
+        ]
+        let r = try probe(exif: w.build())
+        #expect(r.metadata.captureDate == nil)
+        #expect(r.metadata.location == nil)
+        #expect(r.metadata.orientation == nil && r.metadata.make == nil)
+    }
+
+    @Test("a date without an offset is read as UTC wall-clock time unless GPS time gives the zone")
+    func offsets() throws {
+        let noOffset = try probe(exif: TIFFWriter.cameraExif(offset: nil, subSec: nil, gps: false))
+        #expect(noOffset.metadata.captureTimeZoneOffset == nil)
+        #expect(noOffset.metadata.captureDate == Date(timeIntervalSince1970: 1_683_636_106))
+        var w = TIFFWriter()
+        w.exif = [.init(tag: 0x9003, value: .ascii("2023:05:09 14:41:46"))]
+        w.gps = [
+            .init(tag: 7, value: .rational([(12, 1), (41, 1), (40, 1)])),
+            .init(tag: 0x1D, value: .ascii("2023:05:09")),
+        ]
+        let derived = try probe(exif: w.build())
+        #expect(derived.metadata.captureTimeZoneOffset == 7200)
+        #expect(derived.metadata.captureDate == Date(timeIntervalSince1970: 1_683_636_106))
+        // DateTimeDigitized, then IFD0 DateTime, stand in for a missing DateTimeOriginal.
+        var fallback = TIFFWriter()
+        fallback.ifd0 = [.init(tag: 0x0132, value: .ascii("2001:02:03 04:05:06"))]
+        #expect(try probe(exif: fallback.build()).metadata.captureDate == Date(timeIntervalSince1970: 981_173_106))
+    }
+
+    @Test("a maker note that is not Apple's, or is cut, yields no identifier")
+    func makerNotes() {
+        #expect(AppleMakerNote.contentIdentifier(TIFFWriter.appleMakerNote(contentIdentifier: "X-1")[...]) == "X-1")
+        #expect(
+            AppleMakerNote.contentIdentifier(
+                Array(TIFFWriter.appleMakerNote(contentIdentifier: "LONG-IDENTIFIER").prefix(34))[...]) == nil)
+        #expect(AppleMakerNote.contentIdentifier(([UInt8].ascii("Nikon") + .zeros(40))[...]) == nil)
+        #expect(AppleMakerNote.contentIdentifier([][...]) == nil)
+    }
+
+    @Test("date and location text parsing")
+    func parsing() throws {
+        #expect(DateParsing.exifLocalSeconds("2023:05:09 12:41:46") == 1_683_636_106)
+        #expect(DateParsing.exifLocalSeconds("2023-05-09T12:41:46") == 1_683_636_106)
+        #expect(DateParsing.exifLocalSeconds("    :  :     :  :  ") == nil)
+        #expect(DateParsing.offsetSeconds("-05:30") == -19800)
+        #expect(DateParsing.offsetSeconds("+0100") == 3600)
+        #expect(DateParsing.offsetSeconds("Z") == 0)
+        #expect(DateParsing.offsetSeconds("+1:00") == nil)
+        #expect(DateParsing.subSecondFraction("05") == 0.05)
+        let iso = DateParsing.iso8601("2023-05-09T12:41:46.5-07:00")
+        #expect(iso?.seconds == 1_683_661_306.5 && iso?.offset == -25200)
+        let floating = try #require(DateParsing.iso8601("2023-05-09T12:41:46"))
+        #expect(floating.offset == nil)
+        #expect(DateParsing.iso8601("yesterday") == nil)
+        #expect(QuickTimeMetadata.parseISO6709("+37.3318-122.0312/") == .init(latitude: 37.3318, longitude: -122.0312))
+        #expect(QuickTimeMetadata.parseISO6709("+4807.038+01131.000/")?.latitude ?? 0 > 48.117)
+        #expect(QuickTimeMetadata.parseISO6709("+99.0+10.0/") == nil)
+        #expect(QuickTimeMetadata.parseISO6709("garbage") == nil)
+    }
+}
