@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+@Suite("The built binary")
+struct BinaryTests {
+    @Test("photodrop --help lists every command and exits 0", .enabled(if: PhotodropBinary.isBuilt))
+    func helpListsCommands() throws {
+        let sandbox = try Sandbox("help")
+        let result = try runPhotodrop(["--help"], in: sandbox.root)
+        #expect(result.status == 0, "\(result)")
+        for command in ["watch", "import", "probe", "albums", "assets", "show", "album", "events", "verify", "status"] {
+            #expect(result.stdout.contains(command), "help does not mention \(command)\n\(result)")
+        }
+    }
+
+    @Test("a mistyped command exits 2 and suggests the right one", .enabled(if: PhotodropBinary.isBuilt))
+    func mistypedCommand() throws {
+        let sandbox = try Sandbox("typo")
+        let result = try sandbox.run(["improt"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("import"), "\(result)")
+    }
+}

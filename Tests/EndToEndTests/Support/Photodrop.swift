@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `photodrop` binary, next to the test bundle in the build folder (`swift build --build-tests` builds it,
+/// because the test target depends on it).
+enum PhotodropBinary {
+    static let url: URL? = {
+        let buildFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for candidate in [buildFolder, buildFolder.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("photodrop")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return nil
+    }()
+
+    static var isBuilt: Bool { url != nil }
+}
+
+/// The package root, from this file's path (Tests/EndToEndTests/Support/Photodrop.swift).
+let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+/// The shared real-media corpus (`../shared/corpus/dev` beside the package), or nil when it is absent.
+let corpusFolder: URL? = {
+    let url = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/dev")
+    return FileManager.default.fileExists(atPath: url.appendingPathComponent("EXPECTED.tsv").path) ? url : nil
+}()
+
+/// What a finished run of the binary printed and how it ended.
+struct RunResult: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    var description: String { "exit \(status)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)" }
+
+    /// stdout as JSON lines (one object per non-empty line).
+    func jsonLines() throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            guard let dictionary = object as? [String: Any] else { throw HarnessError("not a JSON object: \(line)") }
+            return dictionary
+        }
+    }
+
+    /// stdout as one JSON object.
+    func jsonObject() throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+        guard let dictionary = object as? [String: Any] else { throw HarnessError("not a JSON object: \(stdout)") }
+        return dictionary
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A temporary photodrop world: `Inbox/`, `Library/`, `Rejected/` and a `config.json` that points at them.
+/// Removed when the test lets go of it.
+final class Sandbox: @unchecked Sendable {
+    // @unchecked: all stored properties are immutable after init.
+    let root: URL
+    var inbox: URL { root.appendingPathComponent("Inbox") }
+    var library: URL { root.appendingPathComponent("Library") }
+    var rejected: URL { root.appendingPathComponent("Rejected") }
+    var config: URL { root.appendingPathComponent("config.json") }
+
+    /// Creates the folders and writes config.json with `settings` merged over test-friendly defaults
+    /// (settle 200 ms, JSON logs at debug level so tests can follow outcomes).
+    init(_ label: String = "e2e", settings: [String: Any] = [:]) throws {
+        let base = FileManager.default.temporaryDirectory.path
+        var template = Array("\(base)/photodrop-\(label)-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw HarnessError("mkdtemp failed: errno \(errno)")
+        }
+        root = URL(fileURLWithPath: String(cString: made))
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Inbox"), withIntermediateDirectories: true)
+        var config: [String: Any] = [
+            "library": "Library", "inbox": "Inbox", "rejected": "Rejected",
+            "settleMilliseconds": 200, "log": ["format": "json", "level": "debug"],
+        ]
+        config.merge(settings) { _, new in new }
+        try writeConfig(config)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func writeConfig(_ object: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: config)
+    }
+
+    /// `photodrop --config <sandbox>/config.json ARGS…`, run to completion (killed after `timeout`).
+    @discardableResult
+    func run(_ arguments: [String], timeout: TimeInterval = 120, environment: [String: String]? = nil) throws
+        -> RunResult
+    {
+        try runPhotodrop(["--config", config.path] + arguments, in: root, timeout: timeout, environment: environment)
+    }
+
+    /// Writes `bytes` to `relativePath` below the sandbox root, creating folders.
+    @discardableResult
+    func write(_ relativePath: String, _ bytes: [UInt8]) throws -> URL {
+        let url = root.appendingPathComponent(relativePath)
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    /// Regular files below `folder` (relative paths, sorted), dot-entries skipped.
+    func files(under folder: URL) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        var result: [String] = []
+        while let next = enumerator.nextObject() as? String {
+            let name = (next as NSString).lastPathComponent
+            if name.hasPrefix(".") {
+                if (enumerator.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory {
+                    enumerator.skipDescendants()
+                }
+                continue
+            }
+            if (enumerator.fileAttributes?[.type] as? FileAttributeType) == .typeRegular { result.append(next) }
+        }
+        return result.sorted()
+    }
+}
+
+/// Runs the photodrop binary with `arguments` in `directory`; output goes through files, so a chatty child can
+/// never block on a full pipe.
+func runPhotodrop(
+    _ arguments: [String], in directory: URL, timeout: TimeInterval = 120, environment: [String: String]? = nil
+) throws -> RunResult {
+    guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
+    return try runProcess(binary, arguments, in: directory, timeout: timeout, environment: environment)
+}
+
+/// Runs any program to completion, killing it after `timeout`.
+func runProcess(
+    _ executable: URL, _ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 120,
+    environment: [String: String]? = nil
+) throws -> RunResult {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("photodrop-run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let outURL = scratch.appendingPathComponent("stdout")
+    let errURL = scratch.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = try FileHandle(forWritingTo: outURL)
+    process.standardError = try FileHandle(forWritingTo: errURL)
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(5_000) }
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw HarnessError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) timed out after \(timeout) s")
+    }
+    process.waitUntilExit()
+    return RunResult(
+        status: process.terminationStatus,
+        stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+}
+
+/// A `photodrop watch` child process. Its stderr (the log) goes to a file that tests can poll.
+final class WatchDaemon: @unchecked Sendable {
+    // @unchecked: `process` is only started in init and then only queried/signalled, which Process allows
+    // from any thread; the log path is immutable.
+    let process: Process
+    let logURL: URL
+    let stdoutURL: URL
+
+    init(_ sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
+        guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
+        let stamp = UUID().uuidString
+        logURL = sandbox.root.appendingPathComponent("watch-\(stamp).log")
+        stdoutURL = sandbox.root.appendingPathComponent("watch-\(stamp).out")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        process = Process()
+        process.executableURL = binary
+        process.arguments = ["--config", sandbox.config.path, "watch"] + extraArguments
+        process.currentDirectoryURL = sandbox.root
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = try FileHandle(forWritingTo: logURL)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    /// The log's JSON lines (lines that do not parse are skipped).
+    var logLines: [[String: Any]] {
+        log.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    /// Sends `signal` and waits for the exit; returns the exit status (or throws after `timeout`).
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 60) throws -> Int32 {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw HarnessError("photodrop watch did not exit within \(timeout) s after signal \(signal)\n\(log)")
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// `kill -9`, and wait until the process is gone.
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+@discardableResult
+func eventually(timeout: TimeInterval = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    repeat {
+        if try condition() { return true }
+        usleep(20_000)
+    } while Date() < deadline
+    return try condition()
+}
