@@ -34,5 +34,7 @@ public enum ExitStatus {
 /// (PhotoCatalog) and the probe (MediaProbe), which are built separately; a command without an entry here answers
 /// with ``ExitStatus/notImplemented`` and says so, instead of printing made-up results.
 public enum CommandHandlers {
-    public static let available: [String: CommandHandler] = [:]
+    public static let available: [String: CommandHandler] = pipelineCommands.merging(libraryCommands) { first, _ in
+        first
+    }
 }

@@ -1,0 +1,4 @@
+extension CommandHandlers {
+    /// The commands that run the ingestion pipeline: `watch`, `import`.
+    static let pipelineCommands: [String: CommandHandler] = [:]
+}
