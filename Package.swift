@@ -58,6 +58,10 @@ let package = Package(
             name: "fuzz-images", dependencies: ["MediaProbe"], path: "Sources/FuzzTargets/Images",
             swiftSettings: fuzzSettings),
 
+        // The floors of the benchmark (scripts/bench.sh): hashing every byte on all cores, renaming every file once.
+        .executableTarget(
+            name: "bench-floors", dependencies: ["CCrypto"], path: "Benchmarks/Floors", swiftSettings: strict),
+
         // A second process for the catalog's cross-process tests (persistent history, concurrent readers).
         .executableTarget(
             name: "catalog-history", dependencies: ["PhotoCatalog"], path: "Tests/Support/CatalogHistory",
