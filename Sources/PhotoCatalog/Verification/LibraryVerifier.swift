@@ -43,6 +43,8 @@ struct LibraryVerifier {
         var albumCountMismatches: [(uuid: String, title: String, stored: Int, actual: Int)] = []
         var integrityMessages: [String] = []
         var foreignKeyViolations = 0
+        /// Why the catalog could not be read completely (damage); then no file is checked against it.
+        var unreadableCatalog: String?
     }
 
     func run() throws -> VerificationReport {
@@ -52,6 +54,20 @@ struct LibraryVerifier {
         // 2. The catalog.
         guard let snapshot = try library.read("verify the library", readSnapshot) else {
             throw PhotosError.noLibrary(at: libraryPath)
+        }
+        if let damage = snapshot.unreadableCatalog {
+            var messages = snapshot.integrityMessages
+            if !messages.contains(damage) { messages.append(damage) }
+            let issues = messages.map { message in
+                VerificationIssue(
+                    kind: .databaseIntegrity, path: library.databasePath,
+                    message: "SQLite reports damage in '\(library.databasePath)': \(message). The files could not be "
+                        + "checked against it. Stop photodrop, copy the library folder away, and restore "
+                        + "library.sqlite from a backup.")
+            }
+            return VerificationReport(
+                issues: issues + listing.problems, isDeep: deep, assetCount: 0, originalCount: 0,
+                filesOnDisk: listing.files.count, hashedBytes: 0, changesInFlight: 0)
         }
         let originalPaths = Set(snapshot.originals.map(\.path))
 
@@ -297,6 +313,29 @@ struct LibraryVerifier {
 
     private func readSnapshot(_ database: Database) throws -> Snapshot {
         var snapshot = Snapshot()
+        // SQLite's own check first: when the file is damaged, the queries below may fail, and the damage is the
+        // finding to report.
+        do {
+            let pragma = deep ? "PRAGMA integrity_check" : "PRAGMA quick_check"
+            snapshot.integrityMessages = try database.rows(pragma) { $0.string(0) }.filter { $0 != "ok" }
+            snapshot.foreignKeyViolations = try database.rows("PRAGMA foreign_key_check") { _ in 1 }.count
+        } catch let error as DatabaseError where LibraryVerifier.isDamage(error) {
+            snapshot.integrityMessages.append(error.message)
+        }
+        do {
+            try readCatalog(database, into: &snapshot)
+        } catch let error as DatabaseError where LibraryVerifier.isDamage(error) {
+            snapshot.unreadableCatalog = error.message
+        }
+        return snapshot
+    }
+
+    /// Whether SQLite says the file is damaged (rather than busy, full, or unreadable).
+    private static func isDamage(_ error: DatabaseError) -> Bool {
+        error.resultCode == 11 || error.resultCode == 26  // SQLITE_CORRUPT, SQLITE_NOTADB
+    }
+
+    private func readCatalog(_ database: Database, into snapshot: inout Snapshot) throws {
         snapshot.assetCount = Int(try database.int64("SELECT count(*) FROM assets") ?? 0)
         snapshot.originals = try database.rows(
             "SELECT r.path, r.sha256, r.byte_count, a.uuid FROM resources r JOIN assets a ON a.id = r.asset_id "
@@ -325,10 +364,6 @@ struct LibraryVerifier {
             ) WHERE asset_count != actual ORDER BY title, uuid
             """
         ) { row in (row.string(0), row.string(1), row.int(2), row.int(3)) }
-        let pragma = deep ? "PRAGMA integrity_check" : "PRAGMA quick_check"
-        snapshot.integrityMessages = try database.rows(pragma) { $0.string(0) }.filter { $0 != "ok" }
-        snapshot.foreignKeyViolations = try database.rows("PRAGMA foreign_key_check") { _ in 1 }.count
-        return snapshot
     }
 }
 
