@@ -15,7 +15,8 @@ extension PhotoLibrary {
                 try database.firstRow(
                     """
                     SELECT
-                        coalesce(sum(deleted_date IS NULL AND media_type = \(image) AND playback_style != \(animated)), 0),
+                        coalesce(sum(deleted_date IS NULL AND media_type = \(image)
+                                 AND playback_style != \(animated)), 0),
                         coalesce(sum(deleted_date IS NULL AND playback_style = \(animated)), 0),
                         coalesce(sum(deleted_date IS NULL AND media_type = \(video)), 0),
                         coalesce(sum(deleted_date IS NULL AND (media_subtypes & \(live)) != 0), 0),

@@ -21,11 +21,11 @@ enum VerifyCommand {
         var text =
             "Checked \(TextFormat.plural(report.assetCount, "asset")), "
             + "\(TextFormat.plural(report.originalCount, "original")) and "
-            + "\(TextFormat.plural(report.filesOnDisk, "file")) under \(library)/originals"
+            + "\(TextFormat.plural(report.filesOnDisk, "file")) under \(library)/originals.\n"
         if report.isDeep {
-            text += "; re-hashed \(TextFormat.bytes(report.hashedBytes)) (SHA-256) and ran SQLite's integrity_check.\n"
+            text += "Deep check: re-hashed \(TextFormat.bytes(report.hashedBytes)) (SHA-256), SQLite integrity_check.\n"
         } else {
-            text += "; sizes and SQLite's quick_check only ('--deep' also re-hashes every original).\n"
+            text += "Quick check: sizes and SQLite's quick_check ('--deep' also re-hashes every original).\n"
         }
         if report.changesInFlight > 0 {
             text +=

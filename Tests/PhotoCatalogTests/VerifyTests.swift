@@ -109,7 +109,8 @@ struct VerifyTests {
             let source = folder.appending("source-" + (destination as NSString).lastPathComponent).path
             try database.run(
                 """
-                INSERT INTO placement_intents(session, batch, action, method, source, source_inode, destination, created_at)
+                INSERT INTO placement_intents(
+                    session, batch, action, method, source, source_inode, destination, created_at)
                 VALUES (?, 1, 0, 1, ?, 1, ?, 0)
                 """, [.text(session), .text(source), .text(destination)])
         }
