@@ -22,7 +22,7 @@ enum DaemonLock {
 
     static func inspect(library: String) -> State {
         let path = library + "/" + fileName
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW)
         guard descriptor >= 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return .notRunning(stalePID: nil) }
