@@ -55,6 +55,24 @@ struct EventsCommandTests {
         let token = try sandbox.openCatalog().currentChangeToken
         let future = try sandbox.run(["events", "--since", "\(token.libraryID):99"])
         #expect(future.status == 1 && future.stderr.contains("newer than this library's history"), "\(future)")
+
+        // A writer with a short history prunes it: old tokens expire, and plain 'events' starts at the oldest kept.
+        let pruning = PhotoLibrary(
+            url: sandbox.library,
+            historyRetention: HistoryRetention(maximumAge: 0, minimumTransactions: 1, maximumTransactions: 2))
+        for index in 0..<4 {
+            try pruning.performChangesAndWait {
+                _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Pruned \(index)")
+            }
+        }
+        let expired = try sandbox.run(["events", "--since", "\(token.libraryID):1"])
+        #expect(expired.status == 1, "\(expired)")
+        #expect(expired.stderr.contains("no longer kept") && expired.stderr.contains("without --since"), "\(expired)")
+        let kept = try sandbox.run(["events"])
+        #expect(kept.status == 0, "\(kept)")
+        let tokens = try kept.jsonLines().compactMap { $0["token"] as? String }
+        #expect(!tokens.isEmpty && tokens.count < 5, "\(tokens)")
+        #expect(tokens.last == (try pruning.currentChangeToken).stringValue)
     }
 
     @Test("--follow prints a change made by another process within a second, and exits 0 on SIGINT and SIGTERM")
