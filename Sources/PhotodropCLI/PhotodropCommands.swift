@@ -34,61 +34,111 @@ public enum PhotodropCommands {
                 ]),
             CommandSpec(
                 "probe", summary: "Show what photodrop would do with each file, touching nothing.",
-                positionals: [PositionalSpec("FILE", .oneOrMore, help: "Files to examine.")],
-                options: [json]),
-            CommandSpec("albums", summary: "List the albums and smart albums.", options: [json]),
+                discussion:
+                    "Each file is judged by its content, as the daemon would: photo, gif, video or rejected, with the reason code, a message, the MIME type and the metadata found (capture date, size, duration, codecs, camera, location). A folder is probed recursively, files in name order; entries whose names start with a dot are skipped, and links to folders are not followed. The video codec lists come from the configuration.\n\nText: one block per file and a summary line. --json: one object per line with path, outcome, reason (code or null), message, mime and the metadata fields. Exit status 0 when every file is accepted, 1 when any is rejected or cannot be read (outcome 'failed').",
+                positionals: [PositionalSpec("FILE", .oneOrMore, help: "Files or folders to examine.")],
+                options: [.flag("json", help: "Print one JSON object per file, one per line.")]),
+            CommandSpec(
+                "albums", summary: "List the albums and smart albums.",
+                discussion:
+                    "Text: a table of identifier (shortened; every command accepts it), type, number of assets and title. --json: one object per line with id, title, count and type (album or smartAlbum).",
+                options: [.flag("json", help: "Print one JSON object per album, one per line.")]),
             CommandSpec(
                 "assets", summary: "List assets.",
+                discussion:
+                    "Assets in Recently Deleted are listed only with --album 'Recently Deleted'. Text: a table of identifier (shortened), kind, capture date (UTC), size, pixels, favourite mark, file name and albums. --json: one object per line with id, kind, mime, sha256, bytes, originalFilename, creationDate, creationDateSource, pixelWidth, pixelHeight, duration, isFavorite, albums (titles), path, addedDate, isHidden, isDeleted, location.",
                 options: [
-                    .value("album", "NAME", help: "Only assets in the album with this title."),
+                    .value(
+                        "album", "NAME",
+                        help:
+                            "Only assets in this album or smart album: a title, else an identifier (or its unique start)."
+                    ),
                     .value("kind", "KIND", help: "Only photos, GIFs or videos.", allowed: ["photo", "gif", "video"]),
                     .flag("favorites", help: "Only favourites."),
-                    json,
+                    .flag("json", help: "Print one JSON object per asset, one per line."),
                 ]),
             CommandSpec(
                 "show", summary: "Show one asset.",
-                positionals: [PositionalSpec("ID", help: "The asset's identifier.")], options: [json]),
+                discussion:
+                    "ID is an asset's full identifier (as printed by 'assets --json') or a unique start of it, at least 4 characters (as printed by 'assets'). Assets in Recently Deleted can be shown too. Exit status 1 for an unknown or ambiguous ID.",
+                positionals: [PositionalSpec("ID", help: "The asset's identifier, or its unique start.")],
+                options: [.flag("json", help: "Print the asset as one JSON object (the fields of 'assets --json').")]),
             CommandSpec(
                 "album", summary: "Create, rename or delete albums.",
                 subcommands: [
                     CommandSpec(
                         "create", summary: "Create an album.",
+                        discussion:
+                            "The title is stored in Unicode NFC, like inbox folder names, and must not be taken by another album: the inbox folder of that name files into it. Prints the new album's identifier. Exit status 1 when the title is taken.",
                         positionals: [PositionalSpec("NAME", help: "The album's title.")]),
                     CommandSpec(
                         "rename", summary: "Rename an album.",
+                        discussion:
+                            "Smart albums cannot be renamed. Exit status 1 for an unknown or ambiguous ID, a smart album, or a title another album has.",
                         positionals: [
-                            PositionalSpec("ID", help: "The album's identifier."),
+                            PositionalSpec("ID", help: "The album's identifier, or its unique start (4+ characters)."),
                             PositionalSpec("NAME", help: "The new title."),
                         ]),
                     CommandSpec(
                         "delete", summary: "Delete an album; its assets stay in the library.",
-                        positionals: [PositionalSpec("ID", help: "The album's identifier.")]),
+                        discussion:
+                            "Smart albums cannot be deleted. Exit status 1 for an unknown or ambiguous ID or a smart album.",
+                        positionals: [
+                            PositionalSpec("ID", help: "The album's identifier, or its unique start (4+ characters).")
+                        ]),
                 ]),
             CommandSpec(
                 "favorite", summary: "Mark an asset as a favourite.",
-                positionals: [PositionalSpec("ID", help: "The asset's identifier.")],
+                discussion: "Exit status 0 also when the asset already is (or with --off is not) a favourite.",
+                positionals: [
+                    PositionalSpec("ID", help: "The asset's identifier, or its unique start (4+ characters).")
+                ],
                 options: [.flag("off", help: "Remove the favourite mark instead.")]),
             CommandSpec(
                 "remove", summary: "Remove an asset from an album (it stays in the library).",
-                positionals: [PositionalSpec("ID", help: "The asset's identifier.")],
-                options: [.value("from", "ALBUM", help: "The album's identifier or title.", required: true)]),
+                discussion:
+                    "Exit status 1 when the asset is not in the album, or the album is a smart album (their members follow from the assets).",
+                positionals: [
+                    PositionalSpec("ID", help: "The asset's identifier, or its unique start (4+ characters).")
+                ],
+                options: [
+                    .value(
+                        "from", "ALBUM", help: "The album's title, else its identifier (or its unique start).",
+                        required: true)
+                ]),
             CommandSpec(
                 "delete", summary: "Delete an asset (it moves to Recently Deleted).",
-                positionals: [PositionalSpec("ID", help: "The asset's identifier.")]),
+                discussion:
+                    "The asset leaves its albums' listings and moves to the Recently Deleted smart album; its original stays stored. Dropping the same file again restores it.",
+                positionals: [
+                    PositionalSpec("ID", help: "The asset's identifier, or its unique start (4+ characters).")
+                ]),
             CommandSpec(
                 "events", summary: "Print the library's change history as JSON lines.",
+                discussion:
+                    "One JSON object per committed change, oldest first: token, date, and for assets and albums the identifiers inserted, updated and deleted. Without --since, from the oldest change the library still keeps. Pass a printed token to --since to continue after it. With --follow, changes made by any process (the daemon, other commands) are printed within a fraction of a second, until SIGINT or SIGTERM (exit status 0); without a library yet it waits for one. Exit status 2 for a malformed token, 1 for a token that expired or belongs to another library.",
                 options: [
-                    .value("since", "TOKEN", help: "Only changes after this change token."),
+                    .value("since", "TOKEN", help: "Only changes after this change token ('<library id>:<number>')."),
                     .flag("follow", help: "Keep printing new changes as they happen, also those of other processes."),
-                    json,
+                    .flag("json", help: "Accepted for symmetry: the output is always JSON lines."),
                 ]),
             CommandSpec(
                 "verify", summary: "Check the catalog against the files: missing originals, orphan files.",
+                discussion:
+                    "Reports originals that are missing, unreadable or of the wrong size, files under originals/ no asset refers to, changes a crashed writer left unsettled, files crash recovery set aside, and damage SQLite's quick_check finds. Never changes anything; safe while the daemon runs (files it is placing are not reported). Exit status 0 when no problem was found, 1 otherwise.",
                 options: [
-                    .flag("deep", help: "Also re-hash every original and report SHA-256 mismatches."),
-                    json,
+                    .flag(
+                        "deep",
+                        help: "Also re-hash every original (reads every byte) and run SQLite's full integrity_check."),
+                    .flag(
+                        "json", help: "Print one object: clean, deep, counts and issues (kind, path, assetId, message)."
+                    ),
                 ]),
-            CommandSpec("status", summary: "Show counts and the daemon's health.", options: [json]),
+            CommandSpec(
+                "status", summary: "Show counts and the daemon's health.",
+                discussion:
+                    "Assets by kind, favourites, Recently Deleted, albums, stored bytes, the last change, files waiting in the inbox, files claimed by the daemon and not finished, rejected files, whether a 'photodrop watch' daemon runs on the library (and its pid), and health problems such as unreadable folders. Works before a library exists. Exit status 0 when healthy, 1 when a problem is listed.",
+                options: [.flag("json", help: "Print one JSON object.")]),
         ])
 
     /// The parser for the whole table.

@@ -1,0 +1,378 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The consistency check behind ``PhotoLibrary/verify(deep:)``: reads, never writes, and tolerates a writer working
+/// on the library at the same time.
+///
+/// Order matters for running beside a writer. A writer records a placement intent before it places a file, and
+/// replaces the intent by the resource row in the transaction that commits; a purge records a removal intent in the
+/// transaction that deletes the row, and removes the file afterwards. So the check lists `originals/` first and
+/// reads the catalog afterwards (in one snapshot): every listed file is then either referenced, announced by an
+/// intent, or really an orphan. Files the snapshot expects but that are missing, and orphans, are confirmed once
+/// more before they are reported, so that a change committing during the check never shows up as a problem.
+struct LibraryVerifier {
+    let library: PhotoLibrary
+    let deep: Bool
+
+    private var libraryPath: String { library.url.path }
+
+    /// One stored original as the catalog records it.
+    private struct Original {
+        var path: String
+        var sha256: String
+        var byteCount: Int64
+        var assetUUID: String
+    }
+
+    /// One placement intent.
+    private struct Intent {
+        var session: String
+        var isRemoval: Bool
+        var destination: String
+    }
+
+    /// Everything read from the catalog, in one read transaction.
+    private struct Snapshot {
+        var assetCount = 0
+        var originals: [Original] = []
+        var intents: [Intent] = []
+        var assetsWithoutOriginal: [String] = []
+        var albumCountMismatches: [(uuid: String, title: String, stored: Int, actual: Int)] = []
+        var integrityMessages: [String] = []
+        var foreignKeyViolations = 0
+        /// Why the catalog could not be read completely (damage); then no file is checked against it.
+        var unreadableCatalog: String?
+    }
+
+    func run() throws -> VerificationReport {
+        var issues: [VerificationIssue] = []
+        // 1. The files, before the catalog (see the type's description).
+        let listing = listOriginals()
+        // 2. The catalog.
+        guard let snapshot = try library.read("verify the library", readSnapshot) else {
+            throw PhotosError.noLibrary(at: libraryPath)
+        }
+        if let damage = snapshot.unreadableCatalog {
+            var messages = snapshot.integrityMessages
+            if !messages.contains(damage) { messages.append(damage) }
+            let issues = messages.map { message in
+                VerificationIssue(
+                    kind: .databaseIntegrity, path: library.databasePath,
+                    message: "SQLite reports damage in '\(library.databasePath)': \(message). The files could not be "
+                        + "checked against it. Stop photodrop, copy the library folder away, and restore "
+                        + "library.sqlite from a backup.")
+            }
+            return VerificationReport(
+                issues: issues + listing.problems, isDeep: deep, assetCount: 0, originalCount: 0,
+                filesOnDisk: listing.files.count, hashedBytes: 0, changesInFlight: 0)
+        }
+        let originalPaths = Set(snapshot.originals.map(\.path))
+
+        // 3. Changes in flight (writers alive) and interrupted ones (writers gone).
+        var liveSessions: [String: Bool] = [:]
+        var inFlight = Set<String>()
+        var interrupted: [String: [Intent]] = [:]
+        for intent in snapshot.intents {
+            let isLive =
+                liveSessions[intent.session]
+                ?? {
+                    let live = LibraryVerifier.isWriterAlive(session: intent.session, libraryPath: libraryPath)
+                    liveSessions[intent.session] = live
+                    return live
+                }()
+            inFlight.insert(intent.destination)
+            inFlight.insert(LibraryVerifier.temporaryPath(for: intent.destination))
+            if !isLive { interrupted[intent.session, default: []].append(intent) }
+        }
+        let liveIntentCount = snapshot.intents.count - interrupted.values.reduce(0) { $0 + $1.count }
+        for (session, intents) in interrupted.sorted(by: { $0.key < $1.key }) {
+            let placements = intents.filter { !$0.isRemoval }.count
+            let removals = intents.count - placements
+            var what: [String] = []
+            if placements > 0 { what.append("\(placements) file placement\(placements == 1 ? "" : "s")") }
+            if removals > 0 { what.append("\(removals) file removal\(removals == 1 ? "" : "s")") }
+            issues.append(
+                VerificationIssue(
+                    kind: .interruptedChange, path: absolute(intents[0].destination),
+                    message: "A writer stopped in the middle of a change (session \(session), e.g. killed or crashed) "
+                        + "and left \(what.joined(separator: " and ")) unsettled. Nothing is lost: the next write to "
+                        + "the library (starting 'photodrop watch', or any change) finishes or undoes them."))
+        }
+
+        // 4. Every original the catalog refers to.
+        var hashedBytes: Int64 = 0
+        var missingCandidates: [Original] = []
+        let buffer = deep ? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096) : nil
+        defer { buffer?.deallocate() }
+        for original in snapshot.originals {
+            let path = absolute(original.path)
+            let assetID = LocalIdentifier.asset(uuid: original.assetUUID)
+            var info = stat()
+            if lstat(path, &info) != 0 {
+                let code = errno
+                if code == ENOENT || code == ENOTDIR {
+                    missingCandidates.append(original)
+                } else {
+                    issues.append(
+                        unreadable(path, assetID, SystemCallError(operation: "stat", path: path, errno: code)))
+                }
+                continue
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                issues.append(
+                    VerificationIssue(
+                        kind: .unreadableOriginal, path: path, assetIdentifier: assetID,
+                        message: "The original of asset \(assetID) at '\(path)' is not a regular file (a directory "
+                            + "or link stands in its place). Restore the file from a backup."))
+                continue
+            }
+            if Int64(info.st_size) != original.byteCount {
+                issues.append(
+                    VerificationIssue(
+                        kind: .sizeMismatch, path: path, assetIdentifier: assetID,
+                        message: "The original of asset \(assetID) at '\(path)' has \(info.st_size) bytes, the "
+                            + "catalog recorded \(original.byteCount): the file was changed or truncated. Restore it "
+                            + "from a backup."))
+                continue
+            }
+            guard let buffer else { continue }
+            do {
+                let (digest, count) = try SHA256Hasher.hashFile(atPath: path, buffer: buffer)
+                hashedBytes += count
+                if digest != original.sha256 {
+                    issues.append(
+                        VerificationIssue(
+                            kind: .hashMismatch, path: path, assetIdentifier: assetID,
+                            message: "The original of asset \(assetID) at '\(path)' has SHA-256 \(digest), the "
+                                + "catalog recorded \(original.sha256): its content changed (bit rot, or an edit in "
+                                + "place). Restore it from a backup."))
+                }
+            } catch let error as SystemCallError {
+                issues.append(unreadable(path, assetID, error))
+            }
+        }
+        if !missingCandidates.isEmpty {
+            // Confirm: a purge that committed after the snapshot removes rows and then files.
+            let stillListed =
+                try library.read("verify the library") { database in
+                    try missingCandidates.filter { original in
+                        try database.int64("SELECT 1 FROM resources WHERE path = ?", [.text(original.path)]) != nil
+                    }
+                } ?? []
+            for original in stillListed where !SystemCall.exists(absolute(original.path)) {
+                let assetID = LocalIdentifier.asset(uuid: original.assetUUID)
+                issues.append(
+                    VerificationIssue(
+                        kind: .missingOriginal, path: absolute(original.path), assetIdentifier: assetID,
+                        message: "The original of asset \(assetID) is missing: '\(absolute(original.path))' does not "
+                            + "exist. Restore it from a backup, or delete the asset ('photodrop delete \(assetID)')."))
+            }
+        }
+
+        // 5. Files nobody refers to.
+        for relative in listing.files.subtracting(originalPaths).subtracting(inFlight).sorted() {
+            let path = absolute(relative)
+            guard SystemCall.exists(path) else { continue }
+            let name = (relative as NSString).lastPathComponent
+            let message: String
+            if name.hasPrefix(".") && name.hasSuffix(".partial") {
+                message = "'\(path)' is an unfinished copy that no change in flight owns; it is safe to delete."
+            } else {
+                message =
+                    "'\(path)' is under originals/ but no asset refers to it. Import it again if it is wanted "
+                    + "('photodrop import'), then delete it."
+            }
+            issues.append(VerificationIssue(kind: .orphanFile, path: path, message: message))
+        }
+
+        // 6. Files crash recovery set aside.
+        let recovered = libraryPath + "/recovered"
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: recovered) {
+            for name in names.sorted() {
+                issues.append(
+                    VerificationIssue(
+                        kind: .recoveredFile, path: recovered + "/" + name,
+                        message: "'\(recovered)/\(name)' was set aside by crash recovery because its original place "
+                            + "was taken. Import it again if it is wanted, then delete it."))
+            }
+        }
+
+        // 7. The catalog's own consistency.
+        for uuid in snapshot.assetsWithoutOriginal {
+            let assetID = LocalIdentifier.asset(uuid: uuid)
+            issues.append(
+                VerificationIssue(
+                    kind: .assetWithoutOriginal, assetIdentifier: assetID,
+                    message: "Asset \(assetID) has no stored original in the catalog. Delete it ('photodrop delete "
+                        + "\(assetID)') and import the file again."))
+        }
+        for mismatch in snapshot.albumCountMismatches {
+            let albumID = LocalIdentifier.collection(uuid: mismatch.uuid)
+            issues.append(
+                VerificationIssue(
+                    kind: .albumCountMismatch, albumIdentifier: albumID,
+                    message: "Album '\(mismatch.title)' (\(albumID)) records \(mismatch.stored) visible assets but "
+                        + "has \(mismatch.actual). Listings are still right; report this as a photodrop bug."))
+        }
+        for message in snapshot.integrityMessages {
+            issues.append(
+                VerificationIssue(
+                    kind: .databaseIntegrity, path: library.databasePath,
+                    message: "SQLite reports damage in '\(library.databasePath)': \(message). Stop photodrop, copy "
+                        + "the library folder away, and restore library.sqlite from a backup."))
+        }
+        if snapshot.foreignKeyViolations > 0 {
+            issues.append(
+                VerificationIssue(
+                    kind: .databaseIntegrity, path: library.databasePath,
+                    message: "\(snapshot.foreignKeyViolations) rows of '\(library.databasePath)' refer to rows that do "
+                        + "not exist (foreign_key_check). Restore library.sqlite from a backup."))
+        }
+
+        let order = Dictionary(uniqueKeysWithValues: VerificationIssue.Kind.allCases.enumerated().map { ($1, $0) })
+        let sorted = issues.enumerated().sorted { lhs, rhs in
+            let (left, right) = (order[lhs.element.kind]!, order[rhs.element.kind]!)
+            if left != right { return left < right }
+            return lhs.offset < rhs.offset
+        }.map(\.element)
+        return VerificationReport(
+            issues: sorted + listing.problems, isDeep: deep, assetCount: snapshot.assetCount,
+            originalCount: snapshot.originals.count, filesOnDisk: listing.files.count, hashedBytes: hashedBytes,
+            changesInFlight: liveIntentCount)
+    }
+
+    private func absolute(_ relative: String) -> String { libraryPath + "/" + relative }
+
+    private func unreadable(_ path: String, _ assetID: String, _ error: SystemCallError) -> VerificationIssue {
+        VerificationIssue(
+            kind: .unreadableOriginal, path: path, assetIdentifier: assetID,
+            message: "The original of asset \(assetID) cannot be read: \(error). Check the file's permissions and the "
+                + "disk.")
+    }
+
+    // MARK: Files
+
+    /// The files under `originals/`, as paths relative to the library (`originals/ab/<name>`).
+    private func listOriginals() -> (files: Set<String>, problems: [VerificationIssue]) {
+        var files = Set<String>()
+        var problems: [VerificationIssue] = []
+        let root = libraryPath + "/originals"
+        func list(_ path: String) -> [String]? {
+            do {
+                return try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                var info = stat()
+                if lstat(path, &info) != 0 && errno == ENOENT { return [] }
+                problems.append(
+                    VerificationIssue(
+                        kind: .unreadableFolder, path: path,
+                        message: "'\(path)' cannot be listed, so the files in it were not checked: "
+                            + "\(error.localizedDescription). Check its permissions."))
+                return nil
+            }
+        }
+        guard let top = list(root) else { return (files, problems) }
+        for name in top {
+            let path = root + "/" + name
+            var info = stat()
+            let isDirectory = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            guard isDirectory else {
+                files.insert("originals/" + name)
+                continue
+            }
+            for inner in list(path) ?? [] { files.insert("originals/" + name + "/" + inner) }
+        }
+        return (files, problems)
+    }
+
+    /// Whether the writer of `session` still runs: it holds an exclusive `flock` on its lock file. Tested with a
+    /// shared non-blocking lock that is released at once; unlike the writer's own reconciliation this never removes
+    /// the lock file.
+    static func isWriterAlive(session: String, libraryPath: String) -> Bool {
+        let path = libraryPath + "/locks/" + session + ".lock"
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(descriptor, LOCK_UN)
+            return false
+        }
+        return errno == EWOULDBLOCK || errno == EINTR
+    }
+
+    /// The hidden name a copy is written under before it is renamed into place (see
+    /// `PlacementIntent.temporaryPath(for:)`), for a path relative to the library.
+    static func temporaryPath(for destination: String) -> String {
+        PlacementIntent.temporaryPath(for: destination)
+    }
+
+    // MARK: Catalog
+
+    private func readSnapshot(_ database: Database) throws -> Snapshot {
+        var snapshot = Snapshot()
+        // SQLite's own check first: when the file is damaged, the queries below may fail, and the damage is the
+        // finding to report.
+        do {
+            let pragma = deep ? "PRAGMA integrity_check" : "PRAGMA quick_check"
+            snapshot.integrityMessages = try database.rows(pragma) { $0.string(0) }.filter { $0 != "ok" }
+            snapshot.foreignKeyViolations = try database.rows("PRAGMA foreign_key_check") { _ in 1 }.count
+        } catch let error as DatabaseError where LibraryVerifier.isDamage(error) {
+            snapshot.integrityMessages.append(error.message)
+        }
+        do {
+            try readCatalog(database, into: &snapshot)
+        } catch let error as DatabaseError where LibraryVerifier.isDamage(error) {
+            snapshot.unreadableCatalog = error.message
+        }
+        return snapshot
+    }
+
+    /// Whether SQLite says the file is damaged (rather than busy, full, or unreadable).
+    private static func isDamage(_ error: DatabaseError) -> Bool {
+        error.resultCode == 11 || error.resultCode == 26  // SQLITE_CORRUPT, SQLITE_NOTADB
+    }
+
+    private func readCatalog(_ database: Database, into snapshot: inout Snapshot) throws {
+        snapshot.assetCount = Int(try database.int64("SELECT count(*) FROM assets") ?? 0)
+        snapshot.originals = try database.rows(
+            "SELECT r.path, r.sha256, r.byte_count, a.uuid FROM resources r JOIN assets a ON a.id = r.asset_id "
+                + "ORDER BY r.path"
+        ) { row in
+            Original(path: row.string(0), sha256: row.string(1), byteCount: row.int64(2), assetUUID: row.string(3))
+        }
+        snapshot.intents = try database.rows(
+            "SELECT session, action, destination FROM placement_intents ORDER BY id"
+        ) { row in
+            Intent(
+                session: row.string(0), isRemoval: row.int(1) == PlacementIntent.Action.remove.rawValue,
+                destination: row.string(2))
+        }
+        snapshot.assetsWithoutOriginal = try database.rows(
+            "SELECT uuid FROM assets a WHERE NOT EXISTS (SELECT 1 FROM resources r WHERE r.asset_id = a.id) "
+                + "ORDER BY uuid"
+        ) { $0.string(0) }
+        snapshot.albumCountMismatches = try database.rows(
+            """
+            SELECT uuid, title, asset_count, actual FROM (
+                SELECT al.uuid, al.title, al.asset_count,
+                       (SELECT count(*) FROM album_assets m JOIN assets a ON a.id = m.asset_id
+                        WHERE m.album_id = al.id AND a.deleted_date IS NULL AND a.is_hidden = 0) AS actual
+                FROM albums al
+            ) WHERE asset_count != actual ORDER BY title, uuid
+            """
+        ) { row in (row.string(0), row.string(1), row.int(2), row.int(3)) }
+    }
+}
+
+extension PhotosError {
+    /// There is no library (no `library.sqlite`) at `path`.
+    static func noLibrary(at path: String) -> PhotosError {
+        PhotosError(
+            .libraryVolumeOffline, title: "No library",
+            message: "There is no library at '\(path)' (no \(PhotoLibrary.databaseName) in it). Check the path; a "
+                + "library is created by its first write.")
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Ingest
+import MediaProbe
+import PhotoCatalog
+
+/// Every `--json` shape of the command line, in one place, with DESIGN.md's stable field names.
+///
+/// - asset: `id`, `kind`, `mime`, `sha256`, `bytes`, `originalFilename`, `creationDate`, `creationDateSource`,
+///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,
+///   `isDeleted`, `location`.
+/// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`).
+/// - probe item: `path`, `outcome` (`photo`/`gif`/`video`/`rejected`/`failed`), `reason` (code or null), `message`,
+///   `mime`, then the probe's other fields and its metadata.
+/// - change: `token`, `date`, then `assets` and `albums`, each with `inserted`, `updated`, `deleted` identifiers.
+///
+/// Dates are ISO 8601 in UTC with milliseconds (`2024-05-01T12:00:00.000Z`).
+enum CatalogJSON {
+    /// ISO 8601, UTC, milliseconds.
+    static func timestamp(_ date: Date) -> String {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let seconds = Int64((milliseconds / 1000).rounded(.down))
+        let remainder = Int32(milliseconds - Double(seconds) * 1000)
+        return UTCTimestamp(seconds: seconds, nanoseconds: remainder * 1_000_000).iso8601
+    }
+
+    static func date(_ date: Date?) -> JSONNode { date.map { .string(timestamp($0)) } ?? .null }
+
+    /// An asset with the titles of the albums it is in.
+    static func asset(_ asset: Asset, albums: [String]) -> JSONNode {
+        .object([
+            ("id", .string(asset.localIdentifier)),
+            ("kind", .string(asset.kind)),
+            ("mime", .string(asset.mimeType)),
+            ("sha256", .string(asset.sha256)),
+            ("bytes", .int(asset.byteCount)),
+            ("originalFilename", .string(asset.originalFilename)),
+            ("creationDate", date(asset.creationDate)),
+            ("creationDateSource", .string(asset.creationDateSource)),
+            ("pixelWidth", .int(asset.pixelWidth)),
+            ("pixelHeight", .int(asset.pixelHeight)),
+            ("duration", .double(asset.duration)),
+            ("isFavorite", .bool(asset.isFavorite)),
+            ("albums", .strings(albums)),
+            ("path", .string(asset.originalURL?.path)),
+            ("addedDate", date(asset.addedDate)),
+            ("isHidden", .bool(asset.isHidden)),
+            ("isDeleted", .bool(asset.isDeleted)),
+            (
+                "location",
+                asset.location.map { location in
+                    .object([
+                        ("latitude", .double(location.latitude)), ("longitude", .double(location.longitude)),
+                        ("altitude", location.altitude.map { .double($0) } ?? .null),
+                    ])
+                } ?? .null
+            ),
+        ])
+    }
+
+    /// An album or smart album.
+    static func album(_ collection: AssetCollection) -> JSONNode {
+        .object([
+            ("id", .string(collection.localIdentifier)),
+            ("title", .string(collection.title)),
+            ("count", .int(collection.estimatedAssetCount)),
+            ("type", .string(collection.assetCollectionType == .smartAlbum ? "smartAlbum" : "album")),
+        ])
+    }
+
+    /// The order of the probe's fields after `path`, `outcome`, `reason`, `message` and `mime`; fields the probe may
+    /// add later follow in name order.
+    static let probeFieldOrder = [
+        "fileExtension", "isTruncated", "captureDate", "captureDateSource", "captureTimeZoneOffset", "pixelWidth",
+        "pixelHeight", "orientation", "duration", "frameCount", "isAnimated", "container", "videoCodec", "audioCodec",
+        "make", "model", "location", "contentIdentifier",
+    ]
+
+    /// What `probe` decided about one file: the fields of ``ProbeResult``'s own encoding, in a fixed order.
+    static func probeItem(path: String, result: ProbeResult) -> JSONNode {
+        var encoded: [String: JSONNode] = [:]
+        for (key, value) in (try? JSONNode(encoding: result))?.members ?? [] { encoded[key] = value }
+        var members: [(String, JSONNode)] = [
+            ("path", .string(path)), ("outcome", .string(result.outcome)),
+            ("reason", .string(result.rejection?.rawValue)), ("message", .string(result.message)),
+            ("mime", .string(result.mime)),
+        ]
+        for key in probeFieldOrder {
+            if let value = encoded.removeValue(forKey: key) { members.append((key, value)) }
+        }
+        for key in encoded.keys.sorted() where !members.contains(where: { $0.0 == key }) {
+            members.append((key, encoded[key]!))
+        }
+        return .object(members)
+    }
+
+    /// A file `probe` could not read at all (missing, unreadable, not a regular file).
+    static func probeFailure(path: String, message: String) -> JSONNode {
+        .object([
+            ("path", .string(path)), ("outcome", .string("failed")), ("reason", .null), ("message", .string(message)),
+            ("mime", .null),
+        ])
+    }
+
+    /// One committed change of the persistent history.
+    static func change(_ change: PersistentChange) -> JSONNode {
+        func details(_ type: PhotoObjectType) -> JSONNode {
+            let details = change.changeDetails(for: type)
+            return .object([
+                ("inserted", .strings(details.insertedLocalIdentifiers.sorted())),
+                ("updated", .strings(details.updatedLocalIdentifiers.sorted())),
+                ("deleted", .strings(details.deletedLocalIdentifiers.sorted())),
+            ])
+        }
+        return .object([
+            ("token", .string(change.changeToken.stringValue)),
+            ("date", date(change.date)),
+            ("assets", details(.asset)),
+            ("albums", details(.assetCollection)),
+        ])
+    }
+
+    /// A verification report.
+    static func verification(_ report: VerificationReport) -> JSONNode {
+        .object([
+            ("clean", .bool(report.isClean)),
+            ("deep", .bool(report.isDeep)),
+            ("assets", .int(report.assetCount)),
+            ("originals", .int(report.originalCount)),
+            ("filesOnDisk", .int(report.filesOnDisk)),
+            ("hashedBytes", .int(report.hashedBytes)),
+            ("changesInFlight", .int(report.changesInFlight)),
+            (
+                "issues",
+                .array(
+                    report.issues.map { issue in
+                        .object([
+                            ("kind", .string(issue.kind.rawValue)),
+                            ("path", .string(issue.path)),
+                            ("assetId", .string(issue.assetIdentifier)),
+                            ("albumId", .string(issue.albumIdentifier)),
+                            ("message", .string(issue.message)),
+                        ])
+                    })
+            ),
+        ])
+    }
+}

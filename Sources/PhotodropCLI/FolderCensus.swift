@@ -1,0 +1,81 @@
+import Foundation
+import Ingest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Counts for `status`: files waiting in the inbox and files in the rejected folder, with folders that could not be
+/// read.
+enum FolderCensus {
+    struct Count {
+        var files = 0
+        var bytes: Int64 = 0
+        var problems: [String] = []
+        var exists = true
+    }
+
+    /// The files the daemon would take from the inbox (the scanner's rules: no temp names, no dot entries, no
+    /// `ignore` patterns), and what the scanner could not read.
+    static func inbox(_ path: String, ignore: IgnoreRules) -> Count {
+        var count = Count()
+        guard folderExists(path, &count) else { return count }
+        for item in InboxScanner(root: path, ignore: ignore) {
+            switch item {
+            case .file: count.files += 1
+            case .problem(let problem): count.problems.append(problem.description)
+            }
+        }
+        return count
+    }
+
+    /// The rejected files under `path` (each `<name>` beside its `<name>.reason.json`; the reason files, hidden
+    /// entries and pending reasons are not counted) and their size.
+    static func rejected(_ path: String) -> Count {
+        var count = Count()
+        guard folderExists(path, &count) else { return count }
+        var folders = [path]
+        while let folder = folders.popLast() {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            } catch {
+                count.problems.append("cannot list \(folder): \(error.localizedDescription)")
+                continue
+            }
+            let present = Set(names)
+            for name in names where !name.hasPrefix(".") {
+                let child = folder + "/" + name
+                var info = stat()
+                guard lstat(child, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: folders.append(child)
+                case S_IFREG:
+                    let isReason = name.hasSuffix(".reason.json") && present.contains(String(name.dropLast(12)))
+                    if !isReason {
+                        count.files += 1
+                        count.bytes += Int64(info.st_size)
+                    }
+                default: break
+                }
+            }
+        }
+        return count
+    }
+
+    private static func folderExists(_ path: String, _ count: inout Count) -> Bool {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let code = errno
+            count.exists = false
+            if code != ENOENT { count.problems.append("cannot read \(path): \(String(cString: strerror(code)))") }
+            return false
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            count.exists = false
+            count.problems.append("\(path) is not a folder")
+            return false
+        }
+        return true
+    }
+}

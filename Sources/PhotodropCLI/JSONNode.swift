@@ -1,0 +1,94 @@
+import Foundation
+import Ingest
+
+/// A JSON value whose object members keep the order they were built in, rendered on one line.
+///
+/// The command line builds its `--json` output from these (see ``CatalogJSON``), so that field order is stable and
+/// readable, `true` never turns into `1`, and every line is one complete value.
+enum JSONNode: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    /// A number exactly as another encoder wrote it.
+    case number(String)
+    case string(String)
+    case array([JSONNode])
+    case object([(String, JSONNode)])
+
+    /// A string, or `null` for nil.
+    static func string(_ value: String?) -> JSONNode { value.map { .string($0) } ?? .null }
+
+    /// An integer.
+    static func int(_ value: Int) -> JSONNode { .int(Int64(value)) }
+
+    /// An array of strings.
+    static func strings(_ values: [String]) -> JSONNode { .array(values.map { .string($0) }) }
+
+    /// The compact JSON text.
+    var text: String {
+        var output = ""
+        render(into: &output)
+        return output
+    }
+
+    func render(into output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .int(let value): output += String(value)
+        case .double(let value): output += value.isFinite ? "\(value)" : "null"
+        case .number(let text): output += text
+        case .string(let text):
+            output += "\""
+            JSONText.appendEscaped(text, to: &output)
+            output += "\""
+        case .array(let values):
+            output += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { output += "," }
+                value.render(into: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { output += "," }
+                output += "\""
+                JSONText.appendEscaped(key, to: &output)
+                output += "\":"
+                value.render(into: &output)
+            }
+            output += "}"
+        }
+    }
+
+    /// The members of an object (empty for other values).
+    var members: [(String, JSONNode)] {
+        if case .object(let members) = self { return members }
+        return []
+    }
+
+    /// The value `encoder` makes of `value`, members in the encoder's order; dates as ISO 8601 UTC with milliseconds.
+    init(encoding value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(CatalogJSON.timestamp(date))
+        }
+        let data = try encoder.encode(value)
+        self.init(try JSONParser.parse([UInt8](data)))
+    }
+
+    /// Converts a parsed value, keeping member order and numbers as written.
+    init(_ value: JSONValue) {
+        switch value.kind {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .number(let text): self = .number(text)
+        case .string(let text): self = .string(text)
+        case .array(let values): self = .array(values.map(JSONNode.init))
+        case .object(let members): self = .object(members.map { ($0.key, JSONNode($0.value)) })
+        }
+    }
+}

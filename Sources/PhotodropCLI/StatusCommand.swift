@@ -1,0 +1,224 @@
+import Foundation
+import Ingest
+import PhotoCatalog
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `photodrop status [--json]`: counts, sizes, the last change, the inbox and rejected folders, the daemon, and
+/// health problems.
+///
+/// Works without a library (it says there is none yet) and while a daemon writes. Exit status 0 when no health
+/// problem was found, 1 otherwise (an unreadable folder or database, a missing inbox, claimed files while no daemon
+/// runs).
+enum StatusCommand {
+    /// The journal kind of the ingest pipeline's claims.
+    static let claimKind = "claim"
+
+    /// Everything `status` reports.
+    struct Report {
+        var library: String
+        var configFile: String?
+        var libraryExists = false
+        var writable: Bool?
+        var statistics: LibraryStatistics?
+        var databaseBytes: Int64 = 0
+        var daemon: DaemonLock.State = .notRunning(stalePID: nil)
+        var inbox: String
+        var inboxCount = FolderCensus.Count()
+        var rejected: String
+        var rejectedCount = FolderCensus.Count()
+        var problems: [String] = []
+
+        var claims: Int { statistics?.journalEntryCounts[StatusCommand.claimKind] ?? 0 }
+        var daemonRunning: Bool {
+            if case .running = daemon { return true }
+            return false
+        }
+    }
+
+    static func run(_ context: CommandContext) async -> Int32 {
+        await context.run {
+            let report = gather(context.config)
+            if context.command.flag("json") {
+                context.print(json(report).text)
+            } else {
+                context.console.output(text(report))
+            }
+            return report.problems.isEmpty ? ExitStatus.success : ExitStatus.failure
+        }
+    }
+
+    static func gather(_ config: IngestConfig) -> Report {
+        var report = Report(
+            library: config.library, configFile: config.sourceFile, inbox: config.inbox, rejected: config.rejected)
+        report.libraryExists = LibraryAccess.exists(config)
+        if report.libraryExists {
+            let library = PhotoLibrary(url: URL(fileURLWithPath: config.library))
+            do {
+                report.statistics = try library.statistics()
+            } catch {
+                report.problems.append("cannot read the library: \(error)")
+            }
+            switch library.authorizationStatus(for: .readWrite) {
+            case .authorized, .limited: report.writable = true
+            case .restricted:
+                report.writable = false
+                report.problems.append(
+                    "the library at \(config.library) is on a read-only filesystem: nothing can be imported")
+            case .denied: report.writable = false
+            case .notDetermined: report.writable = nil
+            }
+            for suffix in ["", "-wal", "-shm"] {
+                var info = stat()
+                if stat(config.library + "/" + PhotoLibrary.databaseName + suffix, &info) == 0 {
+                    report.databaseBytes += Int64(info.st_size)
+                }
+            }
+        }
+        report.daemon = DaemonLock.inspect(library: config.library)
+        if case .unknown(let problem) = report.daemon { report.problems.append(problem) }
+        report.inboxCount = FolderCensus.inbox(config.inbox, ignore: config.ignoreRules)
+        if !report.inboxCount.exists && report.inboxCount.problems.isEmpty {
+            report.problems.append("the inbox \(config.inbox) does not exist; create it, files are dropped there")
+        }
+        report.problems += report.inboxCount.problems
+        report.rejectedCount = FolderCensus.rejected(config.rejected)
+        report.problems += report.rejectedCount.problems
+        if report.claims > 0 && !report.daemonRunning {
+            report.problems.append(
+                "\(TextFormat.plural(report.claims, "file")) claimed from the inbox "
+                    + "\(report.claims == 1 ? "waits" : "wait") to be finished, but no daemon runs; start "
+                    + "'photodrop watch'")
+        }
+        return report
+    }
+
+    static func text(_ report: Report) -> String {
+        var lines: [(String, String)] = [("Library", report.library)]
+        lines.append(("Configuration", report.configFile ?? "none (built-in defaults)"))
+        switch report.daemon {
+        case .running(let pid): lines.append(("Daemon", "running" + (pid.map { " (pid \($0))" } ?? "")))
+        case .notRunning: lines.append(("Daemon", "not running"))
+        case .unknown(let problem): lines.append(("Daemon", "unknown: \(problem)"))
+        }
+        if let stats = report.statistics {
+            var kinds = [
+                TextFormat.plural(stats.photoCount, "photo"), TextFormat.plural(stats.gifCount, "GIF"),
+                TextFormat.plural(stats.videoCount, "video"),
+            ].joined(separator: ", ")
+            if stats.livePhotoCount > 0 { kinds += " (\(TextFormat.plural(stats.livePhotoCount, "Live Photo")))" }
+            lines.append(("Assets", "\(TextFormat.count(stats.assetCount)): \(kinds)"))
+            lines.append(("Favorites", TextFormat.count(stats.favoriteCount)))
+            if stats.hiddenCount > 0 { lines.append(("Hidden", TextFormat.count(stats.hiddenCount))) }
+            lines.append(("Recently deleted", TextFormat.count(stats.recentlyDeletedCount)))
+            lines.append(("Albums", TextFormat.count(stats.albumCount)))
+            lines.append(
+                (
+                    "Originals",
+                    "\(TextFormat.plural(stats.originalCount, "file")), \(TextFormat.bytes(stats.originalBytes))"
+                ))
+            lines.append(("Database", TextFormat.bytes(report.databaseBytes)))
+            if let date = stats.latestChangeDate {
+                lines.append(
+                    (
+                        "Last change",
+                        "\(TextFormat.date(date)) (\(TextFormat.age(date))), token \(stats.latestChangeToken)"
+                    ))
+            } else {
+                lines.append(("Last change", "none yet"))
+            }
+            if report.writable == false {
+                lines.append(("Access", "read-only for this user"))
+            }
+        } else if !report.libraryExists {
+            lines.append(("Assets", "no library yet ('photodrop watch' or 'photodrop import' creates it)"))
+        }
+        lines.append(
+            (
+                "Inbox",
+                report.inboxCount.exists
+                    ? "\(TextFormat.plural(report.inboxCount.files, "file")) waiting in \(report.inbox)"
+                    : "\(report.inbox) does not exist"
+            ))
+        lines.append(("Claimed", "\(TextFormat.plural(report.claims, "file")) in flight"))
+        lines.append(
+            (
+                "Rejected",
+                "\(TextFormat.plural(report.rejectedCount.files, "file")), "
+                    + "\(TextFormat.bytes(report.rejectedCount.bytes)) in \(report.rejected)"
+            ))
+        lines.append(("Health", report.problems.isEmpty ? "ok" : TextFormat.plural(report.problems.count, "problem")))
+        let width = lines.map(\.0.count).max() ?? 0
+        var text =
+            lines.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }
+            .joined(separator: "\n") + "\n"
+        for problem in report.problems { text += "  - \(problem)\n" }
+        return text
+    }
+
+    static func json(_ report: Report) -> JSONNode {
+        let stats = report.statistics
+        var members: [(String, JSONNode)] = [
+            ("library", .string(report.library)),
+            ("config", .string(report.configFile)),
+            ("libraryExists", .bool(report.libraryExists)),
+            ("writable", report.writable.map { .bool($0) } ?? .null),
+        ]
+        switch report.daemon {
+        case .running(let pid):
+            members.append(
+                ("daemon", .object([("running", .bool(true)), ("pid", pid.map { .int(Int($0)) } ?? .null)])))
+        case .notRunning, .unknown:
+            members.append(("daemon", .object([("running", .bool(false)), ("pid", .null)])))
+        }
+        members += [
+            (
+                "assets",
+                .object([
+                    ("total", .int(stats?.assetCount ?? 0)), ("photos", .int(stats?.photoCount ?? 0)),
+                    ("gifs", .int(stats?.gifCount ?? 0)), ("videos", .int(stats?.videoCount ?? 0)),
+                    ("livePhotos", .int(stats?.livePhotoCount ?? 0)),
+                ])
+            ),
+            ("favorites", .int(stats?.favoriteCount ?? 0)),
+            ("hidden", .int(stats?.hiddenCount ?? 0)),
+            ("recentlyDeleted", .int(stats?.recentlyDeletedCount ?? 0)),
+            ("albums", .int(stats?.albumCount ?? 0)),
+            (
+                "originals",
+                .object([("count", .int(stats?.originalCount ?? 0)), ("bytes", .int(stats?.originalBytes ?? 0))])
+            ),
+            ("databaseBytes", .int(report.databaseBytes)),
+            (
+                "lastChange",
+                stats.flatMap { stats in
+                    stats.latestChangeDate.map {
+                        .object([
+                            ("token", .string(stats.latestChangeToken.stringValue)), ("date", CatalogJSON.date($0)),
+                        ])
+                    }
+                } ?? .null
+            ),
+            (
+                "inbox",
+                .object([
+                    ("path", .string(report.inbox)), ("exists", .bool(report.inboxCount.exists)),
+                    ("waiting", .int(report.inboxCount.files)),
+                ])
+            ),
+            ("claimsInFlight", .int(report.claims)),
+            (
+                "rejected",
+                .object([
+                    ("path", .string(report.rejected)), ("files", .int(report.rejectedCount.files)),
+                    ("bytes", .int(report.rejectedCount.bytes)),
+                ])
+            ),
+            ("healthy", .bool(report.problems.isEmpty)),
+            ("problems", .strings(report.problems)),
+        ]
+        return .object(members)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import PhotoCatalog
+
+/// How the text output writes dates, sizes and identifiers.
+enum TextFormat {
+    /// `2024-05-01 12:00:00 UTC`.
+    static func date(_ date: Date?) -> String {
+        guard let date else { return "-" }
+        let text = CatalogJSON.timestamp(date)  // 2024-05-01T12:00:00.000Z
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(8)) + " UTC"
+    }
+
+    /// `2024-05-01 12:00` (UTC), for tables.
+    static func shortDate(_ date: Date?) -> String {
+        guard let date else { return "-" }
+        let text = CatalogJSON.timestamp(date)
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5))
+    }
+
+    /// `3.4 MB`, `512 B` (decimal units, as disks are sold).
+    static func bytes(_ count: Int64) -> String {
+        if count < 1000 { return "\(count) B" }
+        let units = ["kB", "MB", "GB", "TB", "PB"]
+        var value = Double(count) / 1000
+        var unit = 0
+        while value >= 999.95 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return String(format: value < 9.995 ? "%.2f" : value < 99.95 ? "%.1f" : "%.0f", value) + " " + units[unit]
+    }
+
+    /// `1,234,567`.
+    static func count(_ value: some BinaryInteger) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { result += "," }
+            result.append(character)
+        }
+        return (value < 0 ? "-" : "") + result
+    }
+
+    /// `3 assets`, `1 asset`.
+    static func plural(_ value: Int, _ singular: String, _ plural: String? = nil) -> String {
+        "\(count(value)) \(value == 1 ? singular : plural ?? singular + "s")"
+    }
+
+    /// The short form of an identifier shown in tables: the first 13 characters of the UUID (`3F2A9C1B-7D4E`), which
+    /// every command accepts as a prefix; smart albums keep their readable identifier.
+    static func shortIdentifier(_ identifier: String) -> String {
+        if identifier.hasPrefix("SmartAlbum-") { return identifier }
+        return String(identifier.prefix(13))
+    }
+
+    /// `4032×3024`, or `-` when unknown.
+    static func pixels(_ width: Int, _ height: Int) -> String {
+        width > 0 && height > 0 ? "\(width)×\(height)" : "-"
+    }
+
+    /// `12.3 s`, `1:02:03`.
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 60 { return String(format: "%.1f s", seconds) }
+        let total = Int(seconds.rounded())
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        return hours > 0
+            ? String(format: "%d:%02d:%02d", hours, minutes, rest) : String(format: "%d:%02d", minutes, rest)
+    }
+
+    /// `5 minutes ago`, for a date in the past.
+    static func age(_ date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(now.timeIntervalSince(date)))
+        switch seconds {
+        case 0..<60: return plural(seconds, "second") + " ago"
+        case 60..<3600: return plural(seconds / 60, "minute") + " ago"
+        case 3600..<86_400: return plural(seconds / 3600, "hour") + " ago"
+        default: return plural(seconds / 86_400, "day") + " ago"
+        }
+    }
+}
