@@ -29,8 +29,6 @@ final class ByteSource {
     private(set) var bytesRead: Int64
     /// Number of `pread` calls.
     private(set) var readCalls = 0
-    /// Set when the descriptor returned fewer bytes than ``size`` promised: the file shrank while being probed.
-    private(set) var shrank = false
 
     /// A source over a descriptor whose first `headCount` bytes are already in `head`.
     init(
@@ -44,7 +42,6 @@ final class ByteSource {
         self.prefix = prefix
         self.path = path
         self.bytesRead = headBytesRead
-        self.shrank = Int64(headCount) < min(size, Int64(Self.headLimit))
     }
 
     /// A source over bytes in memory (tests, fuzzing).
@@ -98,10 +95,7 @@ final class ByteSource {
                 initialized = done
             }
             if failure != 0 { throw ProbeError.io("read", errno: failure, path: path) }
-            if !complete {
-                shrank = true
-                return nil
-            }
+            if !complete { return nil }  // the file shrank while being probed
             return result
         }
     }
