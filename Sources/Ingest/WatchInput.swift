@@ -1,0 +1,8 @@
+/// What the watch loop receives: inotify events, files put back by the committer, and the order to stop.
+enum WatchInput: Sendable {
+    case event(InboxEvent)
+    case deferred(Deferral)
+    case stop(UnixSignal)
+    /// The pipeline died (a worker could not start); stop and report this.
+    case pipelineFailed(String)
+}

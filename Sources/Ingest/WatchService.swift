@@ -1,0 +1,191 @@
+import Foundation
+import PhotoCatalog
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `photodrop watch`: the daemon that files everything dropped into the inbox into the library, until SIGINT or
+/// SIGTERM.
+///
+/// Start: the watch lock (one daemon per library), the library's recovery of interrupted changes, the quarantine's
+/// recovery, the claim journal's recovery (files in flight at a crash are processed again), then the inbox watcher
+/// (whose first event asks for the start-up scan). Then: ``WatchLoop`` (settle, claim) → ``IngestPipeline``
+/// (workers, group-committing ``Committer``). A signal stops the intake; claimed files are finished; ``run()``
+/// returns.
+public final class WatchService: Sendable {
+    /// Tuning; the defaults suit a daemon.
+    public struct Options: Sendable {
+        /// Files tracked one by one before new arrivals are left to folder rescans (bounded memory).
+        public var trackerCapacity: Int
+        /// How often a summary line is logged while files arrive.
+        public var summaryInterval: Duration
+        /// The inbox watcher's options (the config's `ignore` is added).
+        public var watcher: InotifyWatcher.Options
+
+        public init(
+            trackerCapacity: Int = 20_000, summaryInterval: Duration = .seconds(60),
+            watcher: InotifyWatcher.Options = InotifyWatcher.Options()
+        ) {
+            self.trackerCapacity = trackerCapacity
+            self.summaryInterval = summaryInterval
+            self.watcher = watcher
+        }
+    }
+
+    /// Why the daemon could not run.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let config: IngestConfig
+    public let options: Options
+    private let logger: Logger
+
+    public init(config: IngestConfig, logger: Logger, options: Options = Options()) {
+        self.config = config
+        self.logger = logger
+        self.options = options
+    }
+
+    /// Runs the daemon until SIGINT/SIGTERM; returns once the files in flight are finished.
+    ///
+    /// - Throws: ``Failure`` when another daemon holds the library, the library cannot be opened or recovered, or the
+    ///   workers cannot start.
+    public func run() async throws(Failure) {
+        // Trap the signals first: a SIGTERM during start-up then stops the daemon cleanly too.
+        let signals = UnixSignalSequence(trapping: .interrupt, .terminate)
+        let stopRequested = StopFlag()
+        let mailbox = Mailbox<WatchInput>(capacity: 16_384)
+        let signalTask = Task {
+            for await signal in signals {
+                stopRequested.flag.store(true, ordering: .relaxed)
+                mailbox.post(.stop(signal))
+            }
+        }
+        defer { signalTask.cancel() }
+
+        let lock: WatchLock
+        do {
+            lock = try WatchLock(library: config.library)
+        } catch {
+            throw Failure(description: error.description)
+        }
+        defer { lock.release() }
+        do {
+            try ClaimJournal.makeDirectories(config.inbox)
+        } catch {
+            throw Failure(description: "cannot create the inbox: \(error.description)")
+        }
+
+        let library = PhotoLibrary(url: URL(fileURLWithPath: config.library, isDirectory: true))
+        let claims = ClaimJournal(library: library, inbox: config.inbox)
+        let quarantine = Quarantine(root: config.rejected)
+        let recovery: ClaimJournal.Recovery
+        do {
+            try await library.recoverInterruptedChanges()
+            let rejected = quarantine.recover()
+            if !rejected.completed.isEmpty || !rejected.discarded.isEmpty {
+                logger.info(
+                    "completed interrupted rejections",
+                    ["completed": .count(rejected.completed.count), "discarded": .count(rejected.discarded.count)])
+            }
+            recovery = try await claims.recover(logger: logger)
+        } catch {
+            throw Failure(description: "cannot open or recover the library at \(config.library): \(error)")
+        }
+        if !recovery.jobs.isEmpty
+            || recovery.returnedToInbox + recovery.alreadyFinished + recovery.removedStagedFiles > 0
+        {
+            logger.info(
+                "recovered files that were in flight",
+                [
+                    "reprocessed": .count(recovery.jobs.count), "back_in_inbox": .count(recovery.returnedToInbox),
+                    "already_finished": .count(recovery.alreadyFinished),
+                    "staged_copies_removed": .count(recovery.removedStagedFiles),
+                ])
+        }
+
+        let statistics = IngestStatistics()
+        let logger = self.logger
+        let committer = Committer(
+            library: library, settings: .watch(duplicates: config.duplicates), quarantine: quarantine, claims: claims,
+            hooks: Committer.Hooks(
+                finished: { outcome in
+                    statistics.record(outcome)
+                    OutcomeLog.write(outcome, to: logger)
+                },
+                deferred: { mailbox.post(.deferred($0)) }),
+            logger: logger)
+        let pipeline = IngestPipeline(
+            workers: config.workerCount, committer: committer,
+            makeWorker: IngestPipeline.standardWorkers(config: config, library: library, truncatedFiles: .wait))
+
+        var watcherOptions = options.watcher
+        watcherOptions.ignore = config.ignoreRules
+        let watcher: InotifyWatcher
+        do {
+            watcher = try InotifyWatcher(inbox: config.inbox, options: watcherOptions, logger: logger)
+        } catch {
+            throw Failure(description: "cannot watch the inbox \(config.inbox): \(error.description)")
+        }
+
+        let pipelineTask = Task {
+            do {
+                try await pipeline.run()
+                return nil as String?
+            } catch {
+                pipeline.jobs.finish()
+                mailbox.post(.pipelineFailed("\(error)"))
+                return "\(error)"
+            }
+        }
+        let watcherTask = Task {
+            for await event in watcher { await mailbox.send(.event(event)) }
+        }
+
+        logger.info(
+            "photodrop watch started",
+            [
+                "inbox": .string(config.inbox), "library": .string(config.library),
+                "workers": .count(config.workerCount),
+                "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
+            ])
+        var loopFailure: String?
+        for job in recovery.jobs {
+            do { try await pipeline.jobs.send(job) } catch { break }
+        }
+        let loop = WatchLoop(
+            config: config, claims: claims, jobs: pipeline.jobs, mailbox: mailbox, stopRequested: stopRequested,
+            statistics: statistics, logger: logger, trackerCapacity: options.trackerCapacity,
+            summaryInterval: options.summaryInterval)
+        await loop.run()
+        loopFailure = loop.failure
+
+        watcher.close()
+        pipeline.jobs.finish()
+        let pipelineFailure = await pipelineTask.value
+        mailbox.close()
+        watcherTask.cancel()
+        _ = await watcherTask.value
+
+        let counts = statistics.snapshot
+        logger.info(
+            "photodrop watch stopped",
+            [
+                "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
+                "rejected": .count(counts.rejected), "failed": .count(counts.failed),
+            ])
+        if let failure = pipelineFailure ?? loopFailure {
+            throw Failure(description: "the workers could not run: \(failure)")
+        }
+    }
+}
+
+/// A flag the signal task sets and the watch loop polls between claim batches.
+final class StopFlag: Sendable {
+    let flag = Atomic<Bool>(false)
+}
