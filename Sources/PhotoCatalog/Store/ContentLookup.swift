@@ -20,12 +20,15 @@ public final class ContentLookup {
         public let mediaType: AssetMediaType
         /// Whether the asset is in Recently Deleted.
         public let isDeleted: Bool
+        /// Whether the asset is a member of the oldest album with the title asked about; nil when none was asked.
+        public let isInAlbum: Bool?
     }
 
     private let databasePath: String
     private let libraryURL: URL
     private var database: Database?
     private var statement: Statement?
+    private var membership: Statement?
 
     /// A lookup into `library`; opens nothing until the first lookup.
     public init(library: PhotoLibrary) {
@@ -35,21 +38,33 @@ public final class ContentLookup {
 
     /// The asset storing content with this SHA-256 (64 lowercase hex digits), or nil.
     ///
+    /// - Parameter albumTitle: also tell whether the asset is in the oldest album with this title (the album an
+    ///   ingest folder of that name maps to).
     /// - Throws: ``PhotosError`` when the database cannot be read.
-    public func asset(withSHA256 sha256: String) throws -> StoredContent? {
-        guard let statement = try prepared() else { return nil }
-        defer { statement.reset() }
+    public func asset(withSHA256 sha256: String, albumTitle: String? = nil) throws -> StoredContent? {
+        guard let statement = try prepared(), let membership else { return nil }
+        defer {
+            statement.reset()
+            membership.reset()
+        }
         do {
             try statement.bind(sha256, at: 1)
             guard try statement.step() else { return nil }
             let uuid = statement.string(0)
+            var isInAlbum: Bool?
+            if let albumTitle {
+                try membership.bind(statement.int64(4), at: 1)
+                try membership.bind(albumTitle, at: 2)
+                isInAlbum = try membership.step()
+            }
             return StoredContent(
                 localIdentifier: LocalIdentifier.asset(uuid: uuid),
                 mimeType: statement.isNull(1) ? nil : statement.string(1),
                 mediaType: AssetMediaType(rawValue: statement.int(2)) ?? .unknown,
-                isDeleted: statement.bool(3))
+                isDeleted: statement.bool(3), isInAlbum: isInAlbum)
         } catch let error as DatabaseError {
             self.statement = nil
+            self.membership = nil
             self.database = nil
             throw PhotosError.database(error, action: "look up content \(sha256)", library: libraryURL.path)
         }
@@ -62,11 +77,17 @@ public final class ContentLookup {
             let database = try ReaderPool.open(path: databasePath)
             let statement = try database.prepare(
                 """
-                SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL
+                SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL, a.id
                 FROM resources r JOIN assets a ON a.id = r.asset_id WHERE r.sha256 = ? LIMIT 1
+                """)
+            let membership = try database.prepare(
+                """
+                SELECT 1 FROM album_assets WHERE asset_id = ?1
+                    AND album_id = (SELECT id FROM albums WHERE title = ?2 ORDER BY id LIMIT 1)
                 """)
             self.database = database
             self.statement = statement
+            self.membership = membership
             return statement
         } catch let error as DatabaseError {
             throw PhotosError.database(error, action: "open the library to look up content", library: libraryURL.path)
