@@ -89,7 +89,11 @@ public actor Committer {
             case .accepted(let probe, let digest):
                 storable.append(StoreItem(job: job, digest: digest, probe: probe, known: nil))
             case .known(let digest, let known):
-                storable.append(StoreItem(job: job, digest: digest, probe: nil, known: known))
+                if settings.placement != .none && (known.isComplete || settings.duplicates == .skip) {
+                    alreadyStored(job, digest, known)
+                } else {
+                    storable.append(StoreItem(job: job, digest: digest, probe: nil, known: known))
+                }
             case .rejected(let probe, let digest):
                 reject(job, probe, bytes: digest.size)
             case .truncated(let probe, let identity):
@@ -179,7 +183,8 @@ public actor Committer {
             for item in items {
                 let request = try AssetCreationRequest.forAsset()
                 request.addResource(
-                    with: item.isVideo ? .video : .photo, fileURL: URL(fileURLWithPath: item.job.path),
+                    with: item.isVideo ? .video : .photo,
+                    fileURL: URL(fileURLWithPath: item.job.path, isDirectory: false),
                     options: AssetResourceCreationOptions(
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension))
@@ -259,6 +264,17 @@ public actor Committer {
                     assetID: outcome.localIdentifier, album: item.job.album, bytes: item.digest.size,
                     elapsed: item.job.startedAt.duration(to: now)))
         }
+    }
+
+    /// A duplicate whose asset is already where it belongs: no change to make, only the dropped copy to remove.
+    private func alreadyStored(_ job: IngestJob, _ digest: FileDigest, _ known: KnownContent) {
+        if settings.removesDuplicateCopies { Committer.remove(job.path, logger: logger) }
+        hooks.finished(
+            FileOutcome(
+                path: job.displayPath, kind: .duplicate, message: "same content as \(known.assetID)", mime: known.mime,
+                assetID: known.assetID, album: job.album, bytes: digest.size,
+                elapsed: job.startedAt.duration(to: .now)))
+        settle(job)
     }
 
     private func failStored(_ item: StoreItem, _ error: any Error) {

@@ -38,12 +38,12 @@ public final class IngestPipeline: Sendable {
         let policy = IngestWorker.policy(for: config)
         return { _ in
             let lookup = ContentLookup(library: library)
-            return try IngestWorker(policy: policy, truncatedFiles: truncatedFiles) { digest in
-                guard let stored = try? lookup.asset(withSHA256: digest.hex), !stored.isDeleted else {
-                    return nil
-                }
+            return try IngestWorker(policy: policy, truncatedFiles: truncatedFiles) { digest, album in
+                guard let stored = try? lookup.asset(withSHA256: digest.hex, albumTitle: album), !stored.isDeleted
+                else { return nil }
                 return KnownContent(
-                    assetID: stored.localIdentifier, mime: stored.mimeType, isVideo: stored.mediaType == .video)
+                    assetID: stored.localIdentifier, mime: stored.mimeType, isVideo: stored.mediaType == .video,
+                    isComplete: album == nil || stored.isInAlbum == true)
             }
         }
     }

@@ -21,15 +21,17 @@ public final class IngestWorker {
     private let prober: MediaProber
     private let reader: HashingFileReader
     private let truncatedFiles: TruncatedFiles
-    private let knownContent: ((SHA256Digest) -> KnownContent?)?
+    private let knownContent: ((SHA256Digest, _ album: String?) -> KnownContent?)?
 
     /// A worker probing with `policy`.
     ///
-    /// - Parameter knownContent: answers "which asset already stores this SHA-256?" (nil: none). When it answers,
+    /// - Parameter knownContent: answers "which asset already stores this SHA-256, and is it already in this album?"
+    ///   (nil: none). When it answers,
     ///   the probe is skipped: the file can only be a duplicate. Used by `import`, where a second run over the same
     ///   tree must be cheap.
     public init(
-        policy: VideoPolicy, truncatedFiles: TruncatedFiles, knownContent: ((SHA256Digest) -> KnownContent?)? = nil
+        policy: VideoPolicy, truncatedFiles: TruncatedFiles,
+        knownContent: ((SHA256Digest, _ album: String?) -> KnownContent?)? = nil
     ) throws {
         self.prober = try MediaProber(policy: policy)
         self.reader = try HashingFileReader()
@@ -68,7 +70,7 @@ public final class IngestWorker {
             return .failed("\(error)")
         }
         if let expected = job.expectedIdentity, expected != digest.identity { return .changed }
-        if let knownContent, let known = knownContent(digest.sha256) {
+        if let knownContent, let known = knownContent(digest.sha256, job.album) {
             return .known(digest, known)
         }
         let result: ProbeResult

@@ -35,10 +35,13 @@ public struct KnownContent: Sendable, Hashable {
     public var mime: String?
     /// Whether the asset is a video.
     public var isVideo: Bool
+    /// Whether the asset is already in the file's album (or the file has none): nothing is left to do but report.
+    public var isComplete: Bool
 
-    public init(assetID: String, mime: String?, isVideo: Bool) {
+    public init(assetID: String, mime: String?, isVideo: Bool, isComplete: Bool = false) {
         self.assetID = assetID
         self.mime = mime
         self.isVideo = isVideo
+        self.isComplete = isComplete
     }
 }
