@@ -89,9 +89,7 @@ final class WatchLoop {
         switch message {
         case .event(let event): handle(event, at: now)
         case .deferred(let deferral): handle(deferral, at: now)
-        case .stop(let signal):
-            logger.info(
-                "stopping: no new files are taken, files in flight are finished", ["signal": .string("\(signal)")])
+        case .stop:
             stopping = true
         case .pipelineFailed(let message):
             failure = message

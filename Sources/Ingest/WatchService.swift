@@ -60,9 +60,16 @@ public final class WatchService: Sendable {
         let signals = UnixSignalSequence(trapping: .interrupt, .terminate)
         let stopRequested = StopFlag()
         let mailbox = Mailbox<WatchInput>(capacity: 16_384)
+        let logger = self.logger
         let signalTask = Task {
             for await signal in signals {
-                stopRequested.flag.store(true, ordering: .relaxed)
+                if !stopRequested.flag.exchange(true, ordering: .relaxed) {
+                    logger.info(
+                        "stopping: no new files are taken, files in flight are finished",
+                        ["signal": .string("\(signal)")])
+                } else {
+                    logger.info("already stopping; waiting for the files in flight", ["signal": .string("\(signal)")])
+                }
                 mailbox.post(.stop(signal))
             }
         }
@@ -110,7 +117,6 @@ public final class WatchService: Sendable {
         }
 
         let statistics = IngestStatistics()
-        let logger = self.logger
         let committer = Committer(
             library: library, settings: .watch(duplicates: config.duplicates), quarantine: quarantine, claims: claims,
             hooks: Committer.Hooks(
