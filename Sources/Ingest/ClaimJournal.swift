@@ -73,11 +73,9 @@ public struct ClaimJournal: Sendable {
     /// The absolute path of a file in the inbox.
     public func inboxPath(_ relative: String) -> String { PathResolution.join(inbox, relative) }
 
-    /// Creates the staging folder (and `.photodrop`) if missing.
+    /// Creates the staging folder (and the inbox and `.photodrop`) if missing.
     public func prepare() throws(SystemError) {
-        for folder in [PathResolution.join(inbox, ".photodrop"), stagingFolder] {
-            if mkdir(folder, 0o755) != 0 && errno != EEXIST { throw SystemError.current("mkdir", path: folder) }
-        }
+        try ClaimJournal.makeDirectories(stagingFolder)
     }
 
     /// Claims `files`: one journal transaction, then one rename each.

@@ -47,6 +47,11 @@ public actor Committer {
     /// Claim entries of files that left the pipeline outside a change block (rejected, put back); removed in one
     /// transaction at the end of each batch.
     private var settledClaims: [Int64] = []
+    /// Whether a batch is being committed, and who waits for its turn: batches never interleave, even when
+    /// ``commit(_:)`` is called concurrently (the actor is reentrant across the library's `await`), so that the album
+    /// cache decides every title exactly once.
+    private var isCommitting = false
+    private var waitingBatches: [CheckedContinuation<Void, Never>] = []
 
     public init(
         library: PhotoLibrary, settings: CommitSettings, quarantine: Quarantine, claims: ClaimJournal?, hooks: Hooks,
@@ -80,8 +85,24 @@ public actor Committer {
         var mime: String? { probe?.mime ?? known?.mime }
     }
 
-    /// Commits one batch of findings.
+    /// Commits one batch of findings; concurrent calls take turns.
     public func commit(_ batch: [WorkerOutput]) async {
+        if isCommitting {
+            await withCheckedContinuation { waitingBatches.append($0) }
+        } else {
+            isCommitting = true
+        }
+        defer {
+            if waitingBatches.isEmpty {
+                isCommitting = false
+            } else {
+                waitingBatches.removeFirst().resume()
+            }
+        }
+        await commitInTurn(batch)
+    }
+
+    private func commitInTurn(_ batch: [WorkerOutput]) async {
         var storable: [StoreItem] = []
         for output in batch {
             let job = output.job
