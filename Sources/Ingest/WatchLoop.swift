@@ -37,6 +37,10 @@ final class WatchLoop {
     private var overflowFolders: Set<String> = []
     /// Paths the committer just put back into the inbox: their own `IN_MOVED_TO` is not news.
     private var ownMoves: [String: Instant] = [:]
+    /// Paths just claimed: their own `IN_MOVED_FROM` is not news either. It may arrive after the file was already
+    /// put back and is being tracked again (the committer's message overtakes the watcher's events), and must not make
+    /// the tracker forget it then.
+    private var ownClaims: [String: Instant] = [:]
     private var failures: [String: (attempts: Int, last: Instant)] = [:]
     private var reportedProblems: Set<String> = []
     private(set) var failure: String?
@@ -112,6 +116,7 @@ final class WatchLoop {
             }
             _ = tracker.observe(activity, path: path, at: now)
         case .removed(let path):
+            if ownClaims.removeValue(forKey: path) != nil { return }
             tracker.forget(path: path)
         case .directoryRemoved(let folder):
             tracker.forgetAll(under: folder)
@@ -158,8 +163,10 @@ final class WatchLoop {
         .seconds(min(300, 1 << min(max(attempt - 1, 0), 9)))
     }
 
+    /// Forgets expectations of own events older than 30 s (their events were lost to a queue overflow).
     private func pruneOwnMoves(_ now: Instant) {
         ownMoves = ownMoves.filter { now - $0.value < .seconds(30) }
+        ownClaims = ownClaims.filter { now - $0.value < .seconds(30) }
     }
 
     static func folder(of path: String) -> String {
@@ -253,6 +260,9 @@ final class WatchLoop {
                 "cannot take a file out of the inbox",
                 ["path": .string(missed.path), "error": .string("\(missed.error)")])
         }
+        let now = Instant.now
+        if ownClaims.count > 50_000 { pruneOwnMoves(now) }
+        for job in claimed.jobs { ownClaims[job.displayPath] = now }
         for job in claimed.jobs {
             do {
                 try await jobs.send(job)
@@ -270,7 +280,7 @@ final class WatchLoop {
         let now = Instant.now
         guard now >= nextSummary else { return }
         nextSummary = now + summaryInterval
-        if ownMoves.count > 0 { pruneOwnMoves(now) }
+        if !ownMoves.isEmpty || !ownClaims.isEmpty { pruneOwnMoves(now) }
         let counts = statistics.snapshot
         guard counts != lastSummary else {
             lastSummaryTime = now
