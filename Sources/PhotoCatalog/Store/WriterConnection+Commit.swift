@@ -293,9 +293,12 @@ extension WriterConnection {
                 localIdentifier: request.placeholderForCreatedAsset?.localIdentifier ?? "",
                 isDuplicate: isDuplicate,
                 restoredFromRecentlyDeleted: restored.contains(ObjectIdentifier(request)),
-                sourceURLs: state.resources.map { URL(fileURLWithPath: $0.sourcePath) },
+                sourceURLs: state.resources.map { URL(fileURLWithPath: $0.sourcePath, isDirectory: false) },
                 storedURLs: isDuplicate
-                    ? [] : state.resources.compactMap { $0.destination }.map { libraryURL.appendingPathComponent($0) })
+                    ? []
+                    : state.resources.compactMap { $0.destination }.map {
+                        libraryURL.appendingPathComponent($0, isDirectory: false)
+                    })
         }
     }
 
