@@ -25,7 +25,7 @@ public struct CommitSettings: Sendable, Hashable {
 
     public init(
         placement: Placement, duplicates: DuplicatePolicy, removesDuplicateCopies: Bool, quarantinesRejected: Bool,
-        usesClaims: Bool, batchLimit: Int = 512
+        usesClaims: Bool, batchLimit: Int = 256
     ) {
         self.placement = placement
         self.duplicates = duplicates

@@ -22,13 +22,12 @@ final class WatchLoop {
     private let inbox: String
     private let ignore: IgnoreRules
     private let claims: ClaimJournal
-    private let jobs: BoundedQueue<IngestJob>
+    private let settled: BoundedQueue<ClaimJournal.SettledFile>
     private let mailbox: Mailbox<WatchInput>
     private let stopRequested: StopFlag
     private let logger: Logger
     private let statistics: IngestStatistics
     private let trackerCapacity: Int
-    private let claimBatch: Int
     private let summaryInterval: Duration
 
     private var tracker: SettleTracker<Instant>
@@ -50,20 +49,19 @@ final class WatchLoop {
     private var lastSummaryTime: Instant
 
     init(
-        config: IngestConfig, claims: ClaimJournal, jobs: BoundedQueue<IngestJob>, mailbox: Mailbox<WatchInput>,
-        stopRequested: StopFlag, statistics: IngestStatistics, logger: Logger, trackerCapacity: Int,
-        claimBatch: Int = 512, summaryInterval: Duration = .seconds(60)
+        config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<ClaimJournal.SettledFile>,
+        mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics, logger: Logger,
+        trackerCapacity: Int, summaryInterval: Duration = .seconds(60)
     ) {
         self.inbox = claims.inbox
         self.ignore = config.ignoreRules
         self.claims = claims
-        self.jobs = jobs
+        self.settled = settled
         self.mailbox = mailbox
         self.stopRequested = stopRequested
         self.statistics = statistics
         self.logger = logger
         self.trackerCapacity = max(16, trackerCapacity)
-        self.claimBatch = max(1, claimBatch)
         self.summaryInterval = summaryInterval
         self.tracker = SettleTracker(config: config)
         self.nextSummary = .now + summaryInterval
@@ -95,6 +93,11 @@ final class WatchLoop {
         case .deferred(let deferral): handle(deferral, at: now)
         case .stop:
             stopping = true
+        case .claimFailed(let paths):
+            for path in paths {
+                ownClaims.removeValue(forKey: path)
+                tracker.retry(path: path, at: now + .seconds(5))
+            }
         case .pipelineFailed(let message):
             failure = message
             stopping = true
@@ -122,6 +125,9 @@ final class WatchLoop {
             tracker.forgetAll(under: folder)
         case .rescanNeeded(let reason):
             logger.info("scanning the inbox", ["reason": .string(reason.description)])
+            // Events before this one are lost: expectations of own events are void (and would only grow).
+            ownClaims.removeAll()
+            ownMoves.removeAll()
             scans = [""]
             currentScan = nil
             overflowFolders.removeAll()
@@ -163,10 +169,10 @@ final class WatchLoop {
         .seconds(min(300, 1 << min(max(attempt - 1, 0), 9)))
     }
 
-    /// Forgets expectations of own events older than 30 s (their events were lost to a queue overflow).
+    /// Forgets expectations of own events older than 10 s (their events were lost, or are very late).
     private func pruneOwnMoves(_ now: Instant) {
-        ownMoves = ownMoves.filter { now - $0.value < .seconds(30) }
-        ownClaims = ownClaims.filter { now - $0.value < .seconds(30) }
+        ownMoves = ownMoves.filter { now - $0.value < .seconds(10) }
+        ownClaims = ownClaims.filter { now - $0.value < .seconds(10) }
     }
 
     static func folder(of path: String) -> String {
@@ -218,57 +224,30 @@ final class WatchLoop {
     private func claimDueFiles() async {
         let checks = tracker.dueChecks(at: .now)
         guard !checks.isEmpty else { return }
-        var ready: [ClaimJournal.SettledFile] = []
         for check in checks {
             if isStopping { return }
             let look = FileLook.take(atPath: claims.inboxPath(check.path))
+            let file: ClaimJournal.SettledFile
             switch tracker.inspect(check, look, at: .now) {
             case .ready(let identity):
-                ready.append(ClaimJournal.SettledFile(relativePath: check.path, identity: identity))
+                file = ClaimJournal.SettledFile(relativePath: check.path, identity: identity)
             case .incompleteExpired(let identity):
-                ready.append(
-                    ClaimJournal.SettledFile(relativePath: check.path, identity: identity, graceExpired: true))
+                file = ClaimJournal.SettledFile(relativePath: check.path, identity: identity, graceExpired: true)
             case .forgotten(.unreadable(let error)):
                 logger.warning(
                     "cannot look at a file; it is skipped until it changes or the next rescan",
                     ["path": .string(check.path), "error": .string(error.description)])
+                continue
             case .wait, .forgotten, .superseded:
-                break
+                continue
             }
-            if ready.count >= claimBatch {
-                await claim(ready)
-                ready.removeAll(keepingCapacity: true)
-            }
-        }
-        if !ready.isEmpty { await claim(ready) }
-    }
-
-    private func claim(_ files: [ClaimJournal.SettledFile]) async {
-        let claimed: ClaimJournal.Claimed
-        do {
-            claimed = try await claims.claim(files)
-        } catch {
-            logger.error(
-                "cannot record claims in the library's journal; the files stay in the inbox and are retried",
-                ["files": .count(files.count), "error": .string("\(error)")])
-            let now = Instant.now
-            for file in files { tracker.retry(path: file.relativePath, at: now + .seconds(5)) }
-            return
-        }
-        for missed in claimed.missed where missed.error.code != ENOENT {
-            logger.warning(
-                "cannot take a file out of the inbox",
-                ["path": .string(missed.path), "error": .string("\(missed.error)")])
-        }
-        let now = Instant.now
-        if ownClaims.count > 50_000 { pruneOwnMoves(now) }
-        for job in claimed.jobs { ownClaims[job.displayPath] = now }
-        for job in claimed.jobs {
+            // Its rename out of the inbox will come back as IN_MOVED_FROM: expected, not news.
+            ownClaims[file.relativePath] = .now
+            if ownClaims.count > 8192 { pruneOwnMoves(.now) }
             do {
-                try await jobs.send(job)
+                try await settled.send(file)
             } catch {
-                // The pipeline is gone; the claimed file stays staged and is recovered at the next start.
-                stopping = true
+                stopping = true  // the claim stage is gone
                 return
             }
         }

@@ -27,7 +27,7 @@ public final class WatchService: Sendable {
         public var watcher: InotifyWatcher.Options
 
         public init(
-            trackerCapacity: Int = 20_000, summaryInterval: Duration = .seconds(60),
+            trackerCapacity: Int = 10_000, summaryInterval: Duration = .seconds(60),
             watcher: InotifyWatcher.Options = InotifyWatcher.Options()
         ) {
             self.trackerCapacity = trackerCapacity
@@ -59,7 +59,7 @@ public final class WatchService: Sendable {
         // Trap the signals first: a SIGTERM during start-up then stops the daemon cleanly too.
         let signals = UnixSignalSequence(trapping: .interrupt, .terminate)
         let stopRequested = StopFlag()
-        let mailbox = Mailbox<WatchInput>(capacity: 16_384)
+        let mailbox = Mailbox<WatchInput>(capacity: 1024)
         let logger = self.logger
         let signalTask = Task {
             for await signal in signals {
@@ -164,14 +164,22 @@ public final class WatchService: Sendable {
         for job in recovery.jobs {
             do { try await pipeline.jobs.send(job) } catch { break }
         }
+        let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
+        let claimer = Claimer(
+            claims: claims, settled: settled, jobs: pipeline.jobs, mailbox: mailbox, stopRequested: stopRequested,
+            logger: logger)
+        let claimerTask = Task { await claimer.run() }
         let loop = WatchLoop(
-            config: config, claims: claims, jobs: pipeline.jobs, mailbox: mailbox, stopRequested: stopRequested,
+            config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
             statistics: statistics, logger: logger, trackerCapacity: options.trackerCapacity,
             summaryInterval: options.summaryInterval)
         await loop.run()
         loopFailure = loop.failure
 
         watcher.close()
+        stopRequested.flag.store(true, ordering: .relaxed)
+        settled.finish()
+        await claimerTask.value
         pipeline.jobs.finish()
         let pipelineFailure = await pipelineTask.value
         mailbox.close()

@@ -75,6 +75,8 @@ public final class ContentLookup {
         guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
         do {
             let database = try ReaderPool.open(path: databasePath)
+            // Lookups touch a few index pages each; a small cache keeps every worker's connection cheap in memory.
+            try database.execute("PRAGMA cache_size = -256")
             let statement = try database.prepare(
                 """
                 SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL, a.id
