@@ -25,14 +25,18 @@ public final class WatchService: Sendable {
         public var summaryInterval: Duration
         /// The inbox watcher's options (the config's `ignore` is added).
         public var watcher: InotifyWatcher.Options
+        /// Whether SIGINT and SIGTERM stop the daemon (the command line); embedders and tests call
+        /// ``WatchService/requestStop()`` instead and keep their own signal handling.
+        public var handlesSignals: Bool
 
         public init(
             trackerCapacity: Int = 10_000, summaryInterval: Duration = .seconds(60),
-            watcher: InotifyWatcher.Options = InotifyWatcher.Options()
+            watcher: InotifyWatcher.Options = InotifyWatcher.Options(), handlesSignals: Bool = true
         ) {
             self.trackerCapacity = trackerCapacity
             self.summaryInterval = summaryInterval
             self.watcher = watcher
+            self.handlesSignals = handlesSignals
         }
     }
 
@@ -44,6 +48,8 @@ public final class WatchService: Sendable {
     public let config: IngestConfig
     public let options: Options
     private let logger: Logger
+    private let stopRequested = StopFlag()
+    private let mailbox = Mailbox<WatchInput>(capacity: 1024)
 
     public init(config: IngestConfig, logger: Logger, options: Options = Options()) {
         self.config = config
@@ -51,17 +57,27 @@ public final class WatchService: Sendable {
         self.options = options
     }
 
-    /// Runs the daemon until SIGINT/SIGTERM; returns once the files in flight are finished.
+    /// Stops the daemon as SIGTERM does: no new files are taken, claimed files are finished, ``run()`` returns.
+    public func requestStop() {
+        if !stopRequested.flag.exchange(true, ordering: .relaxed) {
+            logger.info("stopping: no new files are taken, files in flight are finished")
+        }
+        mailbox.post(.stop(.terminate))
+    }
+
+    /// Runs the daemon until SIGINT/SIGTERM (or ``requestStop()``); returns once the files in flight are finished.
+    /// A service runs once.
     ///
     /// - Throws: ``Failure`` when another daemon holds the library, the library cannot be opened or recovered, or the
     ///   workers cannot start.
     public func run() async throws(Failure) {
         // Trap the signals first: a SIGTERM during start-up then stops the daemon cleanly too.
-        let signals = UnixSignalSequence(trapping: .interrupt, .terminate)
-        let stopRequested = StopFlag()
-        let mailbox = Mailbox<WatchInput>(capacity: 1024)
+        let signals = options.handlesSignals ? UnixSignalSequence(trapping: .interrupt, .terminate) : nil
+        let stopRequested = self.stopRequested
+        let mailbox = self.mailbox
         let logger = self.logger
         let signalTask = Task {
+            guard let signals else { return }
             for await signal in signals {
                 if !stopRequested.flag.exchange(true, ordering: .relaxed) {
                     logger.info(
