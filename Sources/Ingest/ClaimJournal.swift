@@ -98,7 +98,15 @@ public struct ClaimJournal: Sendable {
             let source = inboxPath(file.relativePath)
             let staged = stagedPath(id)
             do throws(SystemError) {
-                if try SafeRename.renameWithoutReplacing(from: source, to: staged) == .destinationExists {
+                var outcome: SafeRename.Outcome
+                do {
+                    outcome = try SafeRename.renameWithoutReplacing(from: source, to: staged)
+                } catch  where error.code == ENOENT && !ClaimJournal.exists(stagingFolder) {
+                    // The inbox was removed and made again: the staging folder went with it.
+                    try prepare()
+                    outcome = try SafeRename.renameWithoutReplacing(from: source, to: staged)
+                }
+                if outcome == .destinationExists {
                     // Only a stale file from a damaged staging folder can be in the way; never overwrite it.
                     throw SystemError(code: EEXIST, call: "rename", path: staged)
                 }

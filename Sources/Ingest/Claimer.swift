@@ -34,11 +34,14 @@ struct Claimer: Sendable {
                 mailbox.post(.claimFailed(files.map(\.relativePath)))
                 continue
             }
+            var retry: [String] = []
             for missed in claimed.missed where missed.error.code != ENOENT {
                 logger.warning(
-                    "cannot take a file out of the inbox",
+                    "cannot take a file out of the inbox; it is tried again later",
                     ["path": .string(missed.path), "error": .string("\(missed.error)")])
+                retry.append(missed.path)
             }
+            if !retry.isEmpty { mailbox.post(.claimFailed(retry)) }
             for job in claimed.jobs {
                 do {
                     try await jobs.send(job)

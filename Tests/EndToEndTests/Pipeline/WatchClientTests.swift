@@ -188,6 +188,26 @@ struct WatchClientTests {
         try library.expectConsistent()
     }
 
+    @Test("a removed and recreated inbox, and a removed and recreated album folder, keep working")
+    func recreatedInbox() throws {
+        let sandbox = try Sandbox("recreate")
+        let daemon = try WatchDaemon(sandbox)
+        try daemon.waitUntilStarted()
+        try TinyJPEG.write(count: 1, startingAt: 0, into: sandbox.inbox.appendingPathComponent("Album"))
+        #expect(daemon.waitForOutcomes(1).count == 1)
+        try FileManager.default.removeItem(at: sandbox.inbox.appendingPathComponent("Album"))
+        try TinyJPEG.write(count: 1, startingAt: 1, into: sandbox.inbox.appendingPathComponent("Album"))
+        #expect(daemon.waitForOutcomes(2).count == 2, "\(daemon.log)")
+        try FileManager.default.removeItem(at: sandbox.inbox)
+        usleep(300_000)
+        try TinyJPEG.write(count: 2, startingAt: 2, into: sandbox.inbox.appendingPathComponent("Album"))
+        let outcomes = daemon.waitForOutcomes(4)
+        #expect(try daemon.stop() == 0)
+        #expect(outcomes.count == 4, "\(daemon.log)")
+        #expect(try LibraryCheck(sandbox).albums() == ["Album": 4])
+        #expect(sandbox.inboxFiles.isEmpty)
+    }
+
     @Test("a second watch on the same library refuses with a clear message; the lock file holds the pid")
     func secondDaemonRefuses() throws {
         let sandbox = try Sandbox("lock")
