@@ -49,6 +49,13 @@ public final class ImportService: Sendable {
         self.logger = logger
     }
 
+    /// `realpath(3)`, or nil when the path cannot be resolved (e.g. a library that does not exist yet).
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Imports everything; `onOutcome` sees each file's outcome as it is committed (from one task at a time).
     ///
     /// - Parameter progress: a terminal progress line to keep up to date, or nil.
@@ -61,12 +68,24 @@ public final class ImportService: Sendable {
         if let album = request.album, album.trimmingCharacters(in: .whitespaces).isEmpty {
             throw UsageFailure(description: "--album needs a name that is not empty")
         }
+        let libraryFolder = ImportService.realPath(config.library) ?? config.library
         for path in request.paths {
             var info = stat()
             if stat(path, &info) != 0 {
                 throw UsageFailure(
                     description:
                         "cannot import '\(path)': \(SystemError.describe(errno)); give existing files or folders")
+            }
+            // The library's own originals must never be read as sources: with --move, a "duplicate" would be the
+            // stored original itself.
+            let resolved = ImportService.realPath(path) ?? path
+            if PathResolution.isSameOrBelow(resolved, libraryFolder)
+                || PathResolution.isSameOrBelow(libraryFolder, resolved)
+            {
+                throw UsageFailure(
+                    description:
+                        "cannot import '\(path)': it contains or lies inside the library (\(config.library)); import the folders beside the library instead"
+                )
             }
         }
         let album = request.album.map { CandidateFile.albumTitle(forFolderName: $0) }

@@ -33,6 +33,10 @@ struct ImportCommandTests {
         let missing = try sandbox.run(["import", sandbox.root.appendingPathComponent("nope").path])
         #expect(missing.status == 2, "\(missing)")
         #expect(missing.stderr.contains("nope"), "\(missing)")
+        for inside in [sandbox.root.path, sandbox.library.appendingPathComponent("originals").path] {
+            let refused = try sandbox.run(["import", "--move", inside])
+            #expect(refused.status == 2 && refused.stderr.contains("library"), "\(refused)")
+        }
         let noPath = try sandbox.run(["import"])
         #expect(noPath.status == 2, "\(noPath)")
         try sandbox.writeConfig(["library": "Library", "workers": "many"])
