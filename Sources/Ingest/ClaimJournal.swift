@@ -28,6 +28,7 @@ public struct ClaimJournal: Sendable {
         /// The grace period of a truncated file ended: reject it if it is still truncated.
         public var graceExpired: Bool
 
+        /// A settled file.
         public init(relativePath: String, identity: FileIdentity, graceExpired: Bool = false) {
             self.relativePath = relativePath
             self.identity = identity
@@ -55,12 +56,14 @@ public struct ClaimJournal: Sendable {
         public var removedStagedFiles = 0
     }
 
+    /// The library whose journal holds the claims.
     public let library: PhotoLibrary
     /// The watched inbox (absolute).
     public let inbox: String
     /// `<inbox>/.photodrop/claimed`.
     public let stagingFolder: String
 
+    /// Claims for `inbox` (absolute), journaled in `library`.
     public init(library: PhotoLibrary, inbox: String) {
         self.library = library
         self.inbox = inbox

@@ -10,6 +10,7 @@ public struct ClaimPayload: Sendable, Hashable {
     /// Whether the file had already waited out the incomplete-file grace period (a truncated file is rejected now).
     public var graceExpired: Bool
 
+    /// A payload.
     public init(source: String, album: String?, identity: FileIdentity, graceExpired: Bool = false) {
         self.source = source
         self.album = album

@@ -11,6 +11,7 @@ public struct CommitSettings: Sendable, Hashable {
         case none
     }
 
+    /// How accepted files get into the library.
     public var placement: Placement
     /// What a duplicate does to the album.
     public var duplicates: DuplicatePolicy
@@ -23,6 +24,7 @@ public struct CommitSettings: Sendable, Hashable {
     /// The most outcomes committed in one transaction.
     public var batchLimit: Int
 
+    /// Settings; see the presets ``watch(duplicates:)`` and ``importing(move:dryRun:duplicates:)``.
     public init(
         placement: Placement, duplicates: DuplicatePolicy, removesDuplicateCopies: Bool, quarantinesRejected: Bool,
         usesClaims: Bool, batchLimit: Int = 256

@@ -25,6 +25,7 @@ public actor Committer {
         /// Claimed files put back into the inbox (watch only).
         public var deferred: @Sendable (Deferral) -> Void
 
+        /// Hooks; `deferred` only matters for claimed files (watch).
         public init(
             finished: @escaping @Sendable (FileOutcome) -> Void,
             deferred: @escaping @Sendable (Deferral) -> Void = { _ in }
@@ -34,7 +35,9 @@ public actor Committer {
         }
     }
 
+    /// The library written to.
     public let library: PhotoLibrary
+    /// What happens to each kind of outcome.
     public let settings: CommitSettings
     private let quarantine: Quarantine
     private let claims: ClaimJournal?
@@ -53,6 +56,7 @@ public actor Committer {
     private var isCommitting = false
     private var waitingBatches: [CheckedContinuation<Void, Never>] = []
 
+    /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
     public init(
         library: PhotoLibrary, settings: CommitSettings, quarantine: Quarantine, claims: ClaimJournal?, hooks: Hooks,
         logger: Logger = .disabled

@@ -12,8 +12,10 @@ public struct Deferral: Sendable, Hashable {
 
     /// Where it is now, relative to the inbox.
     public var path: String
+    /// Why it went back.
     public var reason: Reason
 
+    /// A deferral.
     public init(path: String, reason: Reason) {
         self.path = path
         self.reason = reason

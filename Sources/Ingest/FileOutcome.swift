@@ -23,6 +23,7 @@ public struct FileOutcome: Sendable, Hashable {
 
     /// The file as people know it: relative to the inbox (watch) or as found below an import path.
     public var path: String
+    /// How it ended.
     public var kind: Kind
     /// The rejection code (`corrupt`, `empty`, `unsupportedType`, `unsupportedVideo`); nil otherwise.
     public var reason: String?
@@ -41,6 +42,7 @@ public struct FileOutcome: Sendable, Hashable {
     /// Time from taking the file to its outcome.
     public var elapsed: Duration
 
+    /// An outcome.
     public init(
         path: String, kind: Kind, reason: String? = nil, message: String, mime: String? = nil, assetID: String? = nil,
         album: String? = nil, bytes: Int64 = 0, rejectedPath: String? = nil, elapsed: Duration = .zero

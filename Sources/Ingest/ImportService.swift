@@ -28,6 +28,7 @@ public final class ImportService: Sendable {
         /// Read and judge everything, write nothing.
         public var dryRun: Bool
 
+        /// A request.
         public init(paths: [String], album: String? = nil, move: Bool = false, dryRun: Bool = false) {
             self.paths = paths
             self.album = album
@@ -38,12 +39,15 @@ public final class ImportService: Sendable {
 
     /// A usage problem found before anything was done (exit status 2).
     public struct UsageFailure: Error, Sendable, CustomStringConvertible {
+        /// What is wrong, naming the argument.
         public var description: String
     }
 
+    /// The configuration (library, rejected folder, workers, ignore rules, duplicates, video policy).
     public let config: IngestConfig
     private let logger: Logger
 
+    /// An importer; `logger` gets one line per file outcome at its level.
     public init(config: IngestConfig, logger: Logger = .disabled) {
         self.config = config
         self.logger = logger

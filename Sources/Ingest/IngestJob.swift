@@ -17,6 +17,7 @@ public struct IngestJob: Sendable {
     /// When the pipeline took the file, for the duration in its log line.
     public var startedAt: ContinuousClock.Instant
 
+    /// A job.
     public init(
         path: String, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
         expectedIdentity: FileIdentity? = nil, graceExpired: Bool = false,

@@ -4,12 +4,19 @@ import Synchronization
 public final class IngestStatistics: Sendable {
     /// A snapshot of the counts.
     public struct Counts: Sendable, Hashable {
+        /// New photo assets.
         public var photos = 0
+        /// New GIF assets.
         public var gifs = 0
+        /// New video assets.
         public var videos = 0
+        /// Files whose content was already stored.
         public var duplicates = 0
+        /// Rejected files.
         public var rejected = 0
+        /// Failed files.
         public var failed = 0
+        /// Bytes of all files counted.
         public var bytes: Int64 = 0
 
         /// New assets.
@@ -17,6 +24,8 @@ public final class IngestStatistics: Sendable {
         /// Every outcome.
         public var total: Int { imported + duplicates + rejected + failed }
 
+        /// All zero.
+        /// Counts starting at zero.
         public init() {}
     }
 

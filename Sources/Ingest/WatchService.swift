@@ -29,6 +29,7 @@ public final class WatchService: Sendable {
         /// ``WatchService/requestStop()`` instead and keep their own signal handling.
         public var handlesSignals: Bool
 
+        /// Options; the defaults suit a daemon.
         public init(
             trackerCapacity: Int = 10_000, summaryInterval: Duration = .seconds(60),
             watcher: InotifyWatcher.Options = InotifyWatcher.Options(), handlesSignals: Bool = true
@@ -42,15 +43,19 @@ public final class WatchService: Sendable {
 
     /// Why the daemon could not run.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong and what to do.
         public var description: String
     }
 
+    /// The configuration.
     public let config: IngestConfig
+    /// Tuning.
     public let options: Options
     private let logger: Logger
     private let stopRequested = StopFlag()
     private let mailbox = Mailbox<WatchInput>(capacity: 1024)
 
+    /// A daemon for `config`, logging to `logger`.
     public init(config: IngestConfig, logger: Logger, options: Options = Options()) {
         self.config = config
         self.logger = logger

@@ -18,9 +18,12 @@ public enum WorkerFinding: Sendable {
 
 /// A job and what its worker found.
 public struct WorkerOutput: Sendable {
+    /// The job.
     public var job: IngestJob
+    /// What its worker found.
     public var finding: WorkerFinding
 
+    /// An output.
     public init(job: IngestJob, finding: WorkerFinding) {
         self.job = job
         self.finding = finding
@@ -38,6 +41,7 @@ public struct KnownContent: Sendable, Hashable {
     /// Whether the asset is already in the file's album (or the file has none): nothing is left to do but report.
     public var isComplete: Bool
 
+    /// Known content.
     public init(assetID: String, mime: String?, isVideo: Bool, isComplete: Bool = false) {
         self.assetID = assetID
         self.mime = mime
