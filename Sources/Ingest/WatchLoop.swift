@@ -45,13 +45,16 @@ final class WatchLoop {
     private(set) var failure: String?
     private var stopping = false
     private var nextSummary: Instant
+    /// When the next full rescan is due even without a reason: the scan is the truth, events only make it fast.
+    private var nextSafetyScan: Instant
+    private let safetyScanInterval: Duration
     private var lastSummary = IngestStatistics.Counts()
     private var lastSummaryTime: Instant
 
     init(
         config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<ClaimJournal.SettledFile>,
         mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics, logger: Logger,
-        trackerCapacity: Int, summaryInterval: Duration = .seconds(60)
+        trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
     ) {
         self.inbox = claims.inbox
         self.ignore = config.ignoreRules
@@ -65,6 +68,8 @@ final class WatchLoop {
         self.summaryInterval = summaryInterval
         self.tracker = SettleTracker(config: config)
         self.nextSummary = .now + summaryInterval
+        self.safetyScanInterval = safetyScanInterval
+        self.nextSafetyScan = .now + safetyScanInterval
         self.lastSummaryTime = .now
     }
 
@@ -74,10 +79,17 @@ final class WatchLoop {
     func run() async {
         while !isStopping {
             let now = Instant.now
-            var deadline = tracker.nextDeadline.map { min($0, nextSummary) } ?? nextSummary
+            var deadline = min(tracker.nextDeadline.map { min($0, nextSummary) } ?? nextSummary, nextSafetyScan)
             if scanHasWork { deadline = now }
             for message in await mailbox.receive(until: deadline) { handle(message) }
             if isStopping { break }
+            if Instant.now >= nextSafetyScan {
+                nextSafetyScan = .now + safetyScanInterval
+                if currentScan == nil && scans.isEmpty {
+                    logger.debug("periodic rescan of the inbox")
+                    scans = [""]
+                }
+            }
             feedScan()
             await claimDueFiles()
             summarizeIfDue()
