@@ -195,6 +195,37 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         }
     }
 
+    /// Takes up to `limit` items that are already queued (or offered by waiting senders) without waiting; empty when
+    /// there are none. A group committer calls it after ``receive()`` returned one item, to take whatever else has
+    /// arrived meanwhile without ever waiting to fill a batch.
+    public func receiveAvailable(upTo limit: Int) -> [Element] {
+        guard limit > 0 else { return [] }
+        let (items, released) = state.withLock { state -> ([Element], [CheckedContinuation<Void, any Error>]) in
+            var items: [Element] = []
+            var released: [CheckedContinuation<Void, any Error>] = []
+            while items.count < limit {
+                if let element = state.popBuffer() {
+                    items.append(element)
+                } else if !state.senders.isEmpty {
+                    let sender = state.senders.removeFirst()
+                    items.append(sender.element)
+                    released.append(sender.continuation)
+                } else {
+                    break
+                }
+            }
+            // Room was made: move waiting senders' elements into the buffer, as `receive()` does.
+            while state.count < capacity && !state.senders.isEmpty {
+                let sender = state.senders.removeFirst()
+                state.buffer.append(sender.element)
+                released.append(sender.continuation)
+            }
+            return (items, released)
+        }
+        for continuation in released { continuation.resume() }
+        return items
+    }
+
     /// No more items: waiting receivers get nil, waiting and later senders get ``Finished``; items already queued
     /// are still delivered.
     public func finish() {

@@ -119,9 +119,18 @@ struct ProgressRendererTests {
         progress.update(snapshot)  // throttled: not drawn again within a minute
         progress.update(snapshot, force: true)
         progress.finish()
+        // A pty hands out what has arrived so far: read until the last line is there (or a second passes quietly).
+        var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(master, &buffer, buffer.count)
-        let text = String(decoding: buffer[0..<max(0, count)], as: UTF8.self)
+        var text = ""
+        while !(text.components(separatedBy: "1/2 files").count - 1 == 2 && text.hasSuffix("\r\u{1B}[K")) {
+            var ready = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 1000) == 1 else { break }
+            let count = read(master, &buffer, buffer.count)
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+            text = String(decoding: bytes, as: UTF8.self)
+        }
         #expect(text.components(separatedBy: "1/2 files").count - 1 == 2)
         #expect(text.hasPrefix("\r[") && text.hasSuffix("\r\u{1B}[K"))
     }

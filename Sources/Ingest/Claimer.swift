@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The watch daemon's claim stage: takes settled files from the watch loop, claims them in batches (one journal
+/// transaction each, then the renames; ``ClaimJournal``) and hands them to the workers.
+///
+/// A stage of its own, so that the watch loop keeps looking at files while a claim waits for the library's writer
+/// (which also runs the group commits), and so that claims batch up naturally under load: it takes one file, then
+/// whatever else is already waiting, never waiting to fill a batch.
+struct Claimer: Sendable {
+    let claims: ClaimJournal
+    let settled: BoundedQueue<ClaimJournal.SettledFile>
+    let jobs: BoundedQueue<IngestJob>
+    let mailbox: Mailbox<WatchInput>
+    let stopRequested: StopFlag
+    let logger: Logger
+    var batchLimit = 512
+
+    /// Claims until `settled` is finished; after a stop request, what is still waiting stays in the inbox.
+    func run() async {
+        while let first = await settled.receive() {
+            if stopRequested.flag.load(ordering: .relaxed) { continue }
+            let files = [first] + settled.receiveAvailable(upTo: batchLimit - 1)
+            let claimed: ClaimJournal.Claimed
+            do {
+                claimed = try await claims.claim(files)
+            } catch {
+                logger.error(
+                    "cannot record claims in the library's journal; the files stay in the inbox and are retried",
+                    ["files": .count(files.count), "error": .string("\(error)")])
+                mailbox.post(.claimFailed(files.map(\.relativePath)))
+                continue
+            }
+            var retry: [String] = []
+            for missed in claimed.missed where missed.error.code != ENOENT {
+                logger.warning(
+                    "cannot take a file out of the inbox; it is tried again later",
+                    ["path": .string(missed.path), "error": .string("\(missed.error)")])
+                retry.append(missed.path)
+            }
+            if !retry.isEmpty { mailbox.post(.claimFailed(retry)) }
+            for job in claimed.jobs {
+                do {
+                    try await jobs.send(job)
+                } catch {
+                    // The pipeline is gone; the claimed file stays staged and is recovered at the next start.
+                    return
+                }
+            }
+        }
+    }
+}

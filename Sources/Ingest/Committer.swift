@@ -1,0 +1,458 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+import Synchronization
+
+/// The pipeline's single writer: turns what the workers found into library changes, many files per transaction.
+///
+/// - Group commit: ``run(_:)`` waits for one finding, then takes whatever else is already queued (up to
+///   ``CommitSettings/batchLimit``) and commits it in one `performChanges` block: one album per inbox folder
+///   (find-or-create), a creation request per file with its probe metadata, the album additions, and the removal of
+///   the files' claim journal entries. It never waits to fill a batch, so a lone file is committed at once.
+/// - Albums: a title → album cache. A miss fetches the oldest album with that title; when there is none, the block
+///   creates one, and only a committed block updates the cache. One block (and one committer) per process means one
+///   album per folder however many files arrive at once.
+/// - Duplicates: the creation request resolves to the stored asset; with `duplicates: addToAlbum` it joins the album.
+///   The dropped copy is removed only after the commit.
+/// - Rejected files go to ``Quarantine`` (watch, `import --move`); truncated, changed and failed claimed files are
+///   put back into the inbox and handed to ``Hooks/deferred`` so the watch loop tracks them again.
+/// - A block that fails is retried file by file, so one bad file never blocks the others.
+public actor Committer {
+    /// Where outcomes go.
+    public struct Hooks: Sendable {
+        /// Every final outcome, in commit order.
+        public var finished: @Sendable (FileOutcome) -> Void
+        /// Claimed files put back into the inbox (watch only).
+        public var deferred: @Sendable (Deferral) -> Void
+
+        /// Hooks; `deferred` only matters for claimed files (watch).
+        public init(
+            finished: @escaping @Sendable (FileOutcome) -> Void,
+            deferred: @escaping @Sendable (Deferral) -> Void = { _ in }
+        ) {
+            self.finished = finished
+            self.deferred = deferred
+        }
+    }
+
+    /// The library written to.
+    public let library: PhotoLibrary
+    /// What happens to each kind of outcome.
+    public let settings: CommitSettings
+    private let quarantine: Quarantine
+    private let claims: ClaimJournal?
+    private let hooks: Hooks
+    private let logger: Logger
+    /// Album by title, filled from fetches and committed creations; cleared when a block fails.
+    private var albums: [String: AssetCollection] = [:]
+    /// Dry run: contents this run would have stored.
+    private var dryRunContents: Set<SHA256Digest> = []
+    /// Claim entries of files that left the pipeline outside a change block (rejected, put back); removed in one
+    /// transaction at the end of each batch.
+    private var settledClaims: [Int64] = []
+    /// Whether a batch is being committed, and who waits for its turn: batches never interleave, even when
+    /// ``commit(_:)`` is called concurrently (the actor is reentrant across the library's `await`), so that the album
+    /// cache decides every title exactly once.
+    private var isCommitting = false
+    private var waitingBatches: [CheckedContinuation<Void, Never>] = []
+
+    /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
+    public init(
+        library: PhotoLibrary, settings: CommitSettings, quarantine: Quarantine, claims: ClaimJournal?, hooks: Hooks,
+        logger: Logger = .disabled
+    ) {
+        self.library = library
+        self.settings = settings
+        self.quarantine = quarantine
+        self.claims = claims
+        self.hooks = hooks
+        self.logger = logger
+    }
+
+    /// Commits findings until `outputs` is finished and drained.
+    public func run(_ outputs: BoundedQueue<WorkerOutput>) async {
+        while let first = await outputs.receive() {
+            var batch = [first]
+            batch.append(contentsOf: outputs.receiveAvailable(upTo: settings.batchLimit - 1))
+            await commit(batch)
+        }
+    }
+
+    /// A file to store, with what the worker learned.
+    private struct StoreItem: Sendable {
+        var job: IngestJob
+        var digest: FileDigest
+        var probe: ProbeResult?
+        var known: KnownContent?
+
+        var isVideo: Bool { probe.map { $0.kind == .video } ?? known?.isVideo ?? false }
+        var mime: String? { probe?.mime ?? known?.mime }
+    }
+
+    /// Commits one batch of findings; concurrent calls take turns.
+    public func commit(_ batch: [WorkerOutput]) async {
+        if isCommitting {
+            await withCheckedContinuation { waitingBatches.append($0) }
+        } else {
+            isCommitting = true
+        }
+        defer {
+            if waitingBatches.isEmpty {
+                isCommitting = false
+            } else {
+                waitingBatches.removeFirst().resume()
+            }
+        }
+        await commitInTurn(batch)
+    }
+
+    private func commitInTurn(_ batch: [WorkerOutput]) async {
+        var storable: [StoreItem] = []
+        for output in batch {
+            let job = output.job
+            switch output.finding {
+            case .accepted(let probe, let digest):
+                storable.append(StoreItem(job: job, digest: digest, probe: probe, known: nil))
+            case .known(let digest, let known):
+                if settings.placement != .none && (known.isComplete || settings.duplicates == .skip) {
+                    alreadyStored(job, digest, known)
+                } else {
+                    storable.append(StoreItem(job: job, digest: digest, probe: nil, known: known))
+                }
+            case .rejected(let probe, let digest):
+                reject(job, probe, bytes: digest.size)
+            case .truncated(let probe, let identity):
+                if settings.usesClaims {
+                    putBack(job, .incomplete(identity))
+                } else {
+                    reject(job, probe, bytes: identity.size)
+                }
+            case .changed:
+                let message = "\(job.displayPath) changed while it was being read; a writer is still at work"
+                if settings.usesClaims {
+                    putBack(job, .changed)
+                } else {
+                    fail(job, message: message + "; import it again once it is complete")
+                }
+            case .failed(let message):
+                if settings.usesClaims {
+                    putBack(job, .failed(message))
+                } else {
+                    fail(job, message: message)
+                }
+            }
+        }
+        if settings.placement == .none {
+            for item in storable { dryRun(item) }
+        } else if !storable.isEmpty {
+            await store(storable)
+        }
+        if !settledClaims.isEmpty {
+            let ids = settledClaims
+            settledClaims.removeAll()
+            do {
+                try await library.removeJournalEntries(ids)
+            } catch {
+                // Harmless: at the next start each entry finds its file gone from the staging folder and is dropped.
+                logger.warning("cannot remove finished claim journal entries", ["error": .string("\(error)")])
+            }
+        }
+    }
+
+    // MARK: - Storing
+
+    private func store(_ items: [StoreItem]) async {
+        do {
+            deliver(items, try await storeBlock(items))
+        } catch {
+            albums.removeAll()
+            guard items.count > 1 else {
+                failStored(items[0], error)
+                return
+            }
+            logger.warning(
+                "a group commit failed; committing its files one by one",
+                ["files": .count(items.count), "error": .string(Committer.describe(error))])
+            for item in items {
+                do {
+                    deliver([item], try await storeBlock([item]))
+                } catch {
+                    albums.removeAll()
+                    failStored(item, error)
+                }
+            }
+        }
+    }
+
+    /// Records the album identifiers a block creates (written inside the block, read after it).
+    private final class CreatedAlbums: Sendable {
+        private let titles = Mutex<[(title: String, identifier: String)]>([])
+        func record(_ title: String, _ identifier: String) { titles.withLock { $0.append((title, identifier)) } }
+        var all: [(title: String, identifier: String)] { titles.withLock { $0 } }
+    }
+
+    /// One `performChanges` block for `items`; returns the creation outcomes in item order.
+    private func storeBlock(_ items: [StoreItem]) async throws -> [AssetCreationOutcome] {
+        var existing: [String: AssetCollection] = [:]
+        for title in Set(items.compactMap(\.job.album)) {
+            if let album = try album(titled: title) { existing[title] = album }
+        }
+        let knownAlbums = existing
+        let created = CreatedAlbums()
+        let move = settings.placement == .move
+        let skipDuplicates = settings.duplicates == .skip
+        let claimIDs = items.compactMap(\.job.claimID)
+        let report = try await library.performChanges {
+            var order: [String] = []
+            var members: [String: [ObjectPlaceholder]] = [:]
+            for item in items {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(
+                    with: item.isVideo ? .video : .photo,
+                    fileURL: URL(fileURLWithPath: item.job.path, isDirectory: false),
+                    options: AssetResourceCreationOptions(
+                        shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
+                        contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension))
+                if let metadata = item.probe?.metadata { Committer.apply(metadata, to: request) }
+                guard let title = item.job.album, let placeholder = request.placeholderForCreatedAsset else { continue }
+                if skipDuplicates && request.isDuplicate { continue }
+                if members[title] == nil { order.append(title) }
+                members[title, default: []].append(placeholder)
+            }
+            for title in order {
+                let albumRequest: AssetCollectionChangeRequest
+                if let album = knownAlbums[title] {
+                    albumRequest = try AssetCollectionChangeRequest(for: album)
+                } else {
+                    albumRequest = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title)
+                    if let placeholder = albumRequest.placeholderForCreatedAssetCollection {
+                        created.record(title, placeholder.localIdentifier)
+                    }
+                }
+                albumRequest.addAssets(members[title] ?? [])
+            }
+            if !claimIDs.isEmpty { try JournalChangeRequest.removeEntries(claimIDs) }
+        }
+        let newAlbums = created.all
+        if !newAlbums.isEmpty {
+            for album in newAlbums { logger.info("created album", ["album": .string(album.title)]) }
+            if let fetched = try? AssetCollection.fetchAssetCollections(
+                withLocalIdentifiers: newAlbums.map(\.identifier), library: library)
+            {
+                for collection in fetched { albums[collection.title] = collection }
+            }
+        }
+        guard report.assetCreations.count == items.count else {
+            throw PhotosError(
+                .internalError, title: "Unexpected change report",
+                message: "the library reported \(report.assetCreations.count) creations for \(items.count) files")
+        }
+        return report.assetCreations
+    }
+
+    /// The oldest album titled `title`, from the cache or the library.
+    private func album(titled title: String) throws -> AssetCollection? {
+        if let cached = albums[title] { return cached }
+        let found = try AssetCollection.fetchAssetCollections(
+            with: .album, subtype: .any,
+            options: FetchOptions(
+                predicate: .title(.equals(title)), sortDescriptors: [], fetchLimit: 1), library: library
+        ).firstObject
+        if let found { albums[title] = found }
+        return found
+    }
+
+    private func deliver(_ items: [StoreItem], _ outcomes: [AssetCreationOutcome]) {
+        let now = ContinuousClock.now
+        for (item, outcome) in zip(items, outcomes) {
+            let kind: FileOutcome.Kind
+            let message: String
+            if outcome.isDuplicate {
+                kind = .duplicate
+                message =
+                    outcome.restoredFromRecentlyDeleted
+                    ? "same content as \(outcome.localIdentifier), which was restored from Recently Deleted"
+                    : "same content as \(outcome.localIdentifier)"
+                if settings.removesDuplicateCopies { Committer.remove(item.job.path, logger: logger) }
+            } else {
+                switch item.probe?.kind {
+                case .gif?: kind = .gif
+                case .video?: kind = .video
+                case .photo?: kind = .photo
+                case nil: kind = item.isVideo ? .video : (item.mime == "image/gif" ? .gif : .photo)
+                }
+                message = item.probe?.message ?? "stored"
+            }
+            hooks.finished(
+                FileOutcome(
+                    path: item.job.displayPath, kind: kind, message: message, mime: item.mime,
+                    assetID: outcome.localIdentifier, album: item.job.album, bytes: item.digest.size,
+                    elapsed: item.job.startedAt.duration(to: now)))
+        }
+    }
+
+    /// A duplicate whose asset is already where it belongs: no change to make, only the dropped copy to remove.
+    private func alreadyStored(_ job: IngestJob, _ digest: FileDigest, _ known: KnownContent) {
+        if settings.removesDuplicateCopies { Committer.remove(job.path, logger: logger) }
+        hooks.finished(
+            FileOutcome(
+                path: job.displayPath, kind: .duplicate, message: "same content as \(known.assetID)", mime: known.mime,
+                assetID: known.assetID, album: job.album, bytes: digest.size,
+                elapsed: job.startedAt.duration(to: .now)))
+        settle(job)
+    }
+
+    private func failStored(_ item: StoreItem, _ error: any Error) {
+        let message = Committer.describe(error)
+        if settings.usesClaims {
+            putBack(item.job, .failed(message))
+        } else {
+            fail(item.job, message: message, bytes: item.digest.size)
+        }
+    }
+
+    // MARK: - Dry run
+
+    private func dryRun(_ item: StoreItem) {
+        var assetID = item.known?.assetID
+        if assetID == nil {
+            let stored = try? Asset.fetchAssets(
+                with: FetchOptions(
+                    predicate: .sha256(item.digest.sha256.hex), fetchLimit: 1, includeHiddenAssets: true),
+                library: library
+            ).firstObject
+            assetID = stored?.localIdentifier
+        }
+        let kind: FileOutcome.Kind
+        let message: String
+        if let assetID {
+            kind = .duplicate
+            message = "would be a duplicate of \(assetID)"
+        } else if !dryRunContents.insert(item.digest.sha256).inserted {
+            kind = .duplicate
+            message = "would be a duplicate of another file of this import"
+        } else {
+            switch item.probe?.kind {
+            case .gif?: kind = .gif
+            case .video?: kind = .video
+            default: kind = .photo
+            }
+            message = "would be stored: " + (item.probe?.message ?? "")
+        }
+        hooks.finished(
+            FileOutcome(
+                path: item.job.displayPath, kind: kind, message: message, mime: item.mime, assetID: assetID,
+                album: item.job.album, bytes: item.digest.size, elapsed: item.job.startedAt.duration(to: .now)))
+    }
+
+    // MARK: - Rejected, put back, failed
+
+    /// Rejects a file (its claim entry goes once it left the staging folder).
+    private func reject(_ job: IngestJob, _ probe: ProbeResult, bytes: Int64) {
+        let code = probe.rejection?.rawValue ?? "corrupt"
+        var rejectedPath: String?
+        if settings.quarantinesRejected {
+            do {
+                rejectedPath =
+                    try quarantine.reject(
+                        job.path, album: job.album, name: job.originalName,
+                        reason: RejectionReason(code: code, message: probe.message, mime: probe.mime),
+                        source: claims?.inboxPath(job.displayPath) ?? job.path
+                    ).path
+            } catch {
+                if let movedTo = error.movedTo {
+                    rejectedPath = movedTo  // its reason file is completed by Quarantine.recover() at the next start
+                    logger.warning("rejected file moved, but its reason file is pending", ["path": .string(movedTo)])
+                } else if settings.usesClaims {
+                    putBack(job, .failed(error.description))
+                    return
+                } else {
+                    fail(job, message: error.description, bytes: bytes)
+                    return
+                }
+            }
+        }
+        hooks.finished(
+            FileOutcome(
+                path: job.displayPath, kind: .rejected, reason: code, message: probe.message, mime: probe.mime,
+                album: job.album, bytes: bytes, rejectedPath: rejectedPath,
+                elapsed: job.startedAt.duration(to: .now)))
+        settle(job)
+    }
+
+    private func settle(_ job: IngestJob) {
+        if let id = job.claimID { settledClaims.append(id) }
+    }
+
+    /// Puts a claimed file back into the inbox (its claim entry goes once it left the staging folder).
+    private func putBack(_ job: IngestJob, _ reason: Deferral.Reason) {
+        guard let claims else {
+            fail(job, message: "\(reason)")
+            return
+        }
+        if !ClaimJournal.exists(job.path) {
+            // Nothing to put back (someone removed it from the staging folder): it ends here.
+            fail(job, message: "the claimed file \(job.path) disappeared")
+            settle(job)
+            return
+        }
+        do {
+            let relative = try claims.unclaim(job)
+            hooks.deferred(Deferral(path: relative, reason: reason))
+            if case .failed(let message) = reason {
+                hooks.finished(
+                    FileOutcome(
+                        path: relative, kind: .failed, message: message + "; it stays in the inbox and is retried",
+                        album: job.album, elapsed: job.startedAt.duration(to: .now)))
+            }
+            settle(job)
+        } catch {
+            logger.error(
+                "cannot put a claimed file back into the inbox; it stays staged and is retried at the next start",
+                ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
+        }
+    }
+
+    private func fail(_ job: IngestJob, message: String, bytes: Int64 = 0) {
+        hooks.finished(
+            FileOutcome(
+                path: job.displayPath, kind: .failed, message: message, album: job.album, bytes: bytes,
+                elapsed: job.startedAt.duration(to: .now)))
+    }
+
+    // MARK: - Helpers
+
+    /// Sets what the probe learned on a creation request.
+    static func apply(_ metadata: MediaMetadata, to request: AssetCreationRequest) {
+        if let date = metadata.captureDate {
+            request.creationDate = date
+            request.creationDateSource = metadata.captureDateSource?.rawValue
+        }
+        if let width = metadata.pixelWidth, let height = metadata.pixelHeight, width >= 0, height >= 0 {
+            // PhotoKit reports the displayed size: orientations 5…8 turn the image by 90°.
+            let turned = (5...8).contains(metadata.orientation ?? 1)
+            request.pixelWidth = turned ? height : width
+            request.pixelHeight = turned ? width : height
+        }
+        if let duration = metadata.duration, duration.isFinite, duration >= 0 { request.duration = duration }
+        if let location = metadata.location {
+            let converted = Location(
+                latitude: location.latitude, longitude: location.longitude, altitude: location.altitude)
+            if converted.isValid { request.location = converted }
+        }
+        if let identifier = metadata.contentIdentifier { request.contentIdentifier = identifier }
+    }
+
+    static func remove(_ path: String, logger: Logger) {
+        if unlink(path) != 0 && errno != ENOENT {
+            logger.warning(
+                "cannot remove the dropped copy of a duplicate",
+                ["path": .string(path), "error": .string(String(errno))])
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PhotosError { return error.description }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,83 @@
+/// How one file ended: the pipeline's result per file, for the log, `import --json` and the counters.
+public struct FileOutcome: Sendable, Hashable {
+    /// The outcome, as `import --json` and the log name it.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A new photo asset.
+        case photo
+        /// A new GIF asset.
+        case gif
+        /// A new video asset.
+        case video
+        /// The content was already stored: the existing asset (``FileOutcome/assetID``) was added to the album
+        /// (`duplicates: addToAlbum`) or left as it was (`skip`).
+        case duplicate
+        /// Not a supported photo, GIF or playable video; moved to `Rejected/` (watch, `import --move`) or only
+        /// reported (`import`).
+        case rejected
+        /// An I/O or database error; the file was left where it was.
+        case failed
+
+        /// Whether the file became (or already was) an asset.
+        public var isStored: Bool { self != .rejected && self != .failed }
+    }
+
+    /// The file as people know it: relative to the inbox (watch) or as found below an import path.
+    public var path: String
+    /// How it ended.
+    public var kind: Kind
+    /// The rejection code (`corrupt`, `empty`, `unsupportedType`, `unsupportedVideo`); nil otherwise.
+    public var reason: String?
+    /// What the probe said (`JPEG photo 640×480`), why it was rejected, or what failed.
+    public var message: String
+    /// The MIME type by content, when known.
+    public var mime: String?
+    /// The asset's identifier: the new asset, or the existing one for a duplicate.
+    public var assetID: String?
+    /// The album the file was dropped for.
+    public var album: String?
+    /// The file's size in bytes (0 when it could not be read).
+    public var bytes: Int64
+    /// Where a rejected file was moved (`Rejected/<Album>/<name>`), when it was.
+    public var rejectedPath: String?
+    /// Time from taking the file to its outcome.
+    public var elapsed: Duration
+
+    /// An outcome.
+    public init(
+        path: String, kind: Kind, reason: String? = nil, message: String, mime: String? = nil, assetID: String? = nil,
+        album: String? = nil, bytes: Int64 = 0, rejectedPath: String? = nil, elapsed: Duration = .zero
+    ) {
+        self.path = path
+        self.kind = kind
+        self.reason = reason
+        self.message = message
+        self.mime = mime
+        self.assetID = assetID
+        self.album = album
+        self.bytes = bytes
+        self.rejectedPath = rejectedPath
+        self.elapsed = elapsed
+    }
+
+    /// The item object of `import --json` (DESIGN.md): `path`, `outcome`, `reason`, `message`, `mime`, `id`, plus
+    /// `album` and `bytes`. One line, keys in that order.
+    public var json: String {
+        var text = "{\"path\":" + JSONText.quoted(path)
+        text += ",\"outcome\":\"" + kind.rawValue + "\""
+        text += ",\"reason\":" + (reason.map(JSONText.quoted) ?? "null")
+        text += ",\"message\":" + JSONText.quoted(message)
+        text += ",\"mime\":" + (mime.map(JSONText.quoted) ?? "null")
+        text += ",\"id\":" + (assetID.map(JSONText.quoted) ?? "null")
+        text += ",\"album\":" + (album.map(JSONText.quoted) ?? "null")
+        text += ",\"bytes\":" + String(bytes)
+        if let rejectedPath { text += ",\"rejectedPath\":" + JSONText.quoted(rejectedPath) }
+        text += "}"
+        return text
+    }
+
+    /// Milliseconds of ``elapsed``, for log fields.
+    public var elapsedMilliseconds: Double {
+        let (seconds, attoseconds) = elapsed.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}

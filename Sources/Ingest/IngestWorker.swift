@@ -1,0 +1,93 @@
+import MediaProbe
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One worker's tools and its step of the pipeline: read a file once — SHA-256 and the probe's prefix from the same
+/// bytes — then probe it through the open descriptor.
+///
+/// Owns a libmagic cookie (``MediaProber``), a ``HashingFileReader`` (buffer and `EVP_MD_CTX`) and optionally a
+/// lookup of stored content, none of which may be shared: one worker per thread or task, never `Sendable`.
+public final class IngestWorker {
+    /// Whether a truncated file may wait for its upload to resume (watch) or is rejected at once (import).
+    public enum TruncatedFiles: Sendable {
+        case wait
+        case reject
+    }
+
+    private let prober: MediaProber
+    private let reader: HashingFileReader
+    private let truncatedFiles: TruncatedFiles
+    private let knownContent: ((SHA256Digest, _ album: String?) -> KnownContent?)?
+
+    /// A worker probing with `policy`.
+    ///
+    /// - Parameter knownContent: answers "which asset already stores this SHA-256, and is it already in this album?"
+    ///   (nil: none). When it answers,
+    ///   the probe is skipped: the file can only be a duplicate. Used by `import`, where a second run over the same
+    ///   tree must be cheap.
+    public init(
+        policy: VideoPolicy, truncatedFiles: TruncatedFiles,
+        knownContent: ((SHA256Digest, _ album: String?) -> KnownContent?)? = nil
+    ) throws {
+        self.prober = try MediaProber(policy: policy)
+        self.reader = try HashingFileReader()
+        self.truncatedFiles = truncatedFiles
+        self.knownContent = knownContent
+    }
+
+    /// The video policy of a configuration.
+    public static func policy(for config: IngestConfig) -> VideoPolicy {
+        VideoPolicy(
+            videoCodecs: Set(config.video.videoCodecs.map(\.text)),
+            audioCodecs: Set(config.video.audioCodecs.map(\.text)))
+    }
+
+    /// Reads, hashes and probes the job's file.
+    public func process(_ job: IngestJob) -> WorkerOutput {
+        WorkerOutput(job: job, finding: examine(job))
+    }
+
+    private func examine(_ job: IngestJob) -> WorkerFinding {
+        let fd = retryingOnInterrupt {
+            open(job.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK)
+        }
+        guard fd >= 0 else {
+            let error = SystemError.current("open", path: job.path)
+            if error.code == ELOOP { return .failed("\(job.path) is a symbolic link; links are not followed") }
+            return .failed(error.description)
+        }
+        defer { close(fd) }
+        let digest: FileDigest
+        do {
+            digest = try reader.read(fileDescriptor: fd, path: job.path)
+        } catch FileReadError.changedWhileReading {
+            return .changed
+        } catch {
+            return .failed("\(error)")
+        }
+        if let expected = job.expectedIdentity, expected != digest.identity { return .changed }
+        if let knownContent, let known = knownContent(digest.sha256, job.album) {
+            return .known(digest, known)
+        }
+        let result: ProbeResult
+        do {
+            result = try reader.withHead { head throws(ProbeError) in
+                try prober.probe(fileDescriptor: fd, fileSize: digest.size, prefix: head)
+            }
+        } catch {
+            return .failed((error as? ProbeError)?.message ?? "\(error)")
+        }
+        if result.isAccepted { return .accepted(result, digest) }
+        if result.isTruncated && truncatedFiles == .wait && !job.graceExpired {
+            return .truncated(result, digest.identity)
+        }
+        return .rejected(result, digest)
+    }
+}
+
+@available(*, unavailable, message: "an IngestWorker owns a libmagic cookie and a hashing context: one per thread")
+extension IngestWorker: Sendable {}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The daemon's claim on a library: an exclusive `flock` on `<library>/watch.lock`, which holds the daemon's pid.
+///
+/// One `photodrop watch` per library: a second one finds the lock taken and refuses, naming the pid. Other commands
+/// (`photodrop status`) tell whether a daemon runs by trying a shared lock on the same file: the kernel drops the lock
+/// when the process dies, even with `kill -9`, so a stale pid in the file never counts. The file stays; its pid is
+/// cleared on a clean exit.
+public final class WatchLock: Sendable {
+    /// The lock file's name inside the library folder.
+    public static let fileName = "watch.lock"
+
+    /// Why the lock could not be taken.
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        /// Another process holds it.
+        case held(path: String, pid: Int32?)
+        /// The library folder or the lock file could not be made or opened.
+        case system(SystemError)
+
+        public var description: String {
+            switch self {
+            case .held(let path, let pid):
+                let who = pid.map { "process \($0)" } ?? "another process"
+                return
+                    "another photodrop watch (\(who)) is already running on this library (\(path) is locked); stop it first, or give this one another library in its config"
+            case .system(let error):
+                return "cannot take the watch lock: \(error.description)"
+            }
+        }
+    }
+
+    /// The lock file.
+    public let path: String
+    private let fd: Int32
+
+    /// Creates the library folder if needed, then takes the lock without waiting and writes this process's pid.
+    public init(library: String) throws(Failure) {
+        do {
+            try ClaimJournal.makeDirectories(library)
+        } catch {
+            throw .system(error)
+        }
+        let path = PathResolution.join(library, WatchLock.fileName)
+        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644) }
+        guard fd >= 0 else { throw .system(.current("open", path: path)) }
+        if retryingOnInterrupt({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
+            let code = errno
+            let pid = WatchLock.readPid(fd)
+            close(fd)
+            if code == EWOULDBLOCK { throw .held(path: path, pid: pid) }
+            throw .system(SystemError(code: code, call: "flock", path: path))
+        }
+        self.path = path
+        self.fd = fd
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        _ = fsync(fd)
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Clears the pid and gives the lock up (also happens when the process exits).
+    public func release() {
+        _ = ftruncate(fd, 0)
+        _ = flock(fd, LOCK_UN)
+    }
+
+    /// Whether a daemon holds the lock of `library` now, and its pid; for status displays.
+    public static func holder(library: String) -> (running: Bool, pid: Int32?) {
+        let path = PathResolution.join(library, fileName)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return (false, nil) }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            _ = flock(fd, LOCK_UN)
+            return (false, nil)
+        }
+        return (true, readPid(fd))
+    }
+
+    private static func readPid(_ fd: Int32) -> Int32? {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: bytes[0..<count], as: UTF8.self).filter { $0.isNumber }
+        return Int32(text)
+    }
+}

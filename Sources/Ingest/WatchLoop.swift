@@ -1,0 +1,294 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The watch daemon's source stage, run by one task: inotify events and scans in, settled files claimed and handed
+/// to the workers.
+///
+/// Owns the ``SettleTracker`` (pure) and does the I/O around it: ``FileLook`` when a check is due, streaming scans
+/// (start, overflow, inbox recreated, overflowing folders), claims in batches (``ClaimJournal``). It waits on its
+/// ``Mailbox`` with the tracker's next deadline as timeout, so a quiet daemon sleeps and a settled file is taken on
+/// time.
+///
+/// Memory stays bounded: when ``trackerCapacity`` files are waiting, events for new files are not tracked one by
+/// one; their folders are remembered and rescanned (streaming) once there is room again. The scan is the truth.
+final class WatchLoop {
+    private typealias Instant = ContinuousClock.Instant
+
+    private let inbox: String
+    private let ignore: IgnoreRules
+    private let claims: ClaimJournal
+    private let settled: BoundedQueue<ClaimJournal.SettledFile>
+    private let mailbox: Mailbox<WatchInput>
+    private let stopRequested: StopFlag
+    private let logger: Logger
+    private let statistics: IngestStatistics
+    private let trackerCapacity: Int
+    private let summaryInterval: Duration
+
+    private var tracker: SettleTracker<Instant>
+    private var scans: [String] = []
+    private var currentScan: InboxScanner.Iterator?
+    private var overflowFolders: Set<String> = []
+    /// Paths the committer just put back into the inbox: their own `IN_MOVED_TO` is not news.
+    private var ownMoves: [String: Instant] = [:]
+    /// Paths just claimed: their own `IN_MOVED_FROM` is not news either. It may arrive after the file was already
+    /// put back and is being tracked again (the committer's message overtakes the watcher's events), and must not make
+    /// the tracker forget it then.
+    private var ownClaims: [String: Instant] = [:]
+    private var failures: [String: (attempts: Int, last: Instant)] = [:]
+    private var reportedProblems: Set<String> = []
+    private(set) var failure: String?
+    private var stopping = false
+    private var nextSummary: Instant
+    /// When the next full rescan is due even without a reason: the scan is the truth, events only make it fast.
+    private var nextSafetyScan: Instant
+    private let safetyScanInterval: Duration
+    private var lastSummary = IngestStatistics.Counts()
+    private var lastSummaryTime: Instant
+
+    init(
+        config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<ClaimJournal.SettledFile>,
+        mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics, logger: Logger,
+        trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
+    ) {
+        self.inbox = claims.inbox
+        self.ignore = config.ignoreRules
+        self.claims = claims
+        self.settled = settled
+        self.mailbox = mailbox
+        self.stopRequested = stopRequested
+        self.statistics = statistics
+        self.logger = logger
+        self.trackerCapacity = max(16, trackerCapacity)
+        self.summaryInterval = summaryInterval
+        self.tracker = SettleTracker(config: config)
+        self.nextSummary = .now + summaryInterval
+        self.safetyScanInterval = safetyScanInterval
+        self.nextSafetyScan = .now + safetyScanInterval
+        self.lastSummaryTime = .now
+    }
+
+    private var isStopping: Bool { stopping || stopRequested.flag.load(ordering: .relaxed) }
+
+    /// Runs until a stop message (or the pipeline's failure).
+    func run() async {
+        while !isStopping {
+            let now = Instant.now
+            var deadline = min(tracker.nextDeadline.map { min($0, nextSummary) } ?? nextSummary, nextSafetyScan)
+            if scanHasWork { deadline = now }
+            for message in await mailbox.receive(until: deadline) { handle(message) }
+            if isStopping { break }
+            if Instant.now >= nextSafetyScan {
+                nextSafetyScan = .now + safetyScanInterval
+                if currentScan == nil && scans.isEmpty {
+                    logger.debug("periodic rescan of the inbox")
+                    scans = [""]
+                }
+            }
+            feedScan()
+            await claimDueFiles()
+            summarizeIfDue()
+        }
+    }
+
+    // MARK: - Messages
+
+    private func handle(_ message: WatchInput) {
+        let now = Instant.now
+        switch message {
+        case .event(let event): handle(event, at: now)
+        case .deferred(let deferral): handle(deferral, at: now)
+        case .stop:
+            stopping = true
+        case .claimFailed(let paths):
+            for path in paths {
+                ownClaims.removeValue(forKey: path)
+                tracker.retry(path: path, at: now + .seconds(5))
+            }
+        case .pipelineFailed(let message):
+            failure = message
+            stopping = true
+        }
+    }
+
+    private func handle(_ event: InboxEvent, at now: Instant) {
+        switch event {
+        case .file(let path, let activity):
+            if activity == .movedIn, ownMoves.removeValue(forKey: path) != nil { return }
+            if tracker.count >= trackerCapacity && tracker.phase(of: path) == nil {
+                if overflowFolders.isEmpty {
+                    logger.info(
+                        "many files are waiting; new arrivals are found by rescans of their folders",
+                        ["waiting": .count(tracker.count)])
+                }
+                overflowFolders.insert(WatchLoop.folder(of: path))
+                return
+            }
+            _ = tracker.observe(activity, path: path, at: now)
+        case .removed(let path):
+            if ownClaims.removeValue(forKey: path) != nil { return }
+            tracker.forget(path: path)
+        case .directoryRemoved(let folder):
+            tracker.forgetAll(under: folder)
+        case .rescanNeeded(let reason):
+            logger.info("scanning the inbox", ["reason": .string(reason.description)])
+            // Events before this one are lost: expectations of own events are void (and would only grow).
+            ownClaims.removeAll()
+            ownMoves.removeAll()
+            scans = [""]
+            currentScan = nil
+            overflowFolders.removeAll()
+        }
+    }
+
+    private func handle(_ deferral: Deferral, at now: Instant) {
+        tracker.forget(path: deferral.path)
+        ownMoves[deferral.path] = now
+        if ownMoves.count > 10_000 { pruneOwnMoves(now) }
+        switch deferral.reason {
+        case .incomplete(let identity):
+            tracker.markIncomplete(path: deferral.path, identity: identity, at: now)
+            logger.info(
+                "incomplete; left in the inbox until it has been quiet for the grace period",
+                ["path": .string(deferral.path), "grace_s": .count(tracker.incompleteGrace.components.seconds)])
+        case .changed:
+            _ = tracker.observe(.modified, path: deferral.path, at: now)
+        case .failed:
+            var entry = failures[deferral.path] ?? (0, now)
+            if now - entry.last > .seconds(900) { entry.attempts = 0 }
+            entry.attempts += 1
+            entry.last = now
+            if failures.count > 10_000 { failures.removeAll() }
+            failures[deferral.path] = entry
+            let delay = WatchLoop.backoff(attempt: entry.attempts)
+            tracker.retry(path: deferral.path, at: now + delay)
+            logger.info(
+                "will retry",
+                [
+                    "path": .string(deferral.path), "attempt": .count(entry.attempts),
+                    "in_s": .count(delay.components.seconds),
+                ])
+        }
+    }
+
+    /// 1 s, 2 s, 4 s, … up to 5 minutes.
+    static func backoff(attempt: Int) -> Duration {
+        .seconds(min(300, 1 << min(max(attempt - 1, 0), 9)))
+    }
+
+    /// Forgets expectations of own events older than 10 s (their events were lost, or are very late).
+    private func pruneOwnMoves(_ now: Instant) {
+        ownMoves = ownMoves.filter { now - $0.value < .seconds(10) }
+        ownClaims = ownClaims.filter { now - $0.value < .seconds(10) }
+    }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    // MARK: - Scans
+
+    private var scanHasWork: Bool {
+        guard tracker.count < trackerCapacity else { return false }
+        return currentScan != nil || !scans.isEmpty || (!overflowFolders.isEmpty && tracker.count < trackerCapacity / 2)
+    }
+
+    /// Feeds up to one chunk of scanned files to the tracker, while it has room.
+    private func feedScan() {
+        var budget = 1024
+        let now = Instant.now
+        while budget > 0 && tracker.count < trackerCapacity {
+            if currentScan == nil {
+                if scans.isEmpty {
+                    guard !overflowFolders.isEmpty, tracker.count < trackerCapacity / 2 else { return }
+                    scans = overflowFolders.sorted()
+                    overflowFolders.removeAll()
+                }
+                let folder = scans.removeFirst()
+                currentScan = InboxScanner(root: inbox, albums: .firstLevelFolder, ignore: ignore, startingAt: folder)
+                    .makeIterator()
+            }
+            guard let item = currentScan?.next() else {
+                currentScan = nil
+                continue
+            }
+            budget -= 1
+            switch item {
+            case .file(let candidate):
+                _ = tracker.observe(.listed, path: candidate.relativePath, at: now)
+            case .problem(let problem):
+                if case .unreadableFolder(let error) = problem.kind, error.code == ENOENT { continue }
+                if reportedProblems.count < 1000 && reportedProblems.insert(problem.path).inserted {
+                    logger.warning(problem.description, ["path": .string(problem.path)])
+                }
+            }
+        }
+    }
+
+    // MARK: - Claims
+
+    private func claimDueFiles() async {
+        let checks = tracker.dueChecks(at: .now)
+        guard !checks.isEmpty else { return }
+        for check in checks {
+            if isStopping { return }
+            let look = FileLook.take(atPath: claims.inboxPath(check.path))
+            let file: ClaimJournal.SettledFile
+            switch tracker.inspect(check, look, at: .now) {
+            case .ready(let identity):
+                file = ClaimJournal.SettledFile(relativePath: check.path, identity: identity)
+            case .incompleteExpired(let identity):
+                file = ClaimJournal.SettledFile(relativePath: check.path, identity: identity, graceExpired: true)
+            case .forgotten(.unreadable(let error)):
+                logger.warning(
+                    "cannot look at a file; it is skipped until it changes or the next rescan",
+                    ["path": .string(check.path), "error": .string(error.description)])
+                continue
+            case .wait, .forgotten, .superseded:
+                continue
+            }
+            // Its rename out of the inbox will come back as IN_MOVED_FROM: expected, not news.
+            ownClaims[file.relativePath] = .now
+            if ownClaims.count > 8192 { pruneOwnMoves(.now) }
+            do {
+                try await settled.send(file)
+            } catch {
+                stopping = true  // the claim stage is gone
+                return
+            }
+        }
+    }
+
+    // MARK: - Summaries
+
+    private func summarizeIfDue() {
+        let now = Instant.now
+        guard now >= nextSummary else { return }
+        nextSummary = now + summaryInterval
+        if !ownMoves.isEmpty || !ownClaims.isEmpty { pruneOwnMoves(now) }
+        let counts = statistics.snapshot
+        guard counts != lastSummary else {
+            lastSummaryTime = now
+            return
+        }
+        let seconds = max(0.001, Double((now - lastSummaryTime).components.seconds))
+        logger.info(
+            "summary",
+            [
+                "stored": .count(counts.imported - lastSummary.imported),
+                "duplicates": .count(counts.duplicates - lastSummary.duplicates),
+                "rejected": .count(counts.rejected - lastSummary.rejected),
+                "failed": .count(counts.failed - lastSummary.failed),
+                "files_per_s": .double(((Double(counts.total - lastSummary.total) / seconds) * 10).rounded() / 10),
+                "waiting": .count(tracker.count),
+            ])
+        lastSummary = counts
+        lastSummaryTime = now
+    }
+}

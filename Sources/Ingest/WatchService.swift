@@ -1,0 +1,226 @@
+import Foundation
+import PhotoCatalog
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `photodrop watch`: the daemon that files everything dropped into the inbox into the library, until SIGINT or
+/// SIGTERM.
+///
+/// Start: the watch lock (one daemon per library), the library's recovery of interrupted changes, the quarantine's
+/// recovery, the claim journal's recovery (files in flight at a crash are processed again), then the inbox watcher
+/// (whose first event asks for the start-up scan). Then: ``WatchLoop`` (settle, claim) → ``IngestPipeline``
+/// (workers, group-committing ``Committer``). A signal stops the intake; claimed files are finished; ``run()``
+/// returns.
+public final class WatchService: Sendable {
+    /// Tuning; the defaults suit a daemon.
+    public struct Options: Sendable {
+        /// Files tracked one by one before new arrivals are left to folder rescans (bounded memory).
+        public var trackerCapacity: Int
+        /// How often a summary line is logged while files arrive.
+        public var summaryInterval: Duration
+        /// The inbox watcher's options (the config's `ignore` is added).
+        public var watcher: InotifyWatcher.Options
+        /// Whether SIGINT and SIGTERM stop the daemon (the command line); embedders and tests call
+        /// ``WatchService/requestStop()`` instead and keep their own signal handling.
+        public var handlesSignals: Bool
+
+        /// Options; the defaults suit a daemon.
+        public init(
+            trackerCapacity: Int = 10_000, summaryInterval: Duration = .seconds(60),
+            watcher: InotifyWatcher.Options = InotifyWatcher.Options(), handlesSignals: Bool = true
+        ) {
+            self.trackerCapacity = trackerCapacity
+            self.summaryInterval = summaryInterval
+            self.watcher = watcher
+            self.handlesSignals = handlesSignals
+        }
+    }
+
+    /// Why the daemon could not run.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong and what to do.
+        public var description: String
+    }
+
+    /// The configuration.
+    public let config: IngestConfig
+    /// Tuning.
+    public let options: Options
+    private let logger: Logger
+    private let stopRequested = StopFlag()
+    private let mailbox = Mailbox<WatchInput>(capacity: 1024)
+
+    /// A daemon for `config`, logging to `logger`.
+    public init(config: IngestConfig, logger: Logger, options: Options = Options()) {
+        self.config = config
+        self.logger = logger
+        self.options = options
+    }
+
+    /// Stops the daemon as SIGTERM does: no new files are taken, claimed files are finished, ``run()`` returns.
+    public func requestStop() {
+        if !stopRequested.flag.exchange(true, ordering: .relaxed) {
+            logger.info("stopping: no new files are taken, files in flight are finished")
+        }
+        mailbox.post(.stop(.terminate))
+    }
+
+    /// Runs the daemon until SIGINT/SIGTERM (or ``requestStop()``); returns once the files in flight are finished.
+    /// A service runs once.
+    ///
+    /// - Throws: ``Failure`` when another daemon holds the library, the library cannot be opened or recovered, or the
+    ///   workers cannot start.
+    public func run() async throws(Failure) {
+        // Trap the signals first: a SIGTERM during start-up then stops the daemon cleanly too.
+        let signals = options.handlesSignals ? UnixSignalSequence(trapping: .interrupt, .terminate) : nil
+        let stopRequested = self.stopRequested
+        let mailbox = self.mailbox
+        let logger = self.logger
+        let signalTask = Task {
+            guard let signals else { return }
+            for await signal in signals {
+                if !stopRequested.flag.exchange(true, ordering: .relaxed) {
+                    logger.info(
+                        "stopping: no new files are taken, files in flight are finished",
+                        ["signal": .string("\(signal)")])
+                } else {
+                    logger.info("already stopping; waiting for the files in flight", ["signal": .string("\(signal)")])
+                }
+                mailbox.post(.stop(signal))
+            }
+        }
+        defer { signalTask.cancel() }
+
+        let lock: WatchLock
+        do {
+            lock = try WatchLock(library: config.library)
+        } catch {
+            throw Failure(description: error.description)
+        }
+        defer { lock.release() }
+        do {
+            try ClaimJournal.makeDirectories(config.inbox)
+        } catch {
+            throw Failure(description: "cannot create the inbox: \(error.description)")
+        }
+
+        let library = PhotoLibrary(url: URL(fileURLWithPath: config.library, isDirectory: true))
+        let claims = ClaimJournal(library: library, inbox: config.inbox)
+        let quarantine = Quarantine(root: config.rejected)
+        let recovery: ClaimJournal.Recovery
+        do {
+            try await library.recoverInterruptedChanges()
+            let rejected = quarantine.recover()
+            if !rejected.completed.isEmpty || !rejected.discarded.isEmpty {
+                logger.info(
+                    "completed interrupted rejections",
+                    ["completed": .count(rejected.completed.count), "discarded": .count(rejected.discarded.count)])
+            }
+            recovery = try await claims.recover(logger: logger)
+        } catch {
+            throw Failure(description: "cannot open or recover the library at \(config.library): \(error)")
+        }
+        if !recovery.jobs.isEmpty
+            || recovery.returnedToInbox + recovery.alreadyFinished + recovery.removedStagedFiles > 0
+        {
+            logger.info(
+                "recovered files that were in flight",
+                [
+                    "reprocessed": .count(recovery.jobs.count), "back_in_inbox": .count(recovery.returnedToInbox),
+                    "already_finished": .count(recovery.alreadyFinished),
+                    "staged_copies_removed": .count(recovery.removedStagedFiles),
+                ])
+        }
+
+        let statistics = IngestStatistics()
+        let committer = Committer(
+            library: library, settings: .watch(duplicates: config.duplicates), quarantine: quarantine, claims: claims,
+            hooks: Committer.Hooks(
+                finished: { outcome in
+                    statistics.record(outcome)
+                    OutcomeLog.write(outcome, to: logger)
+                },
+                deferred: { mailbox.post(.deferred($0)) }),
+            logger: logger)
+        let pipeline = IngestPipeline(
+            workers: config.workerCount, committer: committer,
+            makeWorker: IngestPipeline.standardWorkers(config: config, library: library, truncatedFiles: .wait))
+
+        var watcherOptions = options.watcher
+        watcherOptions.ignore = config.ignoreRules
+        let watcher: InotifyWatcher
+        do {
+            watcher = try InotifyWatcher(inbox: config.inbox, options: watcherOptions, logger: logger)
+        } catch {
+            throw Failure(description: "cannot watch the inbox \(config.inbox): \(error.description)")
+        }
+
+        let pipelineTask = Task {
+            do {
+                try await pipeline.run()
+                return nil as String?
+            } catch {
+                pipeline.jobs.finish()
+                mailbox.post(.pipelineFailed("\(error)"))
+                return "\(error)"
+            }
+        }
+        let watcherTask = Task {
+            for await event in watcher { await mailbox.send(.event(event)) }
+        }
+
+        logger.info(
+            "photodrop watch started",
+            [
+                "inbox": .string(config.inbox), "library": .string(config.library),
+                "workers": .count(config.workerCount),
+                "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
+            ])
+        var loopFailure: String?
+        for job in recovery.jobs {
+            do { try await pipeline.jobs.send(job) } catch { break }
+        }
+        let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
+        let claimer = Claimer(
+            claims: claims, settled: settled, jobs: pipeline.jobs, mailbox: mailbox, stopRequested: stopRequested,
+            logger: logger)
+        let claimerTask = Task { await claimer.run() }
+        let loop = WatchLoop(
+            config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
+            statistics: statistics, logger: logger, trackerCapacity: options.trackerCapacity,
+            summaryInterval: options.summaryInterval)
+        await loop.run()
+        loopFailure = loop.failure
+
+        watcher.close()
+        stopRequested.flag.store(true, ordering: .relaxed)
+        settled.finish()
+        await claimerTask.value
+        pipeline.jobs.finish()
+        let pipelineFailure = await pipelineTask.value
+        mailbox.close()
+        watcherTask.cancel()
+        _ = await watcherTask.value
+
+        let counts = statistics.snapshot
+        logger.info(
+            "photodrop watch stopped",
+            [
+                "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
+                "rejected": .count(counts.rejected), "failed": .count(counts.failed),
+            ])
+        if let failure = pipelineFailure ?? loopFailure {
+            throw Failure(description: "the workers could not run: \(failure)")
+        }
+    }
+}
+
+/// A flag the signal task sets and the watch loop polls between claim batches.
+final class StopFlag: Sendable {
+    let flag = Atomic<Bool>(false)
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Answers "is this content already in the library?" for many files in a row, cheaply: one read connection and one
+/// prepared statement, reused for every lookup.
+///
+/// Made for batch ingestion, which hashes a file anyway and can skip everything else when the answer is yes (a second
+/// `import` of the same tree). The answer may be stale by the time the caller acts on it; a creation request with the
+/// same SHA-256 still resolves duplicates exactly. A library that does not exist yet stores nothing: lookups return
+/// nil and nothing is created.
+///
+/// Confined to one thread at a time (it owns a SQLite connection): one per worker, deliberately not `Sendable`.
+public final class ContentLookup {
+    /// What the library stores for a SHA-256.
+    public struct StoredContent: Sendable, Hashable {
+        /// The asset's identifier.
+        public let localIdentifier: String
+        /// The stored resource's MIME type, if recorded.
+        public let mimeType: String?
+        /// Photo or video.
+        public let mediaType: AssetMediaType
+        /// Whether the asset is in Recently Deleted.
+        public let isDeleted: Bool
+        /// Whether the asset is a member of the oldest album with the title asked about; nil when none was asked.
+        public let isInAlbum: Bool?
+    }
+
+    private let databasePath: String
+    private let libraryURL: URL
+    private var database: Database?
+    private var statement: Statement?
+    private var membership: Statement?
+
+    /// A lookup into `library`; opens nothing until the first lookup.
+    public init(library: PhotoLibrary) {
+        self.databasePath = library.databasePath
+        self.libraryURL = library.url
+    }
+
+    /// The asset storing content with this SHA-256 (64 lowercase hex digits), or nil.
+    ///
+    /// - Parameter albumTitle: also tell whether the asset is in the oldest album with this title (the album an
+    ///   ingest folder of that name maps to).
+    /// - Throws: ``PhotosError`` when the database cannot be read.
+    public func asset(withSHA256 sha256: String, albumTitle: String? = nil) throws -> StoredContent? {
+        guard let statement = try prepared(), let membership else { return nil }
+        defer {
+            statement.reset()
+            membership.reset()
+        }
+        do {
+            try statement.bind(sha256, at: 1)
+            guard try statement.step() else { return nil }
+            let uuid = statement.string(0)
+            var isInAlbum: Bool?
+            if let albumTitle {
+                try membership.bind(statement.int64(4), at: 1)
+                try membership.bind(albumTitle, at: 2)
+                isInAlbum = try membership.step()
+            }
+            return StoredContent(
+                localIdentifier: LocalIdentifier.asset(uuid: uuid),
+                mimeType: statement.isNull(1) ? nil : statement.string(1),
+                mediaType: AssetMediaType(rawValue: statement.int(2)) ?? .unknown,
+                isDeleted: statement.bool(3), isInAlbum: isInAlbum)
+        } catch let error as DatabaseError {
+            self.statement = nil
+            self.membership = nil
+            self.database = nil
+            throw PhotosError.database(error, action: "look up content \(sha256)", library: libraryURL.path)
+        }
+    }
+
+    private func prepared() throws -> Statement? {
+        if let statement { return statement }
+        guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+        do {
+            let database = try ReaderPool.open(path: databasePath)
+            // Lookups touch a few index pages each; a small cache keeps every worker's connection cheap in memory.
+            try database.execute("PRAGMA cache_size = -256")
+            let statement = try database.prepare(
+                """
+                SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL, a.id
+                FROM resources r JOIN assets a ON a.id = r.asset_id WHERE r.sha256 = ? LIMIT 1
+                """)
+            let membership = try database.prepare(
+                """
+                SELECT 1 FROM album_assets WHERE asset_id = ?1
+                    AND album_id = (SELECT id FROM albums WHERE title = ?2 ORDER BY id LIMIT 1)
+                """)
+            self.database = database
+            self.statement = statement
+            self.membership = membership
+            return statement
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "open the library to look up content", library: libraryURL.path)
+        }
+    }
+}
+
+@available(*, unavailable, message: "a ContentLookup owns a SQLite connection: make one per thread")
+extension ContentLookup: Sendable {}

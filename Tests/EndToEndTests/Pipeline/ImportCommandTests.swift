@@ -1,0 +1,179 @@
+import Foundation
+import PhotoCatalog
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `photodrop import`: exit codes, --dry-run, --json, --move, --album, re-import.
+@Suite("import", .enabled(if: PhotodropBinary.isBuilt))
+struct ImportCommandTests {
+    /// A source tree: `Trip/` with photos (one nested), a text file, and photos directly in the root.
+    func makeTree(_ sandbox: Sandbox, name: String = "photos", rejected: Bool = true) throws -> URL {
+        let tree = sandbox.root.appendingPathComponent(name)
+        try TinyJPEG.write(count: 3, startingAt: 0, into: tree.appendingPathComponent("Trip"))
+        try TinyJPEG.write(count: 1, startingAt: 3, into: tree.appendingPathComponent("Trip/day 2"))
+        try TinyJPEG.write(count: 2, startingAt: 10, into: tree)
+        if rejected { try Data("just text\n".utf8).write(to: tree.appendingPathComponent("Trip/notes.txt")) }
+        return tree
+    }
+
+    @Test("exit 0 when everything is stored, 1 when something is rejected, 2 for usage and configuration errors")
+    func exitCodes() throws {
+        let sandbox = try Sandbox("import-exit")
+        let clean = try makeTree(sandbox, name: "clean", rejected: false)
+        let ok = try sandbox.run(["import", clean.path])
+        #expect(ok.status == 0, "\(ok)")
+        #expect(ok.stdout.contains("Imported 6"), "\(ok)")
+        let mixed = try makeTree(sandbox, name: "mixed", rejected: true)
+        let partly = try sandbox.run(["import", mixed.path])
+        #expect(partly.status == 1, "\(partly)")
+        #expect(partly.stderr.contains("notes.txt"), "\(partly)")
+        let missing = try sandbox.run(["import", sandbox.root.appendingPathComponent("nope").path])
+        #expect(missing.status == 2, "\(missing)")
+        #expect(missing.stderr.contains("nope"), "\(missing)")
+        for inside in [sandbox.root.path, sandbox.library.appendingPathComponent("originals").path] {
+            let refused = try sandbox.run(["import", "--move", inside])
+            #expect(refused.status == 2 && refused.stderr.contains("library"), "\(refused)")
+        }
+        let noPath = try sandbox.run(["import"])
+        #expect(noPath.status == 2, "\(noPath)")
+        try sandbox.writeConfig(["library": "Library", "workers": "many"])
+        let badConfig = try sandbox.run(["import", clean.path])
+        #expect(badConfig.status == 2, "\(badConfig)")
+        #expect(badConfig.stderr.contains("workers"), "\(badConfig)")
+    }
+
+    @Test("--json prints one object with the counts and an item per file")
+    func json() throws {
+        let sandbox = try Sandbox("import-json")
+        let tree = try makeTree(sandbox)
+        let result = try sandbox.run(["import", tree.path, "--json"])
+        #expect(result.status == 1, "\(result)")
+        let object = try result.jsonObject()
+        #expect(object["imported"] as? Int == 6)
+        #expect(object["duplicates"] as? Int == 0)
+        #expect(object["rejected"] as? Int == 1)
+        #expect(object["failed"] as? Int == 0)
+        let items = try #require(object["items"] as? [[String: Any]])
+        #expect(items.count == 7)
+        for item in items {
+            for key in ["path", "outcome", "reason", "message", "mime", "id"] {
+                #expect(item.keys.contains(key), "item lacks \(key): \(item)")
+            }
+        }
+        let note = try #require(items.first { ($0["path"] as? String)?.hasSuffix("notes.txt") == true })
+        #expect(note["outcome"] as? String == "rejected")
+        #expect(note["reason"] as? String == "unsupportedType")
+        #expect(note["id"] is NSNull)
+        let photos = items.filter { $0["outcome"] as? String == "photo" }
+        #expect(photos.count == 6)
+        #expect(
+            photos.allSatisfy {
+                ($0["id"] as? String)?.hasSuffix("/L0/001") == true && $0["mime"] as? String == "image/jpeg"
+            })
+        let library = try LibraryCheck(sandbox)
+        #expect(try library.albums() == ["Trip": 4])
+        #expect(try library.assetCount == 6)
+        // Sources are kept by default, and a rejected file is only reported.
+        #expect(sandbox.files(under: tree).count == 7)
+        #expect(sandbox.files(under: sandbox.rejected).isEmpty)
+        try library.expectConsistent()
+    }
+
+    @Test("--dry-run reads and judges everything and touches nothing")
+    func dryRun() throws {
+        let sandbox = try Sandbox("import-dry")
+        let tree = try makeTree(sandbox)
+        let before = try snapshot(tree)
+        let first = try sandbox.run(["import", "--dry-run", "--json", tree.path])
+        #expect(first.status == 1, "\(first)")
+        let object = try first.jsonObject()
+        #expect(object["imported"] as? Int == 6 && object["rejected"] as? Int == 1, "\(first)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.library.path), "--dry-run created the library")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.rejected.path))
+        #expect(try snapshot(tree) == before)
+
+        // Against an existing library: what is stored is reported as a duplicate of its asset, nothing changes.
+        let stored = try sandbox.run(["import", tree.appendingPathComponent("Trip").path, "--album", "Trip"])
+        #expect(stored.status == 1, "\(stored)")
+        let database = sandbox.library.appendingPathComponent("library.sqlite")
+        let assetsBefore = try LibraryCheck(sandbox).assetCount
+        let originalsBefore = sandbox.files(under: sandbox.library.appendingPathComponent("originals"))
+        let second = try sandbox.run(["import", "--dry-run", tree.path])
+        #expect(second.status == 1, "\(second)")
+        #expect(second.stdout.components(separatedBy: "duplicate\t").count - 1 == 4, "\(second)")
+        #expect(second.stdout.components(separatedBy: "new photo").count - 1 == 2, "\(second)")
+        #expect(second.stdout.contains("rejected (unsupportedType)"), "\(second)")
+        #expect(try LibraryCheck(sandbox).assetCount == assetsBefore)
+        #expect(sandbox.files(under: sandbox.library.appendingPathComponent("originals")) == originalsBefore)
+        #expect(FileManager.default.fileExists(atPath: database.path))
+        #expect(try snapshot(tree) == before)
+    }
+
+    @Test("--move moves sources into the library, rejected files into Rejected/, and removes duplicate copies")
+    func move() throws {
+        let sandbox = try Sandbox("import-move")
+        let tree = try makeTree(sandbox)
+        try Data(TinyJPEG.bytes(0)).write(to: tree.appendingPathComponent("Trip/copy of IMG_0.jpg"))
+        let result = try sandbox.run(["import", "--move", tree.path, "--json"])
+        #expect(result.status == 1, "\(result)")
+        let object = try result.jsonObject()
+        #expect(object["imported"] as? Int == 6 && object["duplicates"] as? Int == 1 && object["rejected"] as? Int == 1)
+        #expect(sandbox.files(under: tree).isEmpty, "left behind: \(sandbox.files(under: tree))")
+        #expect(sandbox.files(under: sandbox.rejected) == ["Trip/notes.txt", "Trip/notes.txt.reason.json"])
+        try LibraryCheck(sandbox).expectConsistent()
+    }
+
+    @Test("--album puts every file into one album; a single file can be imported")
+    func album() throws {
+        let sandbox = try Sandbox("import-album")
+        let tree = try makeTree(sandbox, rejected: false)
+        let result = try sandbox.run(["import", tree.path, "--album", "Everything"])
+        #expect(result.status == 0, "\(result)")
+        let single = sandbox.root.appendingPathComponent("single.jpg")
+        try Data(TinyJPEG.bytes(77)).write(to: single)
+        let one = try sandbox.run(["import", single.path])
+        #expect(one.status == 0, "\(one)")
+        let library = try LibraryCheck(sandbox)
+        #expect(try library.albums() == ["Everything": 6])
+        #expect(try library.assetCount == 7)
+    }
+
+    @Test("importing the same tree again adds nothing, and is faster")
+    func reimport() throws {
+        let sandbox = try Sandbox("import-again")
+        let tree = sandbox.root.appendingPathComponent("many")
+        for album in 0..<4 {
+            try TinyJPEG.write(
+                count: 150, startingAt: album * 1000, into: tree.appendingPathComponent("Album \(album)"))
+        }
+        let clock = ContinuousClock()
+        var first: RunResult?
+        let firstTime = try clock.measure { first = try sandbox.run(["import", tree.path, "--json"]) }
+        #expect(first?.status == 0, "\(String(describing: first))")
+        let assets = try LibraryCheck(sandbox).assetCount
+        #expect(assets == 600)
+        var second: RunResult?
+        let secondTime = try clock.measure { second = try sandbox.run(["import", tree.path, "--json"]) }
+        #expect(second?.status == 0)
+        let object = try #require(try second?.jsonObject())
+        #expect(object["imported"] as? Int == 0 && object["duplicates"] as? Int == 600, "\(object)")
+        #expect(try LibraryCheck(sandbox).assetCount == assets)
+        #expect(try LibraryCheck(sandbox).albums().values.allSatisfy { $0 == 150 })
+        // Process start-up dominates both runs of a debug build; the second must still not be slower.
+        #expect(secondTime < firstTime, "first \(firstTime), second \(secondTime)")
+    }
+
+    /// Path → size and modification time of every file below `folder`.
+    func snapshot(_ folder: URL) throws -> [String: String] {
+        var result: [String: String] = [:]
+        let sandboxFiles = FileManager.default.enumerator(atPath: folder.path)
+        while let next = sandboxFiles?.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(next).path)
+            result[next] = "\(attributes[.size] ?? 0) \(attributes[.modificationDate] ?? "")"
+        }
+        return result
+    }
+}

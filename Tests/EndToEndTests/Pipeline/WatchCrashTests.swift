@@ -1,0 +1,127 @@
+import Foundation
+import PhotoCatalog
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `photodrop watch` killed with SIGKILL at random moments, and stopped with SIGTERM while busy.
+@Suite("watch: crashes and shutdown", .enabled(if: PhotodropBinary.isBuilt))
+struct WatchCrashTests {
+    /// A small deterministic generator, so that a failing run can be repeated with the same seed.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+    }
+
+    @Test("kill -9 at random moments during a 1,000-file drop, 10 rounds with restarts: every file ends exactly once")
+    func killNineRounds() throws {
+        let seed = UInt64(Date().timeIntervalSince1970 * 1000)
+        var random = SeededGenerator(state: seed)
+        let sandbox = try Sandbox("kill9", settings: ["settleMilliseconds": 50])
+        let source = try sandbox.staging("drop")
+        // 900 distinct photos, 50 copies of some of them under other names, 50 text files that are rejected.
+        let photos = try TinyJPEG.write(count: 900, into: source)
+        let expectedContents = Set((0..<900).map { SHA256Hasher.hash(Data(TinyJPEG.bytes($0))) })
+        var inputs = photos
+        for index in 0..<50 {
+            let copy = source.appendingPathComponent("DUP_\(index).jpg")
+            try FileManager.default.copyItem(at: photos[index * 7], to: copy)
+            inputs.append(copy)
+            let note = source.appendingPathComponent("note_\(index).txt")
+            try Data("not a photo, number \(index)\n".utf8).write(to: note)
+            inputs.append(note)
+        }
+        inputs.shuffle(using: &random)
+        let album = sandbox.inbox.appendingPathComponent("Crash")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+
+        var kills: [String] = []
+        for round in 0..<10 {
+            let daemon = try WatchDaemon(sandbox)
+            for file in inputs[(round * 100)..<((round + 1) * 100)] {
+                guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
+                    throw HarnessError("rename failed: errno \(errno)")
+                }
+            }
+            // Every fourth round dies during start-up and recovery; the others while the files are settled, claimed,
+            // probed and committed (50 ms settle, then 50 to 150 ms of work for 100 files).
+            let delay: UInt32
+            if round % 4 == 3 {
+                delay = UInt32.random(in: 0...40_000, using: &random)
+            } else {
+                _ = eventually(timeout: 30) { daemon.log.contains("photodrop watch started") }
+                delay = UInt32.random(in: 10_000...160_000, using: &random)
+            }
+            usleep(delay)
+            daemon.kill9()
+            kills.append(
+                "round \(round): killed \(delay / 1000) ms after \(round % 4 == 3 ? "spawning" : "starting"), "
+                    + "\(daemon.outcomes.count) outcomes logged")
+        }
+
+        let final = try WatchDaemon(sandbox)
+        let drained = eventually(timeout: 120) {
+            sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty && final.log.contains("photodrop watch started")
+        }
+        usleep(300_000)
+        #expect(try final.stop() == 0)
+        let context = "seed \(seed)\n" + kills.joined(separator: "\n")
+        print("kill -9 rounds, \(context)")
+        #expect(drained, "inbox \(sandbox.inboxFiles.prefix(10)), staged \(sandbox.stagedFiles.prefix(10))\n\(context)")
+
+        let library = try LibraryCheck(sandbox)
+        let stored = try library.storedContents()
+        #expect(Set(stored.keys) == expectedContents, "\(stored.count) contents stored\n\(context)")
+        #expect(stored.values.allSatisfy { $0 == 1 }, "a content is stored twice\n\(context)")
+        #expect(try library.assetCount == 900, "\(context)")
+        #expect(try library.albums() == ["Crash": 900], "\(context)")
+        #expect(try library.journalCount == 0, "\(context)")
+        let rejected = sandbox.files(under: sandbox.rejected.appendingPathComponent("Crash"))
+        let notes = rejected.filter { !$0.hasSuffix(".reason.json") }
+        #expect(Set(notes) == Set((0..<50).map { "note_\($0).txt" }), "rejected files: \(notes.sorted())\n\(context)")
+        #expect(rejected.count == 100, "\(rejected.sorted())\n\(context)")
+        #expect(sandbox.inboxFiles.isEmpty, "\(context)")
+        try library.expectConsistent()
+    }
+
+    @Test("SIGTERM while busy: files in flight are finished, the rest stays in the inbox, exit 0")
+    func sigtermWhileBusy() throws {
+        let sandbox = try Sandbox("sigterm", settings: ["settleMilliseconds": 0])
+        let source = try sandbox.staging("busy")
+        let files = try TinyJPEG.write(count: 1500, into: source)
+        let daemon = try WatchDaemon(sandbox)
+        try daemon.waitUntilStarted()
+        let album = sandbox.inbox.appendingPathComponent("Busy")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        for file in files {
+            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
+                throw HarnessError("rename failed: errno \(errno)")
+            }
+        }
+        #expect(eventually(timeout: 30) { daemon.outcomes.count >= 1 })
+        let status = try daemon.stop(signal: SIGTERM, timeout: 30)
+        #expect(status == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("stopping") && daemon.log.contains("photodrop watch stopped"))
+        let done = daemon.outcomes.count
+        print("SIGTERM after the first outcome: \(done) of \(files.count) files finished, the rest left in the inbox")
+        #expect(sandbox.stagedFiles.isEmpty, "claimed files were left unfinished: \(sandbox.stagedFiles.prefix(5))")
+        #expect(
+            done + sandbox.inboxFiles.count == files.count, "\(done) done, \(sandbox.inboxFiles.count) in the inbox")
+        let library = try LibraryCheck(sandbox)
+        #expect(try library.assetCount == done)
+        #expect(try library.journalCount == 0)
+        try library.expectConsistent()
+
+        // The rest is taken at the next start.
+        let again = try WatchDaemon(sandbox)
+        #expect(eventually(timeout: 60) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty })
+        usleep(200_000)
+        #expect(try again.stop() == 0)
+        #expect(try LibraryCheck(sandbox).albums() == ["Busy": files.count])
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `photodrop watch` under volume: a burst into a new folder, the real-media corpus.
+@Suite("watch: bursts and the corpus", .enabled(if: PhotodropBinary.isBuilt))
+struct WatchVolumeTests {
+    @Test("2,000 files moved at once into a brand-new album folder make one album with 2,000 assets")
+    func burstIntoNewFolder() throws {
+        let sandbox = try Sandbox("burst")
+        let source = try sandbox.staging("burst")
+        let files = try TinyJPEG.write(count: 2000, into: source)
+        let daemon = try WatchDaemon(sandbox)
+        try daemon.waitUntilStarted()
+        let album = sandbox.inbox.appendingPathComponent("Burst")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        for file in files {
+            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
+                throw HarnessError("rename failed: errno \(errno)")
+            }
+        }
+        let outcomes = daemon.waitForOutcomes(2000, timeout: 120)
+        #expect(try daemon.stop() == 0)
+        #expect(outcomes.count == 2000, "\(outcomes.count) outcomes")
+        #expect(outcomes.allSatisfy { $0["outcome"] as? String == "photo" })
+        let library = try LibraryCheck(sandbox)
+        #expect(try library.albums() == ["Burst": 2000])
+        #expect(try library.assetCount == 2000)
+        #expect(sandbox.inboxFiles.isEmpty)
+        try library.expectConsistent()
+    }
+
+    @Test(
+        "the whole dev corpus dropped in: Library and Rejected/ match EXPECTED.tsv", .enabled(if: corpusFolder != nil))
+    func corpus() throws {
+        guard let corpus = corpusFolder else { return }
+        let expected = try CorpusExpectation.load(corpus)
+        let sandbox = try Sandbox("corpus", settings: ["incompleteGraceSeconds": 1])
+        let daemon = try WatchDaemon(sandbox)
+        try daemon.waitUntilStarted()
+        let album = sandbox.inbox.appendingPathComponent("Corpus")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        for entry in expected {
+            try sandbox.tool("/bin/cp", [corpus.appendingPathComponent(entry.file).path, album.path + "/"])
+        }
+        let outcomes = daemon.waitForOutcomes(expected.count, timeout: 120)
+        #expect(try daemon.stop() == 0)
+        #expect(outcomes.count == expected.count, "\(daemon.log)")
+        var byName: [String: [String: Any]] = [:]
+        for line in outcomes {
+            if let path = line["path"] as? String { byName[(path as NSString).lastPathComponent] = line }
+        }
+        let library = try LibraryCheck(sandbox)
+        let stored = try library.storedContents()
+        let rejectedFolder = sandbox.rejected.appendingPathComponent("Corpus")
+        for entry in expected {
+            let line = byName[entry.file]
+            if entry.outcome == "rejected" {
+                #expect(line?["outcome"] as? String == "rejected", "\(entry.file): \(String(describing: line))")
+                #expect(stored[entry.sha256] == nil, "\(entry.file) was stored but should be rejected")
+                let reasonURL = rejectedFolder.appendingPathComponent(entry.file + ".reason.json")
+                let reason = (try? JSONSerialization.jsonObject(with: Data(contentsOf: reasonURL))) as? [String: Any]
+                let code = reason?["code"] as? String ?? "missing"
+                #expect(entry.reasons.contains(code), "\(entry.file): reason \(code), expected \(entry.reasons)")
+                #expect(
+                    FileManager.default.fileExists(atPath: rejectedFolder.appendingPathComponent(entry.file).path),
+                    "\(entry.file) is not in Rejected/Corpus")
+                for key in ["code", "message", "mime", "source", "time"] {
+                    #expect(reason?[key] != nil, "\(entry.file).reason.json lacks \(key)")
+                }
+            } else {
+                #expect(line?["outcome"] as? String == entry.outcome, "\(entry.file): \(String(describing: line))")
+                #expect(stored[entry.sha256] == 1, "\(entry.file) is not stored exactly once")
+            }
+        }
+        let accepted = expected.filter { $0.outcome != "rejected" }.count
+        #expect(try library.albums() == ["Corpus": accepted])
+        #expect(sandbox.inboxFiles.isEmpty, "\(sandbox.inboxFiles)")
+        try library.expectConsistent()
+    }
+}
+
+/// One row of `corpus/dev/EXPECTED.tsv`.
+struct CorpusExpectation {
+    var file: String
+    var sha256: String
+    var outcome: String
+    var reasons: [String]
+
+    static func load(_ corpus: URL) throws -> [CorpusExpectation] {
+        let text = try String(contentsOf: corpus.appendingPathComponent("EXPECTED.tsv"), encoding: .utf8)
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 3 else { return nil }
+            let reasons = fields.count > 3 ? fields[3].split(separator: "|").map(String.init) : []
+            return CorpusExpectation(file: fields[0], sha256: fields[1], outcome: fields[2], reasons: reasons)
+        }
+    }
+}

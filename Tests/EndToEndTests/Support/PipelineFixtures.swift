@@ -1,0 +1,165 @@
+import Foundation
+import PhotoCatalog
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Tiny valid JPEGs written byte by byte: SOI, JFIF, a comment that makes each one distinct, tables, a 64×48 frame,
+/// a short scan and EOI. Enough for MediaProbe to accept them as photos; a few hundred bytes each.
+enum TinyJPEG {
+    static func bytes(_ index: Int, scanBytes: Int = 200) -> [UInt8] {
+        func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        }
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        bytes += segment(0xE0, Array("JFIF".utf8) + [0, 1, 1, 0, 0, 72, 0, 72, 0, 0])
+        bytes += segment(0xFE, Array("photodrop e2e fixture \(index)".utf8))
+        bytes += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
+        bytes += segment(0xC0, [8, 0, 48, 0, 64, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1])
+        bytes += segment(0xC4, [0] + [UInt8](repeating: 0, count: 16))
+        bytes += segment(0xDA, [3, 1, 0, 2, 0x11, 3, 0x11, 0, 0x3F, 0])
+        var state = UInt32(truncatingIfNeeded: 12345 &+ index)
+        var scan: [UInt8] = []
+        while scan.count < scanBytes {
+            state = state &* 1_103_515_245 &+ 12345
+            let byte = UInt8(truncatingIfNeeded: state >> 16)
+            scan.append(byte)
+            if byte == 0xFF { scan.append(0) }
+        }
+        return bytes + scan + [0xFF, 0xD9]
+    }
+
+    /// Writes `count` distinct JPEGs named `IMG_<n>.jpg` into `folder`; returns their paths.
+    @discardableResult
+    static func write(count: Int, startingAt first: Int = 0, into folder: URL) throws -> [URL] {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return try (first..<(first + count)).map { index in
+            let url = folder.appendingPathComponent("IMG_\(index).jpg")
+            try Data(bytes(index)).write(to: url)
+            return url
+        }
+    }
+}
+
+/// Reads a sandbox's library the way a careful person would check it: rows against files.
+struct LibraryCheck {
+    let sandbox: Sandbox
+    let database: Database
+
+    init(_ sandbox: Sandbox) throws {
+        self.sandbox = sandbox
+        self.database = try Database(
+            path: sandbox.library.appendingPathComponent("library.sqlite").path, mode: .readOnly)
+    }
+
+    func count(_ sql: String) throws -> Int { Int(try database.int64(sql) ?? 0) }
+
+    var assetCount: Int { get throws { try count("SELECT count(*) FROM assets WHERE deleted_date IS NULL") } }
+    var journalCount: Int { get throws { try count("SELECT count(*) FROM journal") } }
+
+    /// Album title → number of member assets.
+    func albums() throws -> [String: Int] {
+        var result: [String: Int] = [:]
+        for (title, members) in try database.rows(
+            "SELECT a.title, (SELECT count(*) FROM album_assets m WHERE m.album_id = a.id) FROM albums a",
+            row: { ($0.string(0), $0.int(1)) })
+        {
+            #expect(result[title] == nil, "two albums are titled \(title)")
+            result[title] = members
+        }
+        return result
+    }
+
+    /// SHA-256 → how many resources store it.
+    func storedContents() throws -> [String: Int] {
+        var result: [String: Int] = [:]
+        for sha in try database.rows("SELECT sha256 FROM resources", row: { $0.string(0) }) {
+            result[sha, default: 0] += 1
+        }
+        return result
+    }
+
+    /// `PRAGMA integrity_check`.
+    func integrity() throws -> String {
+        try database.firstRow("PRAGMA integrity_check") { $0.string(0) } ?? "no answer"
+    }
+
+    /// Every resource row has its file, every file in `originals/` has its row, nothing waits in `recovered/`, and
+    /// the database is intact.
+    func expectConsistent(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let rows = Set(try database.rows("SELECT path FROM resources", row: { $0.string(0) }))
+        let files = Set(
+            sandbox.files(under: sandbox.library.appendingPathComponent("originals")).map { "originals/" + $0 })
+        #expect(
+            rows.subtracting(files).isEmpty, "originals missing on disk: \(rows.subtracting(files).sorted().prefix(5))",
+            sourceLocation: sourceLocation)
+        #expect(
+            files.subtracting(rows).isEmpty, "orphan originals: \(files.subtracting(rows).sorted().prefix(5))",
+            sourceLocation: sourceLocation)
+        let recovered = sandbox.files(under: sandbox.library.appendingPathComponent("recovered"))
+        #expect(
+            recovered.isEmpty, "files parked in Library/recovered: \(recovered.prefix(5))",
+            sourceLocation: sourceLocation)
+        #expect(try integrity() == "ok", sourceLocation: sourceLocation)
+    }
+}
+
+/// SHA-256 of a file, via the catalog's hasher.
+func sha256(of url: URL) throws -> String {
+    SHA256Hasher.hash(try Data(contentsOf: url))
+}
+
+extension WatchDaemon {
+    /// Log lines that report a file's outcome (`stored`, `duplicate`, `rejected`, `failed`).
+    var outcomes: [[String: Any]] {
+        logLines.filter { ($0["outcome"] as? String) != nil }
+    }
+
+    /// Waits until the daemon logged that it started (its start-up scan follows at once).
+    func waitUntilStarted(timeout: TimeInterval = 30) throws {
+        let started = eventually(timeout: timeout) {
+            log.contains("photodrop watch started") || !isRunning
+        }
+        guard started, isRunning else { throw HarnessError("photodrop watch did not start\n\(log)") }
+    }
+
+    /// Waits until `count` outcomes were logged (or the timeout passes); returns the outcome lines.
+    @discardableResult
+    func waitForOutcomes(_ count: Int, timeout: TimeInterval = 60) -> [[String: Any]] {
+        var lines: [[String: Any]] = []
+        eventually(timeout: timeout) {
+            lines = outcomes
+            return lines.count >= count || !isRunning
+        }
+        return lines
+    }
+}
+
+extension Sandbox {
+    /// A folder of the sandbox outside the inbox, on the same file system (for `mv`).
+    func staging(_ name: String) throws -> URL {
+        let url = root.appendingPathComponent("staging-\(name)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Files left in the inbox (dot-entries such as `.photodrop` skipped).
+    var inboxFiles: [String] { files(under: inbox) }
+
+    /// Files in the claim staging folder.
+    var stagedFiles: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: inbox.appendingPathComponent(".photodrop/claimed").path))
+            ?? []
+    }
+
+    /// Runs a tool (`/bin/cp`, `/usr/bin/rsync` …) in the sandbox and expects success.
+    func tool(_ path: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try runProcess(URL(fileURLWithPath: path), arguments, in: root, timeout: 60)
+        #expect(result.status == 0, "\(path) \(arguments): \(result)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Whether a tool is installed (rsync, tar).
+func toolExists(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }

@@ -1,0 +1,190 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+import Testing
+
+@testable import Ingest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The committer against a real library in a temporary folder.
+@Suite("Committer")
+struct CommitterTests {
+    let folder: TemporaryFolder
+    let library: PhotoLibrary
+    let collector = OutcomeCollector()
+
+    init() throws {
+        folder = try TemporaryFolder("committer")
+        library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
+    }
+
+    func committer(_ settings: CommitSettings, claims: ClaimJournal? = nil) -> Committer {
+        Committer(
+            library: library, settings: settings, quarantine: Quarantine(root: folder.url("Rejected")), claims: claims,
+            hooks: collector.hooks)
+    }
+
+    /// Worker outputs for fixtures `indexes` written to `<album>/IMG_<n>.jpg` in the source folder.
+    func outputs(_ indexes: Range<Int>, album: String?, folderName: String = "src") throws -> [WorkerOutput] {
+        let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .reject)
+        return try indexes.map { index in
+            let relative = "\(folderName)/\(album ?? "root")/IMG_\(index).jpg"
+            let path = try JPEGFixture.write(index, to: relative, in: folder)
+            return worker.process(
+                IngestJob(path: path, displayPath: relative, album: album, originalName: "IMG_\(index).jpg"))
+        }
+    }
+
+    func albums() throws -> [String: Int] {
+        let collections = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library)
+        var result: [String: Int] = [:]
+        for collection in collections {
+            #expect(result[collection.title] == nil, "two albums titled \(collection.title)")
+            result[collection.title] = try Asset.fetchAssets(in: collection).count
+        }
+        return result
+    }
+
+    @Test func oneAlbumPerTitleAcrossBatchesAndConcurrentCalls() async throws {
+        let committer = committer(.importing(move: true, dryRun: false, duplicates: .addToAlbum))
+        let batches = try (0..<6).map { try outputs(($0 * 50)..<($0 * 50 + 50), album: "Burst") }
+        await withTaskGroup(of: Void.self) { group in
+            for batch in batches { group.addTask { await committer.commit(batch) } }
+        }
+        #expect(try albums() == ["Burst": 300])
+        #expect(collector.outcomes.value.count == 300)
+        #expect(collector.outcomes.value.allSatisfy { $0.kind == .photo && $0.assetID != nil })
+        #expect(try Asset.fetchAssets(library: library).count == 300)
+    }
+
+    @Test func anExistingAlbumWithTheTitleIsUsed() async throws {
+        try await library.performChanges {
+            _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip")
+        }
+        await committer(.importing(move: false, dryRun: false, duplicates: .addToAlbum)).commit(
+            try outputs(0..<3, album: "Trip"))
+        #expect(try albums() == ["Trip": 3])
+    }
+
+    @Test func duplicatesInOneBatchMakeOneAssetAndJoinTheAlbum() async throws {
+        var batch = try outputs(0..<2, album: "A")
+        batch += try outputs(0..<1, album: "B", folderName: "again")  // same bytes as IMG_0 in A
+        await committer(.importing(move: true, dryRun: false, duplicates: .addToAlbum)).commit(batch)
+        let kinds = collector.kinds()
+        #expect(kinds["again/B/IMG_0.jpg"] == .duplicate)
+        #expect(try albums() == ["A": 2, "B": 1])
+        #expect(try Asset.fetchAssets(library: library).count == 2)
+        #expect(!FileManager.default.fileExists(atPath: folder.url("again/B/IMG_0.jpg")), "the dropped copy stays")
+    }
+
+    @Test func skipLeavesAlbumsAsTheyAre() async throws {
+        let committer = committer(.importing(move: false, dryRun: false, duplicates: .skip))
+        await committer.commit(try outputs(0..<1, album: "A"))
+        await committer.commit(try outputs(0..<1, album: "B", folderName: "again"))
+        #expect(try albums() == ["A": 1])
+        #expect(collector.kinds()["again/B/IMG_0.jpg"] == .duplicate)
+        #expect(FileManager.default.fileExists(atPath: folder.url("again/B/IMG_0.jpg")), "a copied source is kept")
+    }
+
+    @Test func aBadFileFailsAloneAndTheOthersAreStored() async throws {
+        var batch = try outputs(0..<5, album: "Mixed")
+        // The third file vanishes between the worker and the commit: the group fails, then file by file.
+        unlink(batch[2].job.path)
+        batch[2].job.displayPath = "vanished.jpg"
+        await committer(.importing(move: true, dryRun: false, duplicates: .addToAlbum)).commit(batch)
+        let kinds = collector.kinds()
+        #expect(kinds["vanished.jpg"] == .failed)
+        #expect(kinds.values.filter { $0 == .photo }.count == 4)
+        #expect(try albums() == ["Mixed": 4])
+    }
+
+    @Test func rejectedFilesAreQuarantinedOnlyWhenMoving() async throws {
+        let note = folder.url("src/notes.txt")
+        try FileManager.default.createDirectory(atPath: folder.url("src"), withIntermediateDirectories: true)
+        try Data("text\n".utf8).write(to: URL(fileURLWithPath: note))
+        let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .reject)
+        let output = worker.process(
+            IngestJob(path: note, displayPath: "notes.txt", album: "Docs", originalName: "notes.txt"))
+        await committer(.importing(move: false, dryRun: false, duplicates: .addToAlbum)).commit([output])
+        #expect(FileManager.default.fileExists(atPath: note))
+        await committer(.importing(move: true, dryRun: false, duplicates: .addToAlbum)).commit([output])
+        #expect(!FileManager.default.fileExists(atPath: note))
+        #expect(FileManager.default.fileExists(atPath: folder.url("Rejected/Docs/notes.txt.reason.json")))
+        #expect(collector.outcomes.value.map(\.reason) == ["unsupportedType", "unsupportedType"])
+    }
+
+    @Test func dryRunWritesNothing() async throws {
+        let batch = try outputs(0..<3, album: "Dry")
+        await committer(.importing(move: true, dryRun: true, duplicates: .addToAlbum)).commit(batch + batch)
+        #expect(!FileManager.default.fileExists(atPath: folder.url("Library")))
+        let kinds = collector.outcomes.value.map(\.kind)
+        #expect(kinds.filter { $0 == .photo }.count == 3 && kinds.filter { $0 == .duplicate }.count == 3)
+        #expect(batch.allSatisfy { FileManager.default.fileExists(atPath: $0.job.path) })
+    }
+}
+
+/// The claim journal: claims, putting back, and recovery after a crash.
+@Suite("Claim journal")
+struct ClaimJournalTests {
+    @Test func claimStagesFilesAndRecoveryFinishesOrRollsBack() async throws {
+        let folder = try TemporaryFolder("claims")
+        let inbox = folder.url("Inbox")
+        let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
+        let claims = ClaimJournal(library: library, inbox: inbox)
+        try claims.prepare()
+        var files: [ClaimJournal.SettledFile] = []
+        for index in 0..<4 {
+            let path = try JPEGFixture.write(index, to: "Inbox/Trip/IMG_\(index).jpg", in: folder)
+            var info = stat()
+            stat(path, &info)
+            files.append(ClaimJournal.SettledFile(relativePath: "Trip/IMG_\(index).jpg", identity: FileIdentity(info)))
+        }
+        files.append(
+            ClaimJournal.SettledFile(
+                relativePath: "Trip/gone.jpg",
+                identity: FileIdentity(device: 0, inode: 0, size: 0, modificationTime: UTCTimestamp(seconds: 0))))
+        let claimed = try await claims.claim(files)
+        #expect(claimed.jobs.count == 4)
+        #expect(claimed.missed.map(\.path) == ["Trip/gone.jpg"])
+        #expect(claimed.jobs.allSatisfy { FileManager.default.fileExists(atPath: $0.path) && $0.album == "Trip" })
+        #expect(try library.journalEntries(kind: ClaimJournal.kind).count == 4)
+
+        // Simulate a crash at four different moments, one per file:
+        // 0: staged, untouched → processed again;
+        let jobs = claimed.jobs
+        // 1: put back into the inbox but the entry not yet removed → dropped, the file is in the inbox;
+        _ = try claims.unclaim(jobs[1])
+        // 2: finished (moved on) but the entry not yet removed → dropped;
+        unlink(jobs[2].path)
+        // 3: its entry removed with the commit, but the staged duplicate copy not yet deleted → deleted.
+        try await library.removeJournalEntries([jobs[3].claimID!])
+
+        let recovery = try await claims.recover()
+        #expect(recovery.jobs.map(\.displayPath) == ["Trip/IMG_0.jpg"])
+        #expect(recovery.jobs.first?.album == "Trip" && recovery.jobs.first?.path == jobs[0].path)
+        #expect(recovery.returnedToInbox == 1)
+        #expect(recovery.alreadyFinished == 1)
+        #expect(recovery.removedStagedFiles == 1)
+        #expect(FileManager.default.fileExists(atPath: folder.url("Inbox/Trip/IMG_1.jpg")))
+        #expect(!FileManager.default.fileExists(atPath: jobs[3].path))
+        #expect(try library.journalEntries(kind: ClaimJournal.kind).map(\.id) == [jobs[0].claimID!])
+    }
+
+    @Test func unclaimNeverReplacesANewFileWithTheSameName() async throws {
+        let folder = try TemporaryFolder("claims")
+        let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
+        let claims = ClaimJournal(library: library, inbox: folder.url("Inbox"))
+        try claims.prepare()
+        let path = try JPEGFixture.write(1, to: "Inbox/A/x.jpg", in: folder)
+        var info = stat()
+        stat(path, &info)
+        let claimed = try await claims.claim([.init(relativePath: "A/x.jpg", identity: FileIdentity(info))])
+        try JPEGFixture.write(2, to: "Inbox/A/x.jpg", in: folder)  // a new upload under the same name
+        let relative = try claims.unclaim(try #require(claimed.jobs.first))
+        #expect(relative == "A/x (2).jpg")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.url("Inbox/A/x.jpg"))) == Data(JPEGFixture.bytes(2)))
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+import Testing
+
+@testable import Ingest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Claim payloads")
+struct ClaimPayloadTests {
+    @Test func roundTripsEveryField() throws {
+        let identity = FileIdentity(
+            device: 2049, inode: 1_234_567, size: 987_654,
+            modificationTime: UTCTimestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789))
+        for album in ["Trip \"2024\"\n", "Caf\u{E9}", nil] as [String?] {
+            let payload = ClaimPayload(
+                source: "Trip/sub/IMG \\ 1.jpg", album: album, identity: identity, graceExpired: true)
+            let decoded = try #require(ClaimPayload(decoding: payload.encoded))
+            #expect(decoded == payload)
+            #expect(decoded.originalName == "IMG \\ 1.jpg")
+        }
+    }
+
+    @Test func rejectsWhatItDidNotWrite() {
+        #expect(ClaimPayload(decoding: Array("{}".utf8)) == nil)
+        #expect(ClaimPayload(decoding: Array("not json".utf8)) == nil)
+        #expect(ClaimPayload(decoding: Array("{\"source\":\"a\",\"device\":\"x\"}".utf8)) == nil)
+    }
+}
+
+@Suite("Pipeline primitives")
+struct PipelinePrimitiveTests {
+    @Test func receiveAvailableTakesWhatIsQueuedWithoutWaiting() async throws {
+        let queue = BoundedQueue<Int>(capacity: 4)
+        #expect(queue.receiveAvailable(upTo: 10).isEmpty)
+        for value in 0..<4 { try await queue.send(value) }
+        let blocked = Task { try await queue.send(4) }  // waits: the queue is full
+        while queue.count < 4 { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(queue.receiveAvailable(upTo: 3) == [0, 1, 2])
+        try await blocked.value  // room was made: the waiting sender got in
+        #expect(queue.receiveAvailable(upTo: 10) == [3, 4])
+    }
+
+    @Test func mailboxDeliversPostedFirstAndTimesOut() async {
+        let mailbox = Mailbox<Int>(capacity: 2)
+        await mailbox.send(1)
+        mailbox.post(100)
+        #expect(await mailbox.receive(until: nil) == [100, 1])
+        let start = ContinuousClock.now
+        #expect(await mailbox.receive(until: .now + .milliseconds(50)) == [])
+        #expect(ContinuousClock.now - start >= .milliseconds(45))
+    }
+
+    @Test func mailboxSendWaitsWhileFullAndReceiveWakesOnAMessage() async throws {
+        let mailbox = Mailbox<Int>(capacity: 1)
+        await mailbox.send(1)
+        let waiting = Task { await mailbox.send(2) }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(await mailbox.receive(until: nil) == [1])
+        await waiting.value
+        #expect(await mailbox.receive(until: nil) == [2])
+        let receiver = Task { await mailbox.receive(until: .now + .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(20))
+        mailbox.post(7)
+        #expect(await receiver.value == [7])
+    }
+
+    @Test func backoffDoublesUpToFiveMinutes() {
+        #expect(WatchLoop.backoff(attempt: 1) == .seconds(1))
+        #expect(WatchLoop.backoff(attempt: 2) == .seconds(2))
+        #expect(WatchLoop.backoff(attempt: 5) == .seconds(16))
+        #expect(WatchLoop.backoff(attempt: 40) == .seconds(300))
+    }
+}
+
+@Suite("Worker")
+struct IngestWorkerTests {
+    @Test func oneReadGivesDigestAndProbe() throws {
+        let folder = try TemporaryFolder("worker")
+        let path = try JPEGFixture.write(1, to: "a.jpg", in: folder)
+        let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait)
+        let output = worker.process(IngestJob(path: path, displayPath: "a.jpg", album: nil, originalName: "a.jpg"))
+        guard case .accepted(let probe, let digest) = output.finding else {
+            Issue.record("not accepted: \(output.finding)")
+            return
+        }
+        #expect(probe.kind == .photo && probe.mime == "image/jpeg")
+        #expect(digest.sha256.hex == SHA256Hasher.hash(Data(JPEGFixture.bytes(1))))
+    }
+
+    @Test func truncatedFilesWaitInWatchAndAreRejectedInImport() throws {
+        let folder = try TemporaryFolder("worker")
+        let path = folder.url("cut.jpg")
+        try Data(JPEGFixture.bytes(2).prefix(120)).write(to: URL(fileURLWithPath: path))
+        let job = IngestJob(path: path, displayPath: "cut.jpg", album: nil, originalName: "cut.jpg")
+        let waiting = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait).process(job)
+        guard case .truncated = waiting.finding else {
+            Issue.record("expected truncated, got \(waiting.finding)")
+            return
+        }
+        var expired = job
+        expired.graceExpired = true
+        let rejectedAfterGrace = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait).process(expired)
+        let rejectedInImport = try IngestWorker(policy: .appleDefault, truncatedFiles: .reject).process(job)
+        for output in [rejectedAfterGrace, rejectedInImport] {
+            guard case .rejected(let probe, _) = output.finding else {
+                Issue.record("expected rejected, got \(output.finding)")
+                continue
+            }
+            #expect(probe.rejection == .corrupt)
+        }
+    }
+
+    @Test func aFileChangedSinceItSettledIsNotTaken() throws {
+        let folder = try TemporaryFolder("worker")
+        let path = try JPEGFixture.write(3, to: "a.jpg", in: folder)
+        var info = stat()
+        stat(path, &info)
+        var identity = FileIdentity(info)
+        identity.size -= 1
+        let job = IngestJob(
+            path: path, displayPath: "a.jpg", album: nil, originalName: "a.jpg", expectedIdentity: identity)
+        let output = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait).process(job)
+        guard case .changed = output.finding else {
+            Issue.record("expected changed, got \(output.finding)")
+            return
+        }
+    }
+
+    @Test func knownContentSkipsTheProbe() throws {
+        let folder = try TemporaryFolder("worker")
+        let path = try JPEGFixture.write(4, to: "a.jpg", in: folder)
+        let asked = Locked<[String?]>([])
+        let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait) { _, album in
+            asked.withLock { $0.append(album) }
+            return KnownContent(assetID: "X/L0/001", mime: "image/jpeg", isVideo: false, isComplete: true)
+        }
+        let output = worker.process(IngestJob(path: path, displayPath: "a.jpg", album: "Trip", originalName: "a.jpg"))
+        guard case .known(_, let known) = output.finding else {
+            Issue.record("expected known, got \(output.finding)")
+            return
+        }
+        #expect(known.assetID == "X/L0/001")
+        #expect(asked.value == ["Trip"])
+    }
+
+    @Test func unreadableFilesFail() throws {
+        let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait)
+        let output = worker.process(
+            IngestJob(path: "/nonexistent/photodrop/x.jpg", displayPath: "x.jpg", album: nil, originalName: "x.jpg"))
+        guard case .failed(let message) = output.finding else {
+            Issue.record("expected failed, got \(output.finding)")
+            return
+        }
+        #expect(message.contains("x.jpg"))
+    }
+}

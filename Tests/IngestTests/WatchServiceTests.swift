@@ -1,0 +1,61 @@
+import Foundation
+import PhotoCatalog
+import Testing
+
+@testable import Ingest
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The daemon in-process, with a tiny settle tracker, to exercise the bounded-memory path: arrivals beyond the
+/// tracker's capacity are left to folder rescans and still all end up in the library.
+@Suite("Watch service")
+struct WatchServiceTests {
+    @Test func arrivalsBeyondTheTrackerCapacityAreFoundByFolderRescans() async throws {
+        let folder = try TemporaryFolder("service")
+        var config = IngestConfig(baseDirectory: folder.path)
+        config.settleMilliseconds = 100  // files pile up in the tracker while they settle
+        config.workers = 2
+        try FileManager.default.createDirectory(atPath: config.inbox, withIntermediateDirectories: true)
+        let lines = Locked<[String]>([])
+        let logger = Logger(level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
+        let service = WatchService(
+            config: config, logger: logger, options: WatchService.Options(trackerCapacity: 16, handlesSignals: false))
+        let running = Task { try await service.run() }
+        #expect(await eventually { lines.value.contains { $0.contains("photodrop watch started") } })
+
+        // 3 albums × 60 files appear at once (each created under a temp name, then renamed in).
+        for album in 0..<3 {
+            let albumFolder = config.inbox + "/Album \(album)"
+            try FileManager.default.createDirectory(atPath: albumFolder, withIntermediateDirectories: true)
+            for index in 0..<60 {
+                let temporary = albumFolder + "/.IMG_\(index).jpg.tmp"
+                try Data(JPEGFixture.bytes(album * 1000 + index)).write(to: URL(fileURLWithPath: temporary))
+                rename(temporary, albumFolder + "/IMG_\(index).jpg")
+            }
+        }
+        let library = PhotoLibrary(url: URL(fileURLWithPath: config.library))
+        let done = await eventually(timeout: 60) {
+            ((try? Asset.fetchAssets(library: library).count) ?? 0) == 180
+        }
+        service.requestStop()
+        try await running.value
+        #expect(done, "\((try? Asset.fetchAssets(library: library).count) ?? 0) of 180 stored")
+        let albums = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library)
+        #expect(albums.map(\.title).sorted() == ["Album 0", "Album 1", "Album 2"])
+        #expect(try albums.allSatisfy { try Asset.fetchAssets(in: $0).count == 60 })
+        #expect(lines.value.contains { $0.contains("rescans of their folders") }, "the capacity was never reached")
+        #expect(try library.journalEntries(kind: ClaimJournal.kind).isEmpty)
+    }
+
+    /// Polls `condition` every 20 ms without blocking the cooperative pool.
+    func eventually(timeout: Double = 30, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+}
