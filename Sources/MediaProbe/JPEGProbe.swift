@@ -13,7 +13,7 @@ enum JPEGProbe {
         }
         if let missing = s.missingData {
             return ISOBMFFProbe.truncated(
-                "JPEG \(missing)", mime: "image/jpeg", ext: "jpg", metadata: metadata)
+                "JPEG — \(missing)", mime: "image/jpeg", ext: "jpg", metadata: metadata)
         }
         return .accepted(
             .photo, message: "JPEG photo\(metadata.sizeText)", mime: "image/jpeg", fileExtension: "jpg",

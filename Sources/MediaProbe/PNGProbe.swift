@@ -7,7 +7,7 @@ enum PNGProbe {
         func result(_ reason: RejectionReason?, _ message: String, truncated: Bool = false) -> ProbeResult {
             if let reason {
                 if truncated {
-                    return ISOBMFFProbe.truncated("PNG \(message)", mime: "image/png", ext: "png", metadata: metadata)
+                    return ISOBMFFProbe.truncated("PNG — \(message)", mime: "image/png", ext: "png", metadata: metadata)
                 }
                 return .rejected(
                     reason, message: "not a valid PNG: \(message)", mime: "image/png", fileExtension: "png",
