@@ -178,29 +178,30 @@ func runProcess(
         stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
 }
 
-/// A `photodrop watch` child process. Its stderr (the log) goes to a file that tests can poll.
-final class WatchDaemon: @unchecked Sendable {
-    // @unchecked: `process` is only started in init and then only queried/signalled, which Process allows
-    // from any thread; the log path is immutable.
+/// A `photodrop` command running in the background (`watch`, `events --follow` …): stdout and stderr go to files
+/// the test can poll; it is stopped with a signal, and killed if the test lets go of it while it still runs.
+class BackgroundPhotodrop: @unchecked Sendable {
+    // @unchecked: `process` is started in init and then only queried/signalled, which Process allows from any
+    // thread; the URLs are immutable.
     let process: Process
-    let logURL: URL
     let stdoutURL: URL
+    let stderrURL: URL
 
-    init(_ sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
+    init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String]? = nil) throws {
         guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
         let stamp = UUID().uuidString
-        logURL = sandbox.root.appendingPathComponent("watch-\(stamp).log")
-        stdoutURL = sandbox.root.appendingPathComponent("watch-\(stamp).out")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        stdoutURL = sandbox.root.appendingPathComponent("background-\(stamp).out")
+        stderrURL = sandbox.root.appendingPathComponent("background-\(stamp).err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process = Process()
         process.executableURL = binary
-        process.arguments = ["--config", sandbox.config.path, "watch"] + extraArguments
+        process.arguments = ["--config", sandbox.config.path] + arguments
         process.currentDirectoryURL = sandbox.root
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: logURL)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
         try process.run()
     }
 
@@ -213,11 +214,14 @@ final class WatchDaemon: @unchecked Sendable {
 
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
-    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
 
-    /// The log's JSON lines (lines that do not parse are skipped).
-    var logLines: [[String: Any]] {
-        log.split(separator: "\n").compactMap {
+    /// Complete stdout lines parsed as JSON objects.
+    var jsonLines: [[String: Any]] { Self.jsonObjects(in: stdout) }
+
+    static func jsonObjects(in text: String) -> [[String: Any]] {
+        text.split(separator: "\n", omittingEmptySubsequences: true).compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
     }
@@ -231,7 +235,8 @@ final class WatchDaemon: @unchecked Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw HarnessError("photodrop watch did not exit within \(timeout) s after signal \(signal)\n\(log)")
+            throw HarnessError(
+                "photodrop \(process.arguments ?? []) did not exit within \(timeout) s after signal \(signal)\n\(stderr)")
         }
         process.waitUntilExit()
         return process.terminationStatus
@@ -242,6 +247,19 @@ final class WatchDaemon: @unchecked Sendable {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
+}
+
+/// A `photodrop watch` child process; its log is stderr.
+final class WatchDaemon: BackgroundPhotodrop, @unchecked Sendable {
+    init(_ sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
+        try super.init(sandbox, ["watch"] + extraArguments, environment: environment)
+    }
+
+    var logURL: URL { stderrURL }
+    var log: String { stderr }
+
+    /// The log's JSON lines (lines that do not parse are skipped).
+    var logLines: [[String: Any]] { Self.jsonObjects(in: log) }
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
