@@ -67,9 +67,11 @@ let package = Package(
             name: "catalog-history", dependencies: ["PhotoCatalog"], path: "Tests/Support/CatalogHistory",
             swiftSettings: strict),
 
+        // Fixtures that several test targets generate (tiny valid JPEGs).
+        .target(name: "TestFixtures", path: "Tests/Fixtures", swiftSettings: strict),
         .testTarget(name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "catalog-history"], swiftSettings: strict),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"], swiftSettings: strict),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "PhotodropCLI"], swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["photodrop", "PhotoCatalog"], swiftSettings: strict),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "PhotodropCLI", "TestFixtures"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["photodrop", "PhotoCatalog", "TestFixtures"], swiftSettings: strict),
     ]
 )

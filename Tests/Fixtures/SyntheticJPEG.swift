@@ -1,0 +1,47 @@
+/// Small valid baseline JPEGs written byte by byte, for the tests of every module that need photos without the
+/// corpus: SOI, optional EXIF (DateTimeOriginal), JFIF, tables, a `width`×`height` frame, a pseudo-random scan seeded by
+/// `seed` (so that every seed hashes differently), and EOI unless `complete` is false (a truncated upload).
+/// MediaProbe accepts them as photos; the image data is not meant to decode to anything.
+public enum SyntheticJPEG {
+    public static func bytes(
+        seed: Int, width: Int = 64, height: Int = 48, taken: String? = nil, scanBytes: Int = 600,
+        complete: Bool = true
+    ) -> [UInt8] {
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        if let taken { bytes += segment(0xE1, Array("Exif".utf8) + [0, 0] + exif(dateTimeOriginal: taken)) }
+        bytes += segment(0xE0, Array("JFIF".utf8) + [0, 1, 1, 0] + be16(72) + be16(72) + [0, 0])
+        bytes += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
+        bytes += segment(0xC0, [8] + be16(height) + be16(width) + [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1])
+        bytes += segment(0xC4, [0] + [UInt8](repeating: 0, count: 16))
+        bytes += segment(0xDA, [3, 1, 0, 2, 0x11, 3, 0x11, 0, 0x3F, 0])
+        var state = UInt32(truncatingIfNeeded: seed &* 2_654_435_761 &+ 1)
+        var written = 0
+        while written < scanBytes {
+            state = state &* 1_103_515_245 &+ 12345
+            let byte = UInt8(truncatingIfNeeded: state >> 16)
+            bytes.append(byte)
+            written += 1
+            if byte == 0xFF { bytes.append(0) }
+        }
+        if complete { bytes += [0xFF, 0xD9] }
+        return bytes
+    }
+
+    static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+    static func be32(_ value: Int) -> [UInt8] { be16(value >> 16) + be16(value) }
+
+    static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        [0xFF, marker] + be16(payload.count + 2) + payload
+    }
+
+    /// A big-endian TIFF block with IFD0 → Exif IFD → DateTimeOriginal (`YYYY:MM:DD HH:MM:SS`).
+    static func exif(dateTimeOriginal: String) -> [UInt8] {
+        let date = Array(dateTimeOriginal.utf8) + [0]  // 20 bytes
+        var tiff: [UInt8] = Array("MM".utf8) + be16(42) + be32(8)
+        // IFD0 at 8: one entry, ExifIFD pointer (0x8769, LONG) → 26.
+        tiff += be16(1) + be16(0x8769) + be16(4) + be32(1) + be32(26) + be32(0)
+        // Exif IFD at 26: one entry, DateTimeOriginal (0x9003, ASCII, 20) → 44.
+        tiff += be16(1) + be16(0x9003) + be16(2) + be32(date.count) + be32(44) + be32(0)
+        return tiff + date
+    }
+}
