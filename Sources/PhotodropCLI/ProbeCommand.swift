@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import Ingest
 import MediaProbe
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -9,40 +11,39 @@ import MediaProbe
 /// `photodrop probe FILE… [--json]`: what photodrop would do with each file, decided by content, touching nothing.
 ///
 /// Folders are walked recursively (dot entries skipped, symbolic links to folders not followed), files in name
-/// order. One prober for the whole run; each result is printed as soon as it is known. Exit status 0 when every file
-/// is accepted, 1 when any is rejected or cannot be read (or nothing was found to probe).
+/// order. The files are probed in batches by `workers` probers at once (one libmagic cookie each), and each batch is
+/// printed in walk order with one write as soon as it is done. Exit status 0 when every file is accepted, 1 when any
+/// is rejected or cannot be read (or nothing was found to probe).
 enum ProbeCommand {
+    /// Files probed together and printed with one write.
+    static let batchSize = 256
+
     static func run(_ context: CommandContext) async -> Int32 {
         await context.run {
             let json = context.command.flag("json")
-            let prober: MediaProber
+            let probers: [MediaProber]
             do {
-                prober = try MediaProber(policy: videoPolicy(context.config.video))
+                let policy = videoPolicy(context.config.video)
+                probers = try (0..<context.config.workerCount).map { _ in try MediaProber(policy: policy) }
             } catch {
                 throw CommandFailure("\(error)")
             }
             var tally = Tally()
+            var batch: [(path: String, problem: String?)] = []
+            batch.reserveCapacity(batchSize)
+            let flush = {
+                let (text, counts) = probe(batch, with: probers, json: json)
+                context.console.output(text)
+                tally.add(counts)
+                batch.removeAll(keepingCapacity: true)
+            }
             for argument in context.command.arguments("FILE") {
                 walk(argument) { path, problem in
-                    if let problem {
-                        tally.failed += 1
-                        emit(context, json: json, failure: problem, path: path)
-                        return
-                    }
-                    do {
-                        let result = try prober.probe(path: path)
-                        if result.isAccepted { tally.accepted += 1 } else { tally.rejected += 1 }
-                        if json {
-                            context.print(CatalogJSON.probeItem(path: path, result: result).text)
-                        } else {
-                            context.console.output(describe(path: path, result: result))
-                        }
-                    } catch {
-                        tally.failed += 1
-                        emit(context, json: json, failure: "\(error)", path: path)
-                    }
+                    batch.append((path, problem))
+                    if batch.count == batchSize { flush() }
                 }
             }
+            if !batch.isEmpty { flush() }
             if !json {
                 var parts = [TextFormat.plural(tally.accepted, "accepted", "accepted")]
                 parts.append(TextFormat.plural(tally.rejected, "rejected", "rejected"))
@@ -58,11 +59,75 @@ enum ProbeCommand {
         }
     }
 
-    private struct Tally {
+    struct Tally {
         var accepted = 0
         var rejected = 0
         var failed = 0
         var total: Int { accepted + rejected + failed }
+
+        mutating func add(_ other: Tally) {
+            accepted += other.accepted
+            rejected += other.rejected
+            failed += other.failed
+        }
+    }
+
+    enum Verdict { case accepted, rejected, failed }
+
+    /// The probers and result slots of one batch, shared by the threads of `concurrentPerform`.
+    ///
+    /// Invariant (why `@unchecked Sendable` is sound): iteration `n` is the only user of `probers[n]` (a prober never
+    /// runs on two threads at once), each slot is written by the one iteration that took its index from the atomic
+    /// counter, and the slots are read only after `concurrentPerform` has returned.
+    private struct BatchSlots: @unchecked Sendable {
+        let probers: [MediaProber]
+        let slots: UnsafeMutableBufferPointer<(text: String, verdict: Verdict)>
+    }
+
+    /// Probes and renders one batch on as many threads as there are probers (each prober on one thread only) and
+    /// returns the text of the whole batch in its order, with the counts.
+    static func probe(_ batch: [(path: String, problem: String?)], with probers: [MediaProber], json: Bool)
+        -> (String, Tally)
+    {
+        var rendered = [(text: String, verdict: Verdict)](repeating: ("", .failed), count: batch.count)
+        let next = Atomic<Int>(0)
+        rendered.withUnsafeMutableBufferPointer { slots in
+            let shared = BatchSlots(probers: probers, slots: slots)
+            DispatchQueue.concurrentPerform(iterations: min(probers.count, batch.count)) { worker in
+                let prober = shared.probers[worker]
+                while true {
+                    let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard index < batch.count else { return }
+                    let (path, problem) = batch[index]
+                    if let problem {
+                        shared.slots[index] = (failure(problem, path: path, json: json), .failed)
+                        continue
+                    }
+                    do {
+                        let result = try prober.probe(path: path)
+                        let text =
+                            json
+                            ? CatalogJSON.probeItem(path: path, result: result).text + "\n"
+                            : describe(path: path, result: result)
+                        shared.slots[index] = (text, result.isAccepted ? .accepted : .rejected)
+                    } catch {
+                        shared.slots[index] = (failure("\(error)", path: path, json: json), .failed)
+                    }
+                }
+            }
+        }
+        var tally = Tally()
+        var text = ""
+        text.reserveCapacity(rendered.reduce(0) { $0 + $1.text.utf8.count })
+        for (piece, verdict) in rendered {
+            text += piece
+            switch verdict {
+            case .accepted: tally.accepted += 1
+            case .rejected: tally.rejected += 1
+            case .failed: tally.failed += 1
+            }
+        }
+        return (text, tally)
     }
 
     /// The configuration's codec lists as the probe's policy.
@@ -71,12 +136,10 @@ enum ProbeCommand {
             videoCodecs: Set(video.videoCodecs.map(\.text)), audioCodecs: Set(video.audioCodecs.map(\.text)))
     }
 
-    private static func emit(_ context: CommandContext, json: Bool, failure message: String, path: String) {
-        if json {
-            context.print(CatalogJSON.probeFailure(path: path, message: message).text)
-        } else {
-            context.console.output(block(path, [("outcome", "failed (cannot be read)"), ("message", message)]))
-        }
+    /// The text for a file `probe` could not read at all.
+    private static func failure(_ message: String, path: String, json: Bool) -> String {
+        if json { return CatalogJSON.probeFailure(path: path, message: message).text + "\n" }
+        return block(path, [("outcome", "failed (cannot be read)"), ("message", message)])
     }
 
     /// Calls `visit` with every file at or below `path`, or with a problem for a path that cannot be walked.
