@@ -29,7 +29,8 @@ struct ProbeOutputTests {
         .rejected(
             .corrupt, message: "truncated: mdat runs past the end of the file", mime: "video/mp4",
             fileExtension: "mp4", isTruncated: true),
-        .rejected(.unsupportedType, message: "a text file (text/plain)\n\ttab", mime: "text/plain", fileExtension: "bin"),
+        .rejected(
+            .unsupportedType, message: "a text file (text/plain)\n\ttab", mime: "text/plain", fileExtension: "bin"),
     ]
 
     /// A JSON text as Foundation objects, for comparing values regardless of member order.
