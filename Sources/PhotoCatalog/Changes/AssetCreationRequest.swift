@@ -95,25 +95,40 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
     /// ``PhotosError`` naming the file.
     public func addResource(with type: AssetResourceType, fileURL: URL, options: AssetResourceCreationOptions?) {
         guard let context = ChangeContext.active(serial: blockSerial) else { return }
+        guard fileURL.isFileURL else {
+            context.record(
+                PhotosError.invalidParameter("'\(fileURL)' is not a file URL; resources come from local files."))
+            return
+        }
+        addResource(with: type, filePath: fileURL.path, options: options, context)
+    }
+
+    /// Adds the file at `filePath` as a resource: ``addResource(with:fileURL:options:)`` for a caller that holds a
+    /// path (it spares building a `URL` per file, which a batch of thousands notices).
+    public func addResource(with type: AssetResourceType, filePath: String, options: AssetResourceCreationOptions?) {
+        guard let context = ChangeContext.active(serial: blockSerial) else { return }
+        addResource(with: type, filePath: filePath, options: options, context)
+    }
+
+    private func addResource(
+        with type: AssetResourceType, filePath: String, options: AssetResourceCreationOptions?,
+        _ context: ChangeContext
+    ) {
         do {
-            try addResource(type: type, fileURL: fileURL, options: options ?? AssetResourceCreationOptions(), context)
+            try addResource(type: type, path: filePath, options: options ?? AssetResourceCreationOptions(), context)
         } catch let error as PhotosError {
             context.record(error)
         } catch {
             context.record(
                 PhotosError(
                     .invalidResource, title: "Resource not added",
-                    message: "Could not add '\(fileURL.path)': \(error)", cause: .other("\(error)")))
+                    message: "Could not add '\(filePath)': \(error)", cause: .other("\(error)")))
         }
     }
 
     private func addResource(
-        type: AssetResourceType, fileURL: URL, options: AssetResourceCreationOptions, _ context: ChangeContext
+        type: AssetResourceType, path: String, options: AssetResourceCreationOptions, _ context: ChangeContext
     ) throws {
-        guard fileURL.isFileURL else {
-            throw PhotosError.invalidParameter("'\(fileURL)' is not a file URL; resources come from local files.")
-        }
-        let path = fileURL.path
         let action = "add '\(path)' to the library"
         if creation.withLock({ state in state.resources.contains { $0.type == type } }) {
             throw PhotosError.invalidParameter(
@@ -141,12 +156,13 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
                 throw error.photosError(action: action)
             }
         }
+        let pathExtension = FilePathText.pathExtension(of: path)
         let mime =
             options.mimeType?.lowercased() ?? options.uniformTypeIdentifier.flatMap(MediaTypes.mime(forUTI:))
-            ?? MediaTypes.mime(forExtension: fileURL.pathExtension)
+            ?? MediaTypes.mime(forExtension: pathExtension)
         let uti = options.uniformTypeIdentifier ?? mime.flatMap(MediaTypes.uti(forMIME:))
         let ext = AssetCreationRequest.storedExtension(
-            options.fileExtension ?? (fileURL.pathExtension.isEmpty ? nil : fileURL.pathExtension)
+            options.fileExtension ?? (pathExtension.isEmpty ? nil : pathExtension)
                 ?? mime.flatMap(MediaTypes.preferredExtension(forMIME:)))
         var resource = Resource(
             type: type, sourcePath: path, shouldMove: options.shouldMoveFile, sha256: sha256,
@@ -154,7 +170,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             modificationDate: Date(
                 timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
             mimeType: mime, uniformTypeIdentifier: uti, fileExtension: ext,
-            originalFilename: options.originalFilename ?? fileURL.lastPathComponent)
+            originalFilename: options.originalFilename ?? FilePathText.lastComponent(of: path))
 
         let isPrimary = type == .photo || type == .video
         if isPrimary {

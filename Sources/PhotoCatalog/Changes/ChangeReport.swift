@@ -26,8 +26,13 @@ public struct AssetCreationOutcome: Sendable, Hashable {
     public let isDuplicate: Bool
     /// Whether the duplicate was in Recently Deleted and has been restored.
     public let restoredFromRecentlyDeleted: Bool
+    /// The paths of the files given to `addResource`, in order.
+    public let sourcePaths: [String]
+    /// The absolute paths of the stored originals this request created (empty for a duplicate).
+    public let storedPaths: [String]
+
     /// The files given to `addResource`, in order.
-    public let sourceURLs: [URL]
+    public var sourceURLs: [URL] { sourcePaths.map { URL(fileURLWithPath: $0, isDirectory: false) } }
     /// The stored originals this request created (empty for a duplicate).
-    public let storedURLs: [URL]
+    public var storedURLs: [URL] { storedPaths.map { URL(fileURLWithPath: $0, isDirectory: false) } }
 }

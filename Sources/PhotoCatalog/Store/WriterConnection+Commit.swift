@@ -208,7 +208,7 @@ extension WriterConnection {
         var copies: [(index: Int, done: Placement.Done)] = []
         for index in placements.indices {
             let placement = placements[index]
-            let folder = (placement.absolute as NSString).deletingLastPathComponent
+            let folder = FilePathText.parent(of: placement.absolute)
             if !knownDirectories.contains(folder) {
                 if try SystemCall.makeDirectory(folder) { createdFolders = true }
                 knownDirectories.insert(folder)
@@ -303,12 +303,8 @@ extension WriterConnection {
                 localIdentifier: request.placeholderForCreatedAsset?.localIdentifier ?? "",
                 isDuplicate: isDuplicate,
                 restoredFromRecentlyDeleted: restored.contains(ObjectIdentifier(request)),
-                sourceURLs: state.resources.map { URL(fileURLWithPath: $0.sourcePath, isDirectory: false) },
-                storedURLs: isDuplicate
-                    ? []
-                    : state.resources.compactMap { $0.destination }.map {
-                        libraryURL.appendingPathComponent($0, isDirectory: false)
-                    })
+                sourcePaths: state.resources.map(\.sourcePath),
+                storedPaths: isDuplicate ? [] : state.resources.compactMap { $0.destination }.map { libraryPath + "/" + $0 })
         }
     }
 

@@ -209,7 +209,6 @@ enum PlacementIntent {
 
     /// The name a copy is written under before it is renamed into place.
     static func temporaryPath(for destination: String) -> String {
-        let folder = (destination as NSString).deletingLastPathComponent
-        return folder + "/." + (destination as NSString).lastPathComponent + ".partial"
+        FilePathText.parent(of: destination) + "/." + FilePathText.lastComponent(of: destination) + ".partial"
     }
 }
