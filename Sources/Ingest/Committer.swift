@@ -209,7 +209,7 @@ public actor Committer {
                 let request = try AssetCreationRequest.forAsset()
                 request.addResource(
                     with: item.isVideo ? .video : .photo,
-                    fileURL: URL(fileURLWithPath: item.job.path, isDirectory: false),
+                    filePath: item.job.path,
                     options: AssetResourceCreationOptions(
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension))

@@ -109,8 +109,11 @@ public final class HashingFileReader {
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         guard EVP_DigestInit_ex2(context, algorithm, nil) == 1 else { throw FileReadError.crypto("EVP_DigestInit_ex2") }
 
+        // Reads stop at the size fstat gave, so a small file costs one pread (no extra read to see the end). A file
+        // that grows or shrinks meanwhile is caught by the second fstat below.
+        let size = Int64(before.st_size)
         // The head: fill its region completely (or to the end of the file).
-        let head = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<headCapacity])
+        let head = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(headCapacity), size))])
         let headCount = try fill(head, from: fd, at: 0, path: path)
         headLength = headCount
         var offset = Int64(headCount)
@@ -122,8 +125,9 @@ public final class HashingFileReader {
         // The rest, if the head was full.
         if headCount == headCapacity {
             let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[headCapacity...])
-            while true {
-                let count = retryingOnInterrupt { pread(fd, chunk.baseAddress, chunk.count, off_t(offset)) }
+            while offset < size {
+                let wanted = Int(min(Int64(chunk.count), size - offset))
+                let count = retryingOnInterrupt { pread(fd, chunk.baseAddress, wanted, off_t(offset)) }
                 if count < 0 { throw FileReadError.system(.current("read", path: path)) }
                 if count == 0 { break }
                 let bytes = UnsafeRawBufferPointer(rebasing: chunk[0..<count])
