@@ -304,7 +304,8 @@ extension WriterConnection {
                 isDuplicate: isDuplicate,
                 restoredFromRecentlyDeleted: restored.contains(ObjectIdentifier(request)),
                 sourcePaths: state.resources.map(\.sourcePath),
-                storedPaths: isDuplicate ? [] : state.resources.compactMap { $0.destination }.map { libraryPath + "/" + $0 })
+                storedPaths: isDuplicate
+                    ? [] : state.resources.compactMap { $0.destination }.map { libraryPath + "/" + $0 })
         }
     }
 
