@@ -1,0 +1,477 @@
+#!/usr/bin/env python3
+"""photodrop's benchmark: every workload, every floor, one table (issue 5).
+
+Run it through scripts/bench.sh, which installs what is missing and builds photodrop with -c release.
+
+  bench.py --bin DIR --work DIR [--smoke] [--only NAMES] [--results FILE]
+
+Workloads (Benchmarks/generate.py makes them from fixed seeds):
+  W1     10,000 distinct JPEGs of 30-60 KB in 10 album folders
+  W2     200 files of 5-8 MB, JPEGs and H.264 MP4s mixed (about 1.2 GB)
+  W3     the W1 files renamed into the inbox of a running `photodrop watch`: (a) all at once, (b) paced at 50 files/s
+  BURST  100,000 tiny JPEGs renamed at once into the inbox of a running `photodrop watch` (the memory bound)
+
+Floors, measured in the same run on the same files with a warm page cache: SHA-256 of every byte on all cores
+(bench-floors hash), one rename(2) per file (bench-floors rename), `file --mime-type` over every file (xargs, all
+cores), and a plain `cp -r` of the tree (also followed by sync, since photodrop makes its copies durable).
+
+Every source tree that photodrop consumes is a fresh hard-linked copy of the workload, made before the clock starts,
+so a moved file is a rename of a link and the workload itself stays intact. Peak RSS is the child's own ru_maxrss
+(wait4). Latencies run from just before the rename into the inbox to the commit time the change log records for the
+asset (committed_at, milliseconds, stamped inside the committing transaction).
+
+--smoke runs every workload small (a CI check that the benchmark and the paths it drives work, not a timing).
+Exit status: 0 when every target was met (or --smoke), 1 when one was missed, 2 on a broken run.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORES = os.cpu_count() or 1
+
+
+class BenchError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running things
+
+
+def run_measured(argv, cwd=None, stdout=subprocess.DEVNULL, env=None):
+    """Runs argv to completion; returns (seconds, peak RSS in bytes, exit status)."""
+    start = time.monotonic()
+    process = subprocess.Popen(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.monotonic() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    return seconds, usage.ru_maxrss * 1024, process.returncode, stderr
+
+
+def floor_json(argv):
+    output = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    return json.loads(output)
+
+
+def tree_files(root):
+    result = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith(".") and name != "STAMP":
+                result.append(os.path.join(folder, name))
+    return result
+
+
+def tree_bytes(files):
+    return sum(os.stat(path).st_size for path in files)
+
+
+def warm(files):
+    """Reads every file once so that every measurement starts from the same warm page cache."""
+    buffer = bytearray(1 << 20)
+    for path in files:
+        with open(path, "rb", buffering=0) as handle:
+            while handle.readinto(buffer):
+                pass
+
+
+def link_tree(workload, dest):
+    """A hard-linked copy of the workload's album folders (not its STAMP) at dest."""
+    if os.path.exists(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in sorted(os.listdir(workload)):
+        source = os.path.join(workload, name)
+        if os.path.isdir(source) and not name.startswith("."):
+            subprocess.run(["cp", "-al", source, os.path.join(dest, name)], check=True)
+
+
+def fresh_sandbox(work, name, settle=0):
+    """An empty folder with a config.json of its own (library, inbox, rejected inside it)."""
+    root = os.path.join(work, "runs", name)
+    if os.path.exists(root):
+        shutil.rmtree(root)
+    os.makedirs(os.path.join(root, "Inbox"))
+    config = {
+        "library": "Library", "inbox": "Inbox", "rejected": "Rejected", "settleMilliseconds": settle,
+    }
+    with open(os.path.join(root, "config.json"), "w") as handle:
+        json.dump(config, handle)
+    return root
+
+
+def library_rows(root, sql, args=()):
+    path = os.path.join(root, "Library", "library.sqlite")
+    if not os.path.exists(path):
+        return []
+    connection = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
+    try:
+        return connection.execute(sql, args).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    finally:
+        connection.close()
+
+
+def asset_count(root):
+    rows = library_rows(root, "SELECT count(*) FROM assets")
+    return rows[0][0] if rows else 0
+
+
+def commit_times(root):
+    """original filename -> commit time (ms since 1970) of the transaction that inserted its asset."""
+    rows = library_rows(root, """
+        SELECT r.original_filename, min(t.committed_at)
+        FROM resources r
+        JOIN assets a ON a.id = r.asset_id
+        JOIN change_log l ON l.uuid = a.uuid AND l.object_type = 1 AND l.change_type = 0
+        JOIN change_transactions t ON t.token = l.token
+        GROUP BY r.original_filename""")
+    return dict(rows)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Results
+
+
+class Row:
+    def __init__(self, workload, files, size, seconds, rss=None, floor=None, floor_name="", target=None,
+                 target_text="", note=""):
+        self.workload, self.files, self.bytes, self.seconds, self.rss = workload, files, size, seconds, rss
+        self.floor, self.floor_name, self.target, self.target_text, self.note = floor, floor_name, target, \
+            target_text, note
+        self.ok = True
+
+    @property
+    def ratio(self):
+        return self.seconds / self.floor if self.floor else None
+
+
+class Results:
+    def __init__(self, smoke):
+        self.rows = []
+        self.checks = []  # (text, ok)
+        self.smoke = smoke
+
+    def add(self, row):
+        self.rows.append(row)
+        print("  %-44s %8.3f s  %s" % (row.workload, row.seconds, rss_text(row.rss)), file=sys.stderr, flush=True)
+        return row
+
+    def check(self, text, ok):
+        self.checks.append((text, ok))
+
+    def table(self):
+        lines = [
+            "| workload | files | MB | wall s | files/s | MB/s | peak RSS MB | floor | ratio |",
+            "|---|---:|---:|---:|---:|---:|---:|---|---:|",
+        ]
+        for row in self.rows:
+            rate = row.files / row.seconds if row.seconds > 0 else 0
+            megabytes = row.bytes / 1e6
+            lines.append("| %s | %d | %.0f | %.3f | %s | %.0f | %s | %s | %s |" % (
+                row.workload, row.files, megabytes, row.seconds, "{:,.0f}".format(rate),
+                megabytes / row.seconds if row.seconds > 0 else 0, rss_text(row.rss, unit=False),
+                row.floor_name or "-", "%.2f×" % row.ratio if row.ratio else "-"))
+        return "\n".join(lines)
+
+    def verdicts(self):
+        lines = ["| target | measured | met |", "|---|---|---|"]
+        for text, ok in self.checks:
+            lines.append("| %s | %s |" % (text, "yes" if ok else "**no**"))
+        return "\n".join(lines)
+
+
+def rss_text(rss, unit=True):
+    if rss is None:
+        return "-"
+    return "%.1f%s" % (rss / 1048576, " MB" if unit else "")
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, int(round(fraction * (len(ordered) - 1)))))
+    return ordered[index]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Measurements
+
+
+def photodrop(args, root, binary):
+    return [os.path.join(binary, "photodrop"), "--config", os.path.join(root, "config.json")] + args
+
+
+def measure_import(results, name, workload, work, binary, move, files, size, floor, floor_name,
+                   library_root=None):
+    """One `photodrop import` of a fresh linked copy of workload into the library of library_root (or a new one)."""
+    root = library_root or fresh_sandbox(work, name)
+    source = os.path.join(root, "source-" + name)
+    link_tree(workload, source)
+    argv = photodrop(["import", source] + (["--move"] if move else []), root, binary)
+    with open(os.path.join(root, name + ".out"), "w") as output:
+        seconds, rss, status, stderr = run_measured(argv, stdout=output)
+    text = open(os.path.join(root, name + ".out")).read()
+    match = re.search(r"Imported (\d+).*?, (\d+) duplicates?, (\d+) rejected, (\d+) failed", text)
+    if status != 0 or not match:
+        raise BenchError("%s: photodrop import exited %d: %s%s" % (name, status, text[-500:], stderr[-2000:]))
+    imported, duplicates, rejected, failed = (int(group) for group in match.groups())
+    if imported + duplicates != len(files) or rejected or failed:
+        raise BenchError("%s: %d imported + %d duplicates, %d rejected, %d failed; expected %d files" % (
+            name, imported, duplicates, rejected, failed, len(files)))
+    summary = {"imported": imported, "duplicates": duplicates}
+    row = results.add(Row(name, len(files), size, seconds, rss, floor, floor_name))
+    row.summary = summary
+    return root, row
+
+
+def measure_watch(name, workload_root, work, binary, settle, pace=None, limit=None):
+    """Renames files into the inbox of a running `photodrop watch`; returns the row and per-file latencies (ms)."""
+    root = fresh_sandbox(work, name, settle=settle)
+    stage = os.path.join(root, "stage")
+    link_tree(workload_root, stage)
+    files = tree_files(stage)[:limit] if limit else tree_files(stage)
+    inbox = os.path.join(root, "Inbox")
+    for folder in sorted({os.path.relpath(os.path.dirname(path), stage) for path in files}):
+        os.makedirs(os.path.join(inbox, folder), exist_ok=True)
+    size = tree_bytes(files)
+    log = open(os.path.join(root, "watch.log"), "w")
+    argv = photodrop(["watch"], root, binary)
+    process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while "photodrop watch started" not in open(log.name).read():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise BenchError("%s: photodrop watch did not start: %s" % (name, open(log.name).read()[-2000:]))
+            time.sleep(0.02)
+        renamed = {}
+        start = time.time()
+        for index, path in enumerate(files):
+            if pace:
+                due = start + index / pace
+                delay = due - time.time()
+                if delay > 0:
+                    time.sleep(delay)
+            target = os.path.join(inbox, os.path.relpath(path, stage))
+            stamp = time.time()
+            os.rename(path, target)
+            renamed[os.path.basename(path)] = stamp
+        renaming = time.time() - start
+        deadline = time.monotonic() + max(120, 10 * len(files) / 1000)
+        while asset_count(root) < len(files):
+            if process.poll() is not None:
+                raise BenchError("%s: photodrop watch exited early: %s" % (name, open(log.name).read()[-2000:]))
+            if time.monotonic() > deadline:
+                raise BenchError("%s: only %d of %d files committed" % (name, asset_count(root), len(files)))
+            time.sleep(0.05)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        _, status, usage = os.wait4(process.pid, 0)
+        log.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise BenchError("%s: photodrop watch exited %d on SIGTERM" % (name, os.waitstatus_to_exitcode(status)))
+    committed = commit_times(root)
+    missing = [name for name in renamed if name not in committed]
+    if missing:
+        raise BenchError("%s: %d files have no committed asset, e.g. %s" % (name, len(missing), missing[:3]))
+    latencies = [committed[name] - renamed[name] * 1000 for name in renamed]
+    drain = (max(committed.values()) / 1000.0) - start
+    row = Row(name, len(files), size, drain, usage.ru_maxrss * 1024)
+    row.renaming = renaming
+    return row, latencies
+
+
+def run(args):
+    binary, work, smoke = args.bin, args.work, args.smoke
+    counts = {"w1": 300, "w2": 4, "burst": 2000, "paced": 100, "settled": 20} if smoke else \
+        {"w1": 10000, "w2": 200, "burst": 100000, "paced": 10000, "settled": 500}
+    only = set(args.only.split(",")) if args.only else {"w1", "w2", "w3", "burst"}
+    results = Results(smoke)
+    workloads = os.path.join(work, "workloads")
+
+    def generate(kind, count):
+        dest = os.path.join(workloads, "%s-%d" % (kind, count))
+        print("bench: workload %s (%d files) in %s" % (kind.upper(), count, dest), file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), kind, dest, "--count", str(count)],
+                       check=True)
+        return dest
+
+    floors = os.path.join(binary, "bench-floors")
+    w1_floor_hash = w1_move = None
+
+    if only & {"w1", "w3"}:
+        w1 = generate("w1", counts["w1"])
+        w1_files = tree_files(w1)
+        w1_bytes = tree_bytes(w1_files)
+        warm(w1_files)
+        print("bench: W1 floors", file=sys.stderr, flush=True)
+        hashed = floor_json([floors, "hash", w1])
+        w1_floor_hash = hashed["seconds"]
+        results.add(Row("W1 floor: SHA-256 every byte, %d threads" % CORES, len(w1_files), w1_bytes,
+                        w1_floor_hash))
+        renamed = floor_json([floors, "rename", w1])
+        results.add(Row("W1 floor: rename(2) every file", len(w1_files), w1_bytes, renamed["seconds"]))
+        listing = os.path.join(work, "w1-files.txt")
+        with open(listing, "wb") as handle:
+            handle.write(b"\0".join(path.encode() for path in w1_files))
+        seconds, _, status, stderr = run_measured(
+            ["xargs", "-0", "-P", str(CORES), "-n", "500", "-a", listing, "file", "--mime-type"])
+        if status != 0:
+            raise BenchError("file --mime-type failed: " + stderr[-1000:])
+        w1_floor_file = seconds
+        results.add(Row("W1 floor: file --mime-type, %d processes" % CORES, len(w1_files), w1_bytes, seconds))
+
+        print("bench: W1 photodrop", file=sys.stderr, flush=True)
+        _, row = measure_import(results, "W1 import --move", w1, work, binary, True, w1_files, w1_bytes,
+                                w1_floor_hash, "SHA-256")
+        w1_move = row.seconds
+        rate = len(w1_files) / row.seconds
+        results.check("W1 `import --move` ≥ 10,000 files/s: %s files/s" % "{:,.0f}".format(rate), rate >= 10000)
+        results.check("W1 `import --move` ≤ 3× SHA-256 floor: %.2f×" % row.ratio, row.ratio <= 3)
+        results.check("W1 `import --move` peak RSS < 40 MB: %s" % rss_text(row.rss), row.rss < 40 * 2**20)
+
+        root, first = measure_import(results, "W1 import (copy)", w1, work, binary, False, w1_files,
+                                     w1_bytes, w1_floor_hash, "SHA-256")
+        results.check("W1 `import` (copy) peak RSS < 40 MB: %s" % rss_text(first.rss), first.rss < 40 * 2**20)
+        _, second = measure_import(results, "W1 import again (all stored)", w1, work, binary, False,
+                                   w1_files, w1_bytes, w1_floor_hash, "SHA-256", library_root=root)
+        if second.summary["duplicates"] != len(w1_files):
+            raise BenchError("W1 second import: %d duplicates of %d" % (second.summary["duplicates"],
+                                                                        len(w1_files)))
+        speedup = first.seconds / second.seconds
+        results.check("second W1 `import` ≥ 3× faster than the first: %.1f×" % speedup, speedup >= 3)
+        results.check("second W1 `import` peak RSS < 40 MB: %s" % rss_text(second.rss), second.rss < 40 * 2**20)
+
+        seconds, rss, status, stderr = run_measured(
+            [os.path.join(binary, "photodrop"), "probe", w1, "--json"])
+        # The workload's STAMP file is probed too and rejected (exit 1); everything else must be accepted.
+        if status not in (0, 1):
+            raise BenchError("photodrop probe exited %d: %s" % (status, stderr[-1000:]))
+        row = results.add(Row("W1 probe --json", len(w1_files), w1_bytes, seconds, rss, w1_floor_file,
+                              "file --mime-type"))
+        rate = len(w1_files) / seconds
+        results.check("W1 `probe` ≥ 30,000 files/s: %s files/s" % "{:,.0f}".format(rate), rate >= 30000)
+        results.check("W1 `probe` peak RSS < 40 MB: %s" % rss_text(rss), rss < 40 * 2**20)
+
+    if "w2" in only:
+        w2 = generate("w2", counts["w2"])
+        w2_files = tree_files(w2)
+        w2_bytes = tree_bytes(w2_files)
+        warm(w2_files)
+        print("bench: W2 floors", file=sys.stderr, flush=True)
+        w2_hash = floor_json([floors, "hash", w2])["seconds"]
+        results.add(Row("W2 floor: SHA-256 every byte, %d threads" % CORES, len(w2_files), w2_bytes, w2_hash))
+        copy_dest = os.path.join(work, "cp-floor")
+        shutil.rmtree(copy_dest, ignore_errors=True)
+        subprocess.run(["sync"], check=True)
+        start = time.monotonic()
+        subprocess.run(["cp", "-r", w2, copy_dest], check=True)
+        w2_cp = time.monotonic() - start
+        subprocess.run(["sync", "-f", copy_dest], check=True)
+        w2_cp_sync = time.monotonic() - start
+        shutil.rmtree(copy_dest)
+        results.add(Row("W2 floor: cp -r", len(w2_files), w2_bytes, w2_cp))
+        results.add(Row("W2 floor: cp -r, then sync", len(w2_files), w2_bytes, w2_cp_sync))
+
+        print("bench: W2 photodrop", file=sys.stderr, flush=True)
+        subprocess.run(["sync"], check=True)
+        _, row = measure_import(results, "W2 import --move", w2, work, binary, True, w2_files, w2_bytes,
+                                w2_hash, "SHA-256")
+        results.check("W2 `import --move` ≤ 1.25× SHA-256 floor: %.2f×" % row.ratio, row.ratio <= 1.25)
+        results.check("W2 `import --move` peak RSS < 40 MB: %s" % rss_text(row.rss), row.rss < 40 * 2**20)
+        subprocess.run(["sync"], check=True)
+        _, row = measure_import(results, "W2 import (copy)", w2, work, binary, False, w2_files, w2_bytes,
+                                w2_hash + w2_cp, "SHA-256 + cp")
+        results.check("W2 `import` (copy) ≤ 1.25× (SHA-256 + cp): %.2f× (%.2f× of SHA-256 + cp + sync)" % (
+            row.ratio, row.seconds / (w2_hash + w2_cp_sync)), row.ratio <= 1.25)
+        results.check("W2 `import` (copy) peak RSS < 40 MB: %s" % rss_text(row.rss), row.rss < 40 * 2**20)
+
+    if "w3" in only:
+        w1 = generate("w1", counts["w1"])
+        print("bench: W3 burst", file=sys.stderr, flush=True)
+        row, latencies = measure_watch("W3a watch: burst, settle 0", w1, work, binary, 0)
+        row.floor, row.floor_name = w1_move, "W1 import --move"
+        results.add(row)
+        ratio = row.seconds / w1_move if w1_move else float("nan")
+        results.check("W3a burst drained ≤ 2.5× W1 `import --move`: %.2f×" % ratio, ratio <= 2.5)
+        results.check("W3a burst peak RSS < 40 MB: %s" % rss_text(row.rss), row.rss < 40 * 2**20)
+
+        print("bench: W3 paced, 50 files/s (%d s)" % (counts["paced"] / 50), file=sys.stderr, flush=True)
+        row, latencies = measure_watch("W3b watch: 50 files/s, settle 0", w1, work, binary, 0,
+                                       pace=50, limit=counts["paced"])
+        p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+        row.note = "latency p50 %.0f ms, p99 %.0f ms, max %.0f ms" % (p50, p99, max(latencies))
+        results.add(row)
+        results.paced = (p50, p99, max(latencies))
+        results.check("W3b paced p50 ≤ 5 ms: %.0f ms" % p50, p50 <= 5)
+        results.check("W3b paced p99 ≤ 20 ms: %.0f ms" % p99, p99 <= 20)
+        results.check("W3b paced peak RSS < 40 MB: %s" % rss_text(row.rss), row.rss < 40 * 2**20)
+
+        print("bench: W3 paced with the default settle time", file=sys.stderr, flush=True)
+        row, settled = measure_watch("W3c watch: 50 files/s, settle 2000 ms", w1, work, binary,
+                                     2000, pace=50, limit=counts["settled"])
+        s50, s99 = percentile(settled, 0.5), percentile(settled, 0.99)
+        row.note = "latency p50 %.0f ms, p99 %.0f ms: the default settle adds %.0f ms at p50" % (s50, s99, s50 - p50)
+        results.add(row)
+        results.settled = (s50, s99, s50 - p50)
+
+    if "burst" in only:
+        burst = generate("burst", counts["burst"])
+        warm(tree_files(burst))
+        print("bench: %d-file burst" % counts["burst"], file=sys.stderr, flush=True)
+        row, _ = measure_watch("BURST watch: %d files at once" % counts["burst"], burst, work,
+                               binary, 0)
+        results.add(row)
+        results.check("%d-file burst peak RSS < 40 MB: %s" % (counts["burst"], rss_text(row.rss)),
+                      row.rss < 40 * 2**20)
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True, help="folder with the release photodrop and bench-floors")
+    parser.add_argument("--work", required=True, help="scratch folder (workloads are kept there for the next run)")
+    parser.add_argument("--smoke", action="store_true", help="small workloads; targets are not judged")
+    parser.add_argument("--only", help="comma-separated subset of w1,w2,w3,burst")
+    parser.add_argument("--results", help="also write the tables to this Markdown file")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    try:
+        results = run(args)
+    except (BenchError, subprocess.CalledProcessError, OSError) as error:
+        print("bench: FAILED: %s" % error, file=sys.stderr)
+        return 2
+    for row in results.rows:
+        if row.note:
+            row.workload += " (%s)" % row.note
+    text = results.table() + "\n\n" + results.verdicts() + "\n"
+    print(text)
+    if args.results:
+        with open(args.results, "w") as handle:
+            handle.write(text)
+    shutil.rmtree(os.path.join(args.work, "runs"), ignore_errors=True)
+    missed = [check for check in results.checks if not check[1]]
+    if args.smoke:
+        print("bench: smoke run complete (%d rows; targets are judged on the full workloads only)" % len(
+            results.rows))
+        return 0
+    print("bench: %d of %d targets met" % (len(results.checks) - len(missed), len(results.checks)))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

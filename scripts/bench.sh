@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# photodrop's benchmark, in one command:
+#
+#   scripts/bench.sh [--smoke] [--only w1,w2,w3,burst] [--results FILE]
+#
+# Installs what the workload generator and the floors need where it is missing (Pillow from PyPI; ffmpeg and file
+# from Debian), builds photodrop and bench-floors with -c release, generates the deterministic workloads into
+# $BENCH_WORK (default .bench/, kept for the next run; about 2 GB for the full set, and the same again while it
+# runs) and runs Benchmarks/bench.py, which prints one table of every workload against the floors measured in the
+# same run and a list of the targets with whether each was met.
+#
+# --smoke: every workload small, targets not judged (CI runs this to keep the benchmark working).
+# Exit status: 0 when every target was met (always, with --smoke, unless the run broke), 1 when one was missed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+    export PATH="/opt/swift/usr/bin:$PATH"
+fi
+
+sudo_cmd=""
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+missing=()
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v file >/dev/null 2>&1 || missing+=(file)
+command -v xargs >/dev/null 2>&1 || missing+=(findutils)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "bench.sh: installing ${missing[*]} (Debian)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo_cmd apt-get update -q >&2
+    $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+if ! python3 -c 'import PIL' >/dev/null 2>&1; then
+    echo "bench.sh: installing Pillow (PyPI)" >&2
+    python3 -m pip install -q Pillow >&2 || python3 -m pip install -q --break-system-packages Pillow >&2
+fi
+
+echo "bench.sh: building photodrop and bench-floors (-c release)" >&2
+swift build -c release --product photodrop >&2
+swift build -c release --product bench-floors >&2
+bin="$(swift build -c release --show-bin-path)"
+
+exec python3 Benchmarks/bench.py --bin "$bin" --work "${BENCH_WORK:-.bench}" "$@"
