@@ -69,7 +69,10 @@ let package = Package(
 
         // Fixtures that several test targets generate (tiny valid JPEGs).
         .target(name: "TestFixtures", path: "Tests/Fixtures", swiftSettings: strict),
-        .testTarget(name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "catalog-history"], swiftSettings: strict),
+        // The example is a dependency so that a plain `swift test` builds it next to the test bundle.
+        .testTarget(
+            name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "catalog-history", "SaveToAlbum"],
+            swiftSettings: strict),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"], swiftSettings: strict),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "PhotodropCLI", "TestFixtures"], swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["photodrop", "PhotoCatalog", "TestFixtures"], swiftSettings: strict),

@@ -306,7 +306,7 @@ def run(args):
     def generate(kind, count):
         dest = os.path.join(workloads, "%s-%d" % (kind, count))
         print("bench: workload %s (%d files) in %s" % (kind.upper(), count, dest), file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), kind, dest, "--count", str(count)],
+        subprocess.run([args.python, os.path.join(HERE, "generate.py"), kind, dest, "--count", str(count)],
                        check=True)
         return dest
 
@@ -443,6 +443,7 @@ def run(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--python", default=sys.executable, help="the Python (with Pillow) for generate.py")
     parser.add_argument("--bin", required=True, help="folder with the release photodrop and bench-floors")
     parser.add_argument("--work", required=True, help="scratch folder (workloads are kept there for the next run)")
     parser.add_argument("--smoke", action="store_true", help="small workloads; targets are not judged")

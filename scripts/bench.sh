@@ -24,15 +24,24 @@ missing=()
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v file >/dev/null 2>&1 || missing+=(file)
 command -v xargs >/dev/null 2>&1 || missing+=(findutils)
-if [ ${#missing[@]} -gt 0 ]; then
-    echo "bench.sh: installing ${missing[*]} (Debian)" >&2
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+apt_install() {
+    echo "bench.sh: installing $* (Debian)" >&2
     export DEBIAN_FRONTEND=noninteractive
     $sudo_cmd apt-get update -q >&2
-    $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
-if ! python3 -c 'import PIL' >/dev/null 2>&1; then
+    $sudo_cmd apt-get install -y -q --no-install-recommends "$@" >&2
+}
+if [ ${#missing[@]} -gt 0 ]; then apt_install "${missing[@]}"; fi
+# The generator needs Pillow: the python3 on PATH with Pillow from PyPI, else Debian's python3 with python3-pil.
+python=python3
+if ! "$python" -c 'import PIL' >/dev/null 2>&1; then
     echo "bench.sh: installing Pillow (PyPI)" >&2
-    python3 -m pip install -q Pillow >&2 || python3 -m pip install -q --break-system-packages Pillow >&2
+    "$python" -m pip install -q Pillow >&2 || "$python" -m pip install -q --break-system-packages Pillow >&2 || true
+fi
+if ! "$python" -c 'import PIL' >/dev/null 2>&1; then
+    apt_install python3 python3-pil
+    python=/usr/bin/python3
+    "$python" -c 'import PIL' || { echo "bench.sh: no Python with Pillow could be set up" >&2; exit 2; }
 fi
 
 echo "bench.sh: building photodrop and bench-floors (-c release)" >&2
@@ -40,4 +49,4 @@ swift build -c release --product photodrop >&2
 swift build -c release --product bench-floors >&2
 bin="$(swift build -c release --show-bin-path)"
 
-exec python3 Benchmarks/bench.py --bin "$bin" --work "${BENCH_WORK:-.bench}" "$@"
+exec "$python" Benchmarks/bench.py --python "$python" --bin "$bin" --work "${BENCH_WORK:-.bench}" "$@"

@@ -30,6 +30,21 @@ struct ImportCommandTests {
         let partly = try sandbox.run(["import", mixed.path])
         #expect(partly.status == 1, "\(partly)")
         #expect(partly.stderr.contains("notes.txt"), "\(partly)")
+        // A file that cannot be read as one (a named pipe, which even root cannot "read" as a photo) fails: exit 1,
+        // the rest is still imported.
+        let withPipe = try makeTree(sandbox, name: "with-pipe", rejected: false)
+        let pipe = withPipe.appendingPathComponent("Trip/stream.jpg")
+        #expect(mkfifo(pipe.path, 0o644) == 0)
+        let failed = try sandbox.run(["import", withPipe.path, "--json"])
+        #expect(failed.status == 1, "\(failed)")
+        let summary = try failed.jsonObject()
+        #expect(summary["failed"] as? Int == 1, "\(failed)")
+        #expect(summary["duplicates"] as? Int == 6, "the tree's photos are the clean tree's: \(failed)")
+        let items = summary["items"] as? [[String: Any]] ?? []
+        let pipeItem = items.first { ($0["path"] as? String)?.hasSuffix("stream.jpg") == true }
+        #expect(pipeItem?["outcome"] as? String == "failed", "\(items)")
+        #expect((pipeItem?["message"] as? String)?.contains("not a regular file") == true, "\(items)")
+        #expect(FileManager.default.fileExists(atPath: pipe.path), "a failed file stays where it is")
         let missing = try sandbox.run(["import", sandbox.root.appendingPathComponent("nope").path])
         #expect(missing.status == 2, "\(missing)")
         #expect(missing.stderr.contains("nope"), "\(missing)")

@@ -124,4 +124,29 @@ struct WatchCrashTests {
         #expect(try again.stop() == 0)
         #expect(try LibraryCheck(sandbox).albums() == ["Busy": files.count])
     }
+
+    @Test("SIGINT (Ctrl-C) stops the daemon like SIGTERM: files taken are finished, exit 0")
+    func sigintStopsCleanly() throws {
+        let sandbox = try Sandbox("sigint", settings: ["settleMilliseconds": 0])
+        let source = try sandbox.staging("ctrl-c")
+        let files = try TinyJPEG.write(count: 20, into: source)
+        let daemon = try WatchDaemon(sandbox)
+        try daemon.waitUntilStarted()
+        let album = sandbox.inbox.appendingPathComponent("Interrupted")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        for file in files {
+            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
+                throw HarnessError("rename failed: errno \(errno)")
+            }
+        }
+        #expect(eventually(timeout: 30) { daemon.outcomes.count == files.count })
+        let status = try daemon.stop(signal: SIGINT, timeout: 30)
+        #expect(status == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("photodrop watch stopped"), "\(daemon.log)")
+        #expect(sandbox.stagedFiles.isEmpty && sandbox.inboxFiles.isEmpty)
+        let library = try LibraryCheck(sandbox)
+        #expect(try library.albums() == ["Interrupted": files.count])
+        #expect(try library.journalCount == 0)
+        try library.expectConsistent()
+    }
 }

@@ -29,7 +29,36 @@ struct WatchVolumeTests {
         let library = try LibraryCheck(sandbox)
         #expect(try library.albums() == ["Burst": 2000])
         #expect(try library.assetCount == 2000)
+        // Group commit: the burst arrives together, so it is committed in a few large transactions.
+        let transactions = try library.count(
+            "SELECT count(DISTINCT token) FROM change_log WHERE object_type = 1 AND change_type = 0")
+        #expect(transactions >= 1 && transactions <= 200, "2,000 files in \(transactions) transactions")
         #expect(sandbox.inboxFiles.isEmpty)
+        try library.expectConsistent()
+    }
+
+    @Test("files that trickle in are committed one at a time, each without waiting for a batch to fill")
+    func trickleIsCommittedAtOnce() throws {
+        let sandbox = try Sandbox("trickle", settings: ["settleMilliseconds": 0])
+        let source = try sandbox.staging("trickle")
+        let files = try TinyJPEG.write(count: 5, into: source)
+        let daemon = try WatchDaemon(sandbox)
+        try daemon.waitUntilStarted()
+        let album = sandbox.inbox.appendingPathComponent("Trickle")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        for (index, file) in files.enumerated() {
+            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
+                throw HarnessError("rename failed: errno \(errno)")
+            }
+            // Each file is committed before the next one arrives: nothing holds it back to fill a batch.
+            #expect(eventually(timeout: 10) { daemon.outcomes.count == index + 1 }, "file \(index) not committed")
+        }
+        #expect(try daemon.stop() == 0)
+        let library = try LibraryCheck(sandbox)
+        let transactions = try library.count(
+            "SELECT count(DISTINCT token) FROM change_log WHERE object_type = 1 AND change_type = 0")
+        #expect(transactions == files.count, "\(files.count) trickled files in \(transactions) transactions")
+        #expect(try library.albums() == ["Trickle": files.count])
         try library.expectConsistent()
     }
 

@@ -69,9 +69,11 @@ struct LibraryCheck {
         try database.firstRow("PRAGMA integrity_check") { $0.string(0) } ?? "no answer"
     }
 
-    /// Every resource row has its file, every file in `originals/` has its row, nothing waits in `recovered/`, and
-    /// the database is intact.
+    /// Every resource row has its file, every file in `originals/` has its row, nothing waits in `recovered/`, the
+    /// database is intact, and `photodrop verify --deep` (every original re-hashed) agrees.
     func expectConsistent(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let verify = try sandbox.run(["verify", "--deep"])
+        #expect(verify.status == 0, "photodrop verify --deep: \(verify)", sourceLocation: sourceLocation)
         let rows = Set(try database.rows("SELECT path FROM resources", row: { $0.string(0) }))
         let files = Set(
             sandbox.files(under: sandbox.library.appendingPathComponent("originals")).map { "originals/" + $0 })
