@@ -169,6 +169,30 @@ struct MovieTests {
         #expect(r.message.contains("samples of the audio track 2 reach byte"), "\(r.message)")
     }
 
+    @Test(
+        "compact sample sizes (stz2, 4/8/16-bit fields) count frames and find sample data past the end",
+        arguments: [4, 8, 16])
+    func compactSampleSizes(bits: Int) throws {
+        var video = TrackSpec.video()
+        video.sampleSizes = [9, 12, 15]
+        video.compactSizeBits = bits
+        var audio = TrackSpec.audio()
+        audio.compactSizeBits = bits == 4 ? 8 : bits
+        let spec = MovieSpec(tracks: [video, audio])
+        let whole = spec.build()
+        let r = try Probe.memory(whole)
+        #expect(r.kind == .video, "\(r.message)")
+        #expect(r.metadata.frameCount == 3)
+        // Cut the file inside the sample data: the sizes from stz2 must show it.
+        var cut = whole
+        cut.removeLast(30)
+        let mdat = try #require(find(cut, "mdat")) - 8
+        let size = Int(cut[mdat]) << 24 | Int(cut[mdat + 1]) << 16 | Int(cut[mdat + 2]) << 8 | Int(cut[mdat + 3])
+        cut.replaceSubrange(mdat..<mdat + 4, with: [UInt8].be32(size - 30))
+        let truncated = try Probe.memory(cut)
+        #expect(truncated.rejection == .corrupt && truncated.isTruncated, "\(truncated.message)")
+    }
+
     @Test("fragmented MP4: samples in moof/trun count; a cut fragment is truncated")
     func fragmented() throws {
         let bytes = MovieSpec(fragmented: true).build()

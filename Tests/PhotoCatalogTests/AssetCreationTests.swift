@@ -173,4 +173,47 @@ struct AssetCreationTests {
         #expect(TestFiles.device(try #require(big.originalURL)) == TestFiles.device(folder.url))
         #expect(!TestFiles.originals(library).contains { $0.hasSuffix(".partial") })
     }
+
+    @Test("a photo with a paired video is one Live Photo asset with two stored resources")
+    func livePhotoHasTwoResources() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let photo = try folder.write(TestFiles.distinctBytes(size: 2000), to: "IMG_0002.HEIC")
+        let movie = try folder.write(TestFiles.distinctBytes(size: 5000), to: "IMG_0002.MOV")
+        let identifier = Locked<String?>(nil)
+        let report = try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: photo, options: nil)
+            request.addResource(with: .pairedVideo, fileURL: movie, options: nil)
+            identifier.value = request.placeholderForCreatedAsset?.localIdentifier
+        }
+        #expect(report.createdAssetCount == 1)
+        #expect(report.assetCreations.first?.storedPaths.count == 2)
+        let id = try #require(identifier.value)
+        let asset = try #require(Asset.fetchAssets(withLocalIdentifiers: [id], library: library).firstObject)
+        #expect(asset.mediaType == .image)
+        #expect(asset.playbackStyle == .livePhoto)
+        #expect(asset.mediaSubtypes.contains(.photoLive))
+        #expect(asset.resources.map(\.type) == [.photo, .pairedVideo])
+        #expect(asset.resources.map(\.originalFilename) == ["IMG_0002.HEIC", "IMG_0002.MOV"])
+        for (resource, source) in zip(asset.resources, [photo, movie]) {
+            #expect(try Data(contentsOf: resource.fileURL) == Data(contentsOf: source))
+        }
+        let live = try #require(
+            AssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumLivePhotos, library: library)
+                .firstObject)
+        #expect(try Asset.fetchAssets(in: live).map(\.localIdentifier) == [id])
+
+        // A paired video beside a video instead of a photo is refused, and the block stores nothing.
+        let otherMovie = try folder.write(TestFiles.distinctBytes(size: 6000), to: "clip.mov")
+        let otherPair = try folder.write(TestFiles.distinctBytes(size: 7000), to: "pair.mov")
+        await #expect(throws: PhotosError.self) {
+            try await library.performChanges {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(with: .video, fileURL: otherMovie, options: nil)
+                request.addResource(with: .pairedVideo, fileURL: otherPair, options: nil)
+            }
+        }
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 1)
+    }
 }

@@ -44,6 +44,8 @@ struct TrackSpec {
     var duration = 1800
     /// Writes `co64` instead of `stco`.
     var wideOffsets = false
+    /// Writes `stz2` with 4-, 8- or 16-bit fields instead of `stsz`.
+    var compactSizeBits: Int?
 
     static func video(_ codec: String = "avc1") -> TrackSpec { TrackSpec(codec: codec) }
     static func audio(_ codec: String = "mp4a", objectType: UInt8? = 0x40) -> TrackSpec {
@@ -111,7 +113,18 @@ struct TrackSpec {
         let stsd = BMFF.full("stsd", .be32(1) + sampleEntry())
         let stts = BMFF.full("stts", .be32(1) + .be32(sizes.count) + .be32(timescale / 30))
         let stsc = BMFF.full("stsc", sizes.isEmpty ? .be32(0) : .be32(1) + .be32(1) + .be32(1) + .be32(1))
-        let stsz = BMFF.full("stsz", .be32(0) + .be32(sizes.count) + sizes.flatMap { [UInt8].be32($0) })
+        let stsz: [UInt8]
+        switch compactSizeBits {
+        case nil:
+            stsz = BMFF.full("stsz", .be32(0) + .be32(sizes.count) + sizes.flatMap { [UInt8].be32($0) })
+        case 4?:
+            let padded = sizes + (sizes.count % 2 == 1 ? [0] : [])
+            let nibbles = stride(from: 0, to: padded.count, by: 2).map { UInt8(padded[$0] << 4 | padded[$0 + 1]) }
+            stsz = BMFF.full("stz2", .zeros(3) + [4] + .be32(sizes.count) + nibbles)
+        case let bits?:
+            let table = sizes.flatMap { bits == 8 ? [UInt8($0)] : [UInt8].be16($0) }
+            stsz = BMFF.full("stz2", .zeros(3) + [UInt8(bits)] + .be32(sizes.count) + table)
+        }
         let stco =
             wideOffsets
             ? BMFF.full("co64", .be32(offsets.count) + offsets.flatMap { [UInt8].be64(UInt64($0)) })
