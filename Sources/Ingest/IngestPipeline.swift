@@ -59,6 +59,8 @@ public final class IngestPipeline: Sendable {
             try await WorkerPool.run(
                 workers: workers, jobs: jobs, makeState: makeWorker,
                 process: { worker, job in
+                    // The writer is the pipeline's one serial stage: let it preempt the workers (see the type).
+                    WorkerThreadPriority.lowerCurrentThread()
                     let output = worker.process(job)
                     try? await findings.send(output)
                     // Reading and probing block the thread; let the committer and the source have their turn.

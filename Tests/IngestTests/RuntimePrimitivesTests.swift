@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Ingest
@@ -254,5 +255,33 @@ struct BoundedQueueTests {
                     return worker
                 }, process: { _, _ in })
         }
+    }
+}
+
+@Suite("WorkerThreadPriority")
+struct WorkerThreadPriorityTests {
+    @Test("raises the nice value of the calling thread only, and never lowers it")
+    func lowersOnlyTheCallingThread() throws {
+        let before = WorkerThreadPriority.current
+        let seen = Mutex<[Int32]>([])
+        let thread = Thread {
+            WorkerThreadPriority.lowerCurrentThread()
+            let lowered = WorkerThreadPriority.current
+            WorkerThreadPriority.lowerCurrentThread(to: 5)  // lower than now: left alone
+            seen.withLock { $0 = [lowered, WorkerThreadPriority.current] }
+        }
+        thread.start()
+        #expect(eventuallyTrue { seen.withLock { $0.count == 2 } })
+        let values = seen.withLock { $0 }
+        #expect(values == [max(before, WorkerThreadPriority.niceness), max(before, WorkerThreadPriority.niceness)])
+        #expect(WorkerThreadPriority.current == before, "the test's own thread keeps its priority")
+    }
+
+    private func eventuallyTrue(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
     }
 }
