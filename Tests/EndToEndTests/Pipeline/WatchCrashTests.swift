@@ -37,17 +37,12 @@ struct WatchCrashTests {
             inputs.append(note)
         }
         inputs.shuffle(using: &random)
-        let album = sandbox.inbox.appendingPathComponent("Crash")
-        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        let album = try sandbox.inboxAlbum("Crash")
 
         var kills: [String] = []
         for round in 0..<10 {
             let daemon = try WatchDaemon(sandbox)
-            for file in inputs[(round * 100)..<((round + 1) * 100)] {
-                guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
-                    throw HarnessError("rename failed: errno \(errno)")
-                }
-            }
+            try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
             // Every fourth round dies during start-up and recovery; the others while the files are settled, claimed,
             // probed and committed (50 ms settle, then 50 to 150 ms of work for 100 files).
             let delay: UInt32
@@ -96,13 +91,8 @@ struct WatchCrashTests {
         let files = try TinyJPEG.write(count: 1500, into: source)
         let daemon = try WatchDaemon(sandbox)
         try daemon.waitUntilStarted()
-        let album = sandbox.inbox.appendingPathComponent("Busy")
-        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
-        for file in files {
-            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
-                throw HarnessError("rename failed: errno \(errno)")
-            }
-        }
+        let album = try sandbox.inboxAlbum("Busy")
+        try sandbox.move(files, into: album)
         #expect(eventually(timeout: 30) { daemon.outcomes.count >= 1 })
         let status = try daemon.stop(signal: SIGTERM, timeout: 30)
         #expect(status == 0, "\(daemon.log)")
@@ -132,13 +122,8 @@ struct WatchCrashTests {
         let files = try TinyJPEG.write(count: 20, into: source)
         let daemon = try WatchDaemon(sandbox)
         try daemon.waitUntilStarted()
-        let album = sandbox.inbox.appendingPathComponent("Interrupted")
-        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
-        for file in files {
-            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
-                throw HarnessError("rename failed: errno \(errno)")
-            }
-        }
+        let album = try sandbox.inboxAlbum("Interrupted")
+        try sandbox.move(files, into: album)
         #expect(eventually(timeout: 30) { daemon.outcomes.count == files.count })
         let status = try daemon.stop(signal: SIGINT, timeout: 30)
         #expect(status == 0, "\(daemon.log)")

@@ -15,13 +15,8 @@ struct WatchVolumeTests {
         let files = try TinyJPEG.write(count: 2000, into: source)
         let daemon = try WatchDaemon(sandbox)
         try daemon.waitUntilStarted()
-        let album = sandbox.inbox.appendingPathComponent("Burst")
-        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
-        for file in files {
-            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
-                throw HarnessError("rename failed: errno \(errno)")
-            }
-        }
+        let album = try sandbox.inboxAlbum("Burst")
+        try sandbox.move(files, into: album)
         let outcomes = daemon.waitForOutcomes(2000, timeout: 120)
         #expect(try daemon.stop() == 0)
         #expect(outcomes.count == 2000, "\(outcomes.count) outcomes")
@@ -44,12 +39,9 @@ struct WatchVolumeTests {
         let files = try TinyJPEG.write(count: 5, into: source)
         let daemon = try WatchDaemon(sandbox)
         try daemon.waitUntilStarted()
-        let album = sandbox.inbox.appendingPathComponent("Trickle")
-        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        let album = try sandbox.inboxAlbum("Trickle")
         for (index, file) in files.enumerated() {
-            guard rename(file.path, album.appendingPathComponent(file.lastPathComponent).path) == 0 else {
-                throw HarnessError("rename failed: errno \(errno)")
-            }
+            try sandbox.move([file], into: album)
             // Each file is committed before the next one arrives: nothing holds it back to fill a batch.
             #expect(eventually(timeout: 10) { daemon.outcomes.count == index + 1 }, "file \(index) not committed")
         }
@@ -70,8 +62,7 @@ struct WatchVolumeTests {
         let sandbox = try Sandbox("corpus", settings: ["incompleteGraceSeconds": 1])
         let daemon = try WatchDaemon(sandbox)
         try daemon.waitUntilStarted()
-        let album = sandbox.inbox.appendingPathComponent("Corpus")
-        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        let album = try sandbox.inboxAlbum("Corpus")
         for entry in expected {
             try sandbox.tool("/bin/cp", [corpus.appendingPathComponent(entry.file).path, album.path + "/"])
         }

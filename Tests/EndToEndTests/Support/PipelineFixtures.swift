@@ -130,6 +130,22 @@ extension Sandbox {
         return url
     }
 
+    /// The inbox folder of `album`, created if needed.
+    func inboxAlbum(_ album: String) throws -> URL {
+        let url = inbox.appendingPathComponent(album)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Renames each file into `folder` (one `rename(2)` per file, as `mv` on one filesystem does).
+    func move(_ files: some Sequence<URL>, into folder: URL) throws {
+        for file in files {
+            guard rename(file.path, folder.appendingPathComponent(file.lastPathComponent).path) == 0 else {
+                throw HarnessError("rename of \(file.path) into \(folder.path) failed: errno \(errno)")
+            }
+        }
+    }
+
     /// Files left in the inbox (dot-entries such as `.photodrop` skipped).
     var inboxFiles: [String] { files(under: inbox) }
 
