@@ -76,6 +76,44 @@ struct AtomicityTests {
         #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).count == 1)
     }
 
+    @Test("when placing a file fails while the rows are inserted, nothing commits and the placed files go back")
+    func failureWhilePlacing() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let moved = try folder.makeFiles(6, prefix: "moved")
+        let inodes = moved.map(TestFiles.inode)
+        let vanishing = moved[3]
+        await #expect {
+            try await library.performChanges {
+                for source in moved {
+                    let request = try AssetCreationRequest.forAsset()
+                    request.addResource(
+                        with: .photo, fileURL: source, options: AssetResourceCreationOptions(shouldMoveFile: true))
+                }
+                // Gone after it was added: its rename fails while the writer inserts the block's rows.
+                try FileManager.default.removeItem(at: vanishing)
+            }
+        } throws: { error in
+            guard let error = error as? PhotosError else { return false }
+            return error.message.contains(vanishing.lastPathComponent) || error.message.contains("originals")
+        }
+        let kept = moved.indices.filter { $0 != 3 }
+        #expect(kept.map { TestFiles.inode(moved[$0]) } == kept.map { inodes[$0] }, "the others are back, same inodes")
+        #expect(TestFiles.originals(library).isEmpty)
+        #expect(try rawCount(library, "SELECT count(*) FROM assets") == 0)
+        #expect(try rawCount(library, "SELECT count(*) FROM placement_intents") == 0)
+        // The library works on: the same files commit in the next block.
+        let report = try await library.performChanges {
+            for index in kept {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(
+                    with: .photo, fileURL: moved[index], options: AssetResourceCreationOptions(shouldMoveFile: true))
+            }
+        }
+        #expect(report.createdAssetCount == kept.count)
+        #expect(TestFiles.originals(library).count == kept.count)
+    }
+
     @Test("change requests outside performChanges throw a clear error")
     func outsideBlock() throws {
         let folder = try TemporaryDirectory()
