@@ -110,6 +110,24 @@ struct TIFFTests {
         #expect(nikonScan.fileExtension == "tiff", "a Nikon TIFF without raw data is a TIFF")
     }
 
+    @Test("strip tables that claim billions of entries are judged at once, never walked or allocated")
+    func hugeStripTables() throws {
+        for count in [0x7FFF_FFFF, 0xFFFF_FFFF, 1 << 21] {
+            var w = TIFFWriter()
+            w.trailer = .zeros(64)
+            w.ifd0 = [
+                .init(tag: 0x0100, value: .long([16])), .init(tag: 0x0101, value: .long([8])),
+                .init(tag: 0x0111, value: .raw(type: 4, count: count, bytes: .le32(8))),
+                .init(tag: 0x0117, value: .raw(type: 4, count: count, bytes: .le32(8))),
+            ]
+            let started = ContinuousClock.now
+            let r = try Probe.memory(w.build())
+            let elapsed = started.duration(to: .now)
+            #expect(elapsed < .seconds(1), "\(count) entries took \(elapsed)")
+            #expect(r.rejection == .corrupt, "a table that runs past the end of the file: \(r.message)")
+        }
+    }
+
     @Test("BigTIFF is refused with a conversion hint")
     func bigTIFF() throws {
         let r = try Probe.memory(.ascii("II") + .le16(43) + .le16(8) + .le16(0) + .zeros(64))
