@@ -32,6 +32,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,15 +47,20 @@ class BenchError(Exception):
 # Running things
 
 
-def run_measured(argv, cwd=None, stdout=subprocess.DEVNULL, env=None):
-    """Runs argv to completion; returns (seconds, peak RSS in bytes, exit status)."""
-    start = time.monotonic()
-    process = subprocess.Popen(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.monotonic() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    stderr = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
+def run_measured(argv, stdout=subprocess.DEVNULL):
+    """Runs argv to completion; returns (seconds, peak RSS in bytes, exit status, stderr).
+
+    stderr goes to a temporary file, not a pipe: a child that writes more than a pipe holds would block forever,
+    since nothing reads the pipe until the child has exited.
+    """
+    with tempfile.TemporaryFile() as errors:
+        start = time.monotonic()
+        process = subprocess.Popen(argv, stdout=stdout, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.monotonic() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")
     return seconds, usage.ru_maxrss * 1024, process.returncode, stderr
 
 
@@ -146,12 +152,9 @@ def commit_times(root):
 
 
 class Row:
-    def __init__(self, workload, files, size, seconds, rss=None, floor=None, floor_name="", target=None,
-                 target_text="", note=""):
+    def __init__(self, workload, files, size, seconds, rss=None, floor=None, floor_name="", note=""):
         self.workload, self.files, self.bytes, self.seconds, self.rss = workload, files, size, seconds, rss
-        self.floor, self.floor_name, self.target, self.target_text, self.note = floor, floor_name, target, \
-            target_text, note
-        self.ok = True
+        self.floor, self.floor_name, self.note = floor, floor_name, note
 
     @property
     def ratio(self):
@@ -159,10 +162,9 @@ class Row:
 
 
 class Results:
-    def __init__(self, smoke):
+    def __init__(self):
         self.rows = []
         self.checks = []  # (text, ok)
-        self.smoke = smoke
 
     def add(self, row):
         self.rows.append(row)
@@ -269,7 +271,6 @@ def measure_watch(name, workload_root, work, binary, settle, pace=None, limit=No
             stamp = time.time()
             os.rename(path, target)
             renamed[os.path.basename(path)] = stamp
-        renaming = time.time() - start
         deadline = time.monotonic() + max(120, 10 * len(files) / 1000)
         while asset_count(root) < len(files):
             if process.poll() is not None:
@@ -290,17 +291,15 @@ def measure_watch(name, workload_root, work, binary, settle, pace=None, limit=No
         raise BenchError("%s: %d files have no committed asset, e.g. %s" % (name, len(missing), missing[:3]))
     latencies = [committed[name] - renamed[name] * 1000 for name in renamed]
     drain = (max(committed.values()) / 1000.0) - start
-    row = Row(name, len(files), size, drain, usage.ru_maxrss * 1024)
-    row.renaming = renaming
-    return row, latencies
+    return Row(name, len(files), size, drain, usage.ru_maxrss * 1024), latencies
 
 
 def run(args):
-    binary, work, smoke = args.bin, args.work, args.smoke
-    counts = {"w1": 300, "w2": 4, "burst": 2000, "paced": 100, "settled": 20} if smoke else \
+    binary, work = args.bin, args.work
+    counts = {"w1": 300, "w2": 4, "burst": 2000, "paced": 100, "settled": 20} if args.smoke else \
         {"w1": 10000, "w2": 200, "burst": 100000, "paced": 10000, "settled": 500}
     only = set(args.only.split(",")) if args.only else {"w1", "w2", "w3", "burst"}
-    results = Results(smoke)
+    results = Results()
     workloads = os.path.join(work, "workloads")
 
     def generate(kind, count):
@@ -403,7 +402,7 @@ def run(args):
     if "w3" in only:
         w1 = generate("w1", counts["w1"])
         print("bench: W3 burst", file=sys.stderr, flush=True)
-        row, latencies = measure_watch("W3a watch: burst, settle 0", w1, work, binary, 0)
+        row, _ = measure_watch("W3a watch: burst, settle 0", w1, work, binary, 0)
         row.floor, row.floor_name = w1_move, "W1 import --move"
         results.add(row)
         ratio = row.seconds / w1_move if w1_move else float("nan")
