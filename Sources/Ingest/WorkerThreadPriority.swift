@@ -21,12 +21,12 @@ public enum WorkerThreadPriority {
     /// Raises the calling thread's nice value to ``niceness`` unless it is already that high.
     public static func lowerCurrentThread(to niceness: Int32 = niceness) {
         errno = 0
-        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        if errno == 0 && current >= niceness { return }
+        let now = current
+        if errno == 0 && now >= niceness { return }
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
     }
 
-    /// The calling thread's nice value.
+    /// The calling thread's nice value (-1 with `errno` set when it cannot be read).
     public static var current: Int32 {
         getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
     }
