@@ -22,13 +22,14 @@ public final class IngestWorker {
     private let reader: HashingFileReader
     private let truncatedFiles: TruncatedFiles
     private let knownContent: ((SHA256Digest, _ album: String?) -> KnownContent?)?
+    private var sampling = LookupSampling()
 
     /// A worker probing with `policy`.
     ///
     /// - Parameter knownContent: answers "which asset already stores this SHA-256, and is it already in this album?"
     ///   (nil: none). When it answers,
     ///   the probe is skipped: the file can only be a duplicate. Used by `import`, where a second run over the same
-    ///   tree must be cheap.
+    ///   tree must be cheap. After many misses in a row it is asked for only some files (``LookupSampling``).
     public init(
         policy: VideoPolicy, truncatedFiles: TruncatedFiles,
         knownContent: ((SHA256Digest, _ album: String?) -> KnownContent?)? = nil
@@ -70,8 +71,10 @@ public final class IngestWorker {
             return .failed("\(error)")
         }
         if let expected = job.expectedIdentity, expected != digest.identity { return .changed }
-        if let knownContent, let known = knownContent(digest.sha256, job.album) {
-            return .known(digest, known)
+        if let knownContent, sampling.shouldLookUp() {
+            let known = knownContent(digest.sha256, job.album)
+            sampling.record(found: known != nil)
+            if let known { return .known(digest, known) }
         }
         let result: ProbeResult
         do {
