@@ -35,4 +35,19 @@ struct PathAndIdentifierTests {
         }
         #expect(seen.count == 10_000)
     }
+
+    @Test("UUIDs drawn on many threads at once are all distinct (one shared random pool)")
+    func uuidsFromManyThreads() async throws {
+        let batches = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask { (0..<2_000).map { _ in LocalIdentifier.newUUID() } }
+            }
+            var all: [[String]] = []
+            for await batch in group { all.append(batch) }
+            return all
+        }
+        let all = batches.flatMap { $0 }
+        #expect(all.count == 16_000)
+        #expect(Set(all).count == 16_000)
+    }
 }

@@ -15,12 +15,12 @@ enum LocalIdentifier {
 
     /// A fresh random (version 4) UUID as an upper-case string, the shape of `UUID().uuidString`.
     ///
-    /// From `arc4random_buf` (glibc's per-thread ChaCha20, no system call per UUID): Foundation's `UUID()` cost more
-    /// than inserting the asset's row.
+    /// From ``RandomPool`` (one `getrandom` per 256 UUIDs): Foundation's `UUID()` cost more than inserting the asset's
+    /// row, and glibc 2.36's `arc4random_buf` makes a system call for every UUID.
     static func newUUID() -> String {
         var bytes: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &bytes) { raw in
-            arc4random_buf(raw.baseAddress!, raw.count)
+            RandomPool.shared.fill(raw)
             raw[6] = (raw[6] & 0x0F) | 0x40  // version 4
             raw[8] = (raw[8] & 0x3F) | 0x80  // RFC 4122 variant
         }
