@@ -106,7 +106,8 @@ public final class HashingFileReader {
         var before = stat()
         guard fstat(fd, &before) == 0 else { throw FileReadError.system(.current("fstat", path: path)) }
         guard before.st_mode & S_IFMT == S_IFREG else { throw FileReadError.notRegularFile(path: path) }
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        // Read-ahead hint for the chunked part only: a file that fits the head costs one pread and no hint.
+        if before.st_size > headCapacity { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) }
         guard EVP_DigestInit_ex2(context, algorithm, nil) == 1 else { throw FileReadError.crypto("EVP_DigestInit_ex2") }
 
         // Reads stop at the size fstat gave, so a small file costs one pread (no extra read to see the end). A file

@@ -19,12 +19,30 @@ public enum WorkerThreadPriority {
     public static let niceness: Int32 = 10
 
     /// Raises the calling thread's nice value to ``niceness`` unless it is already that high.
+    ///
+    /// Cheap to call before every job: a thread remembers (in a thread-specific value, no system call) the nice value
+    /// it already reached, so only its first call reads and changes the priority.
     public static func lowerCurrentThread(to niceness: Int32 = niceness) {
+        let reached = Int32(truncatingIfNeeded: Int(bitPattern: pthread_getspecific(reachedKey)))
+        if reached >= niceness { return }
         errno = 0
         let now = current
-        if errno == 0 && now >= niceness { return }
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+        if errno != 0 || now < niceness {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+        }
+        errno = 0
+        let after = current
+        if errno == 0 && after > 0 {
+            _ = pthread_setspecific(reachedKey, UnsafeRawPointer(bitPattern: Int(after)))
+        }
     }
+
+    /// The thread-specific slot holding the nice value a thread reached (absent: not known yet).
+    private static let reachedKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left for the worker priority")
+        return key
+    }()
 
     /// The calling thread's nice value (-1 with `errno` set when it cannot be read).
     public static var current: Int32 {
