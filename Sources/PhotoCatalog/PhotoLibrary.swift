@@ -117,7 +117,11 @@ public final class PhotoLibrary: Sendable {
         }
         let context = ChangeContext(library: self, writer: connection)
         do {
-            try ChangeContext.$current.withValue(context) { try changeBlock() }
+            // One read transaction for the whole block: the duplicate lookups of its creation requests then share a
+            // snapshot and the connection's page cache, instead of each taking and dropping SQLite's locks.
+            try connection.whileReading {
+                try ChangeContext.$current.withValue(context) { try changeBlock() }
+            }
         } catch {
             context.close()
             throw error

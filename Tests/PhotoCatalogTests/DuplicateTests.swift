@@ -42,6 +42,39 @@ struct DuplicateTests {
         #expect(try Asset.fetchAssets(in: album).map(\.localIdentifier) == [existingID])
     }
 
+    @Test("content another writer stores while a block runs (inside its read snapshot) is still one asset")
+    func storedByAnotherWriterDuringTheBlock() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        // A second PhotoLibrary on the same folder has a writer connection of its own, as another process would.
+        let other = PhotoLibrary(url: library.url)
+        let bytes = TestFiles.distinctBytes(size: 4242)
+        let mine = try folder.write(bytes, to: "mine/same.jpg")
+        let theirs = try folder.write(bytes, to: "theirs/same.jpg")
+        try await library.performChanges {}  // the library exists; the block below reads a snapshot of it
+        let resolvedDuringBlock = Locked<Bool?>(nil)
+        let report = try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(
+                with: .photo, fileURL: mine, options: AssetResourceCreationOptions(shouldMoveFile: true))
+            resolvedDuringBlock.value = request.isDuplicate
+            // The other writer commits the same content before this block commits.
+            try other.performChangesAndWait {
+                _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: theirs)
+            }
+        }
+        #expect(resolvedDuringBlock.value == false, "the snapshot did not have the content yet")
+        #expect(report.duplicateCount == 1 && report.createdAssetCount == 0, "decided again at commit")
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 1)
+        #expect(TestFiles.originals(library).count == 1)
+        #expect(FileManager.default.fileExists(atPath: mine.path), "the duplicate's source stays")
+        let more = try folder.write(TestFiles.distinctBytes(size: 99), to: "after.jpg")
+        let after = try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: more)
+        }
+        #expect(after.createdAssetCount == 1, "the writer is usable after the retried block")
+    }
+
     @Test("two requests with the same content in one block make one asset")
     func withinOneBlock() async throws {
         let folder = try TemporaryDirectory()

@@ -123,6 +123,17 @@ final class WriterConnection {
         }
     }
 
+    /// Runs `body` inside a read transaction of the writer connection (a change block, whose lookups then share one
+    /// snapshot); the transaction ends before `body`'s changes are committed. Another process's commit meanwhile is
+    /// caught at commit time (`data_version`), as without it.
+    func whileReading<R>(_ body: () throws -> R) throws -> R {
+        do { try database.execute("BEGIN DEFERRED") } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "start a change", library: libraryPath)
+        }
+        defer { database.rollback() }
+        return try body()
+    }
+
     /// `PRAGMA data_version`: changes when another connection commits.
     func dataVersion() throws -> Int64 { try database.pragmaInt("data_version") }
 
