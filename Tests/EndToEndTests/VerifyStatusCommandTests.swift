@@ -19,6 +19,8 @@ struct VerifyStatusCommandTests {
         let missing = try sandbox.originalURL(of: content.video)
         try FileManager.default.removeItem(at: missing)
         let orphan = sandbox.library.appendingPathComponent("originals/7f/stray.jpg")
+        try FileManager.default.createDirectory(
+            at: orphan.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(MediaFixtures.jpeg(seed: 77)).write(to: orphan)
         let corrupted = try sandbox.originalURL(of: content.photo1)
         var bytes = try Data(contentsOf: corrupted)

@@ -127,6 +127,46 @@ struct AssetCreationTests {
         #expect(TestFiles.originals(library).isEmpty)
     }
 
+    @Test("originals fill one originals/xx folder 128 files at a time, across blocks; folders are made as needed")
+    func originalsFolderLayout() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        // 300 files in blocks of 1, 7 and 50 files: without the count carried across blocks, each block would start
+        // a folder of its own.
+        var remaining = 300
+        var file = 0
+        for blockSize in [1, 7, 50, 1, 50, 50, 1, 50, 50, 40] {
+            var sources: [URL] = []
+            for _ in 0..<blockSize {
+                sources.append(try folder.write(TestFiles.distinctBytes(size: 100 + file), to: "in/\(file).jpg"))
+                file += 1
+            }
+            let block = sources
+            try await library.performChanges {
+                for source in block {
+                    _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
+                }
+            }
+            remaining -= blockSize
+        }
+        #expect(remaining == 0)
+        let stored = TestFiles.originals(library)
+        #expect(stored.count == 300)
+        var perFolder: [String: Int] = [:]
+        for path in stored {
+            let parts = path.split(separator: "/")
+            #expect(parts.count == 2, "originals/xx/name: \(path)")
+            let name = String(parts[0])
+            #expect(name.count == 2 && name.allSatisfy(\.isHexDigit) && name == name.lowercased(), "\(path)")
+            perFolder[name, default: 0] += 1
+        }
+        // 128 + 128 + 44 files: three runs, two of which may have drawn the same folder.
+        #expect((1...3).contains(perFolder.count), "\(perFolder)")
+        #expect(perFolder.values.allSatisfy { $0 % 128 == 0 || $0 % 128 == 44 }, "\(perFolder)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: library.originalsURL.path)
+        #expect(made.count == perFolder.count, "only the folders in use exist: \(made.sorted())")
+    }
+
     @Test("shouldMoveFile renames on one filesystem: the stored original is the same inode")
     func moveSameFilesystem() async throws {
         let folder = try TemporaryDirectory()

@@ -105,6 +105,9 @@ struct CrashSafetyTests {
 
         let inbox = folder.appending("inbox")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        // The writer makes `originals/xx` folders only as it uses them.
+        try FileManager.default.createDirectory(
+            at: library.originalsURL.appendingPathComponent("0a"), withIntermediateDirectories: true)
         func original(_ name: String) -> URL { library.originalsURL.appendingPathComponent("0a/\(name)") }
         func source(_ name: String) -> URL { inbox.appendingPathComponent(name) }
         // (a) renamed into the library: the placed file is the source inode.

@@ -47,6 +47,8 @@ struct VerifyTests {
         let truncated = try #require(assets[1].originalURL)
         try Data(repeating: 7, count: 10).write(to: truncated)
         let orphan = library.originalsURL.appendingPathComponent("ab/stray.jpg")
+        try FileManager.default.createDirectory(
+            at: orphan.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("stray".utf8).write(to: orphan)
         let loose = library.originalsURL.appendingPathComponent("loose.bin")
         try Data("loose".utf8).write(to: loose)
@@ -85,6 +87,11 @@ struct VerifyTests {
     func intents() async throws {
         let folder = try TemporaryDirectory()
         let (library, _) = try await populated(folder, count: 1)
+        // The writer makes `originals/xx` folders only as it uses them.
+        for name in ["0a", "0b"] {
+            try FileManager.default.createDirectory(
+                at: library.originalsURL.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
         let deadFile = library.originalsURL.appendingPathComponent("0a/dead.jpg")
         try Data("half placed".utf8).write(to: deadFile)
         let liveFile = library.originalsURL.appendingPathComponent("0b/live.jpg")

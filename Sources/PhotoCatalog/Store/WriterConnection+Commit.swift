@@ -135,18 +135,23 @@ extension WriterConnection {
 
     /// Assigns destinations `originals/xx/<asset-uuid>[-n].<ext>` to the resources of new assets.
     ///
-    /// `xx` is the first byte of a fresh random UUID, drawn once per 128 placements of a block: folders fill evenly
-    /// over many blocks, while one block touches few folders, and each touched folder costs one `fsync` (a disk cache
-    /// flush) per block. A 2,000-file block makes 16 folder fsyncs instead of up to 256.
+    /// `xx` is a random byte, drawn afresh after every 128 placements (counted across blocks): folders fill evenly
+    /// over a library's life, while a block touches one or two folders, each costing one `fsync` (a disk cache flush)
+    /// per block, and a small library does not make all 256 folders. A 2,000-file block makes 16 folder fsyncs
+    /// instead of up to 256.
     private func plan(_ context: ChangeContext) -> [Placement] {
         var placements: [Placement] = []
-        var folder = ""
         for request in context.assetCreations {
             guard case .new = request.state.resolution else { continue }
             let name = request.uuid.lowercased()
-            if placements.count % WriterConnection.placementsPerFolder == 0 {
-                folder = "originals/" + String(UUID().uuidString.lowercased().prefix(2))
+            if currentFolder.isEmpty || placementsInCurrentFolder >= WriterConnection.placementsPerFolder {
+                var byte: UInt8 = 0
+                withUnsafeMutableBytes(of: &byte) { RandomPool.shared.fill($0) }
+                currentFolder = "originals/" + String(format: "%02x", byte)
+                placementsInCurrentFolder = 0
             }
+            placementsInCurrentFolder += 1
+            let folder = currentFolder
             request.creation.withLock { state in
                 var number = 0
                 for index in state.resources.indices where !state.resources[index].isSkipped {
