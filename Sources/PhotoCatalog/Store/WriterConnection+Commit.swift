@@ -35,9 +35,16 @@ struct Placement {
 /// A block must start over: another process changed the content it relied on.
 private struct ConflictRetry: Error {}
 
+/// Placing the block's files failed (the transaction is rolled back, the files are put back).
+private struct PlacementFailure: Error {
+    let underlying: any Error
+}
+
 extension WriterConnection {
-    /// Commits a finished block: placement intents (own transaction), files placed, then every row, the intents'
-    /// removal and the change log in one transaction. On any failure the files are put back and nothing is left.
+    /// Commits a finished block: placement intents (own transaction), then, in one transaction, every row, the
+    /// intents' removal and the change log, while a ``PlacementStep`` places the files beside the inserts; the
+    /// transaction commits only once every file is in place. On any failure the files are put back and nothing is
+    /// left.
     func commit(_ context: ChangeContext, dataVersionAtStart: Int64) throws -> CommitResult {
         var dataVersion = dataVersionAtStart
         var attempts = 0
@@ -46,10 +53,19 @@ extension WriterConnection {
             let batch = makeBatch()
             do {
                 if !placements.isEmpty { try writeIntents(placements, batch: batch) }
-                try place(&placements)
             } catch {
                 undo(placements, batch: batch)
                 throw mapped(error, action: "store the new originals")
+            }
+            let placing =
+                placements.isEmpty
+                ? nil : PlacementStep(placements, on: placementQueue) { placements in try self.place(&placements) }
+            /// Waits for the placement step (at most once) and takes its placements back.
+            func placed() -> (any Error)? {
+                guard let placing else { return nil }
+                let failure = placing.finish()
+                placements = placing.placements
+                return failure
             }
             let applier = ChangeApplier(writer: self, now: Date())
             var token: Int64?
@@ -75,8 +91,10 @@ extension WriterConnection {
                     if !applier.changes.assets.isEmpty || !applier.changes.collections.isEmpty {
                         (token, commitDate) = try writeHistory(applier.changes)
                     }
+                    if let failure = placed() { throw PlacementFailure(underlying: failure) }
                 }
             } catch is ConflictRetry {
+                _ = placed()
                 undo(placements, batch: batch)
                 attempts += 1
                 guard attempts < 4 else {
@@ -88,7 +106,11 @@ extension WriterConnection {
                 dataVersion = try self.dataVersion()
                 try reresolve(context)
                 continue
+            } catch let failure as PlacementFailure {
+                undo(placements, batch: batch)
+                throw mapped(failure.underlying, action: "store the new originals")
             } catch {
+                _ = placed()
                 undo(placements, batch: batch)
                 throw mapped(error, action: "save the changes")
             }

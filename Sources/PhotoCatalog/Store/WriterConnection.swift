@@ -28,6 +28,8 @@ final class WriterConnection {
     /// The `originals/xx` folder new files go to, and how many have gone there (see `plan`).
     var currentFolder = ""
     var placementsInCurrentFolder = 0
+    /// Where a block's files are placed while the writer inserts its rows (see ``PlacementStep``).
+    let placementQueue = DispatchQueue(label: "photodrop.library.placement", qos: .userInitiated)
     /// The device of the originals folder (to choose rename or copy up front).
     let originalsDevice: UInt64
     private var nextBatch: Int64 = 1
