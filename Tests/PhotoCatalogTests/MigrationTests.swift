@@ -14,7 +14,7 @@ struct MigrationTests {
         let folder = try TemporaryDirectory()
         let database = try Database(path: folder.appending("empty.sqlite").path, mode: .readWrite(create: true))
         #expect(try Schema.migrator.currentVersion(of: database) == 0)
-        #expect(try Schema.migrator.migrate(database) == [1, 2, 3])
+        #expect(try Schema.migrator.migrate(database) == [1, 2, 3, 4])
         #expect(try Schema.migrator.currentVersion(of: database) == Schema.latestVersion)
         #expect(
             try Self.tables(database).isSuperset(of: [
@@ -23,7 +23,7 @@ struct MigrationTests {
         #expect(try Schema.migrator.migrate(database) == [])
     }
 
-    @Test("a database built by every older version keeps its data when the library opens it", arguments: [1, 2])
+    @Test("a database built by every older version keeps its data when the library opens it", arguments: [1, 2, 3])
     func fromOlder(version: Int) async throws {
         let folder = try TemporaryDirectory()
         let library = folder.library()
@@ -34,7 +34,7 @@ struct MigrationTests {
             let database = try Database(path: library.databasePath, mode: .readWrite(create: true))
             try database.execute("PRAGMA journal_mode = WAL")
             #expect(try Schema.migrator.migrate(database, upTo: version) == Array(1...version))
-            #expect(try !Self.tables(database).contains("placement_intents"))
+            #expect(try Self.tables(database).contains("placement_intents") == (version >= 3))
             let sha = SHA256Hasher.hash(try Data(contentsOf: file))
             try FileManager.default.createDirectory(
                 at: library.originalsURL.appendingPathComponent("ab"), withIntermediateDirectories: true)
@@ -70,6 +70,15 @@ struct MigrationTests {
         let database = try Database(path: library.databasePath, mode: .readOnly)
         #expect(try Schema.migrator.currentVersion(of: database) == Schema.latestVersion)
         #expect(try Self.tables(database).contains("placement_intents"))
+        // v4: resources keep their rows and the content index, but lose the unique index on path.
+        let indexes = try database.rows("SELECT sql FROM sqlite_schema WHERE tbl_name = 'resources' AND type = 'index'")
+        {
+            $0.optionalString(0) ?? "autoindex"
+        }
+        #expect(indexes.count == 2, "the sha256 unique index and resources_by_asset: \(indexes)")
+        #expect(try database.int64("SELECT count(*) FROM resources WHERE path = 'originals/ab/abc.jpg'") == 1)
+        let uniques = try database.rows("PRAGMA index_list(resources)") { ($0.string(1), $0.int(2)) }
+        #expect(uniques.filter { $0.1 == 1 }.count == 1, "only sha256 is unique: \(uniques)")
     }
 
     @Test("a failing step leaves the database at the last whole version")

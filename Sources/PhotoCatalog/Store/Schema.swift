@@ -4,13 +4,16 @@
 ///   the persistent change log.
 /// - v2: the application journal (an opaque, typed log the ingest pipeline keeps its claims in).
 /// - v3: placement intents, which make placing originals crash-safe (see ``OriginalsStore``).
+/// - v4: `resources.path` without its unique index. Stored paths are `originals/xx/<asset-uuid>[-n].<ext>`, unique
+///   by construction; the index's random keys cost each commit about one more dirty page per new file, and its few
+///   readers (recovery, verify) find a path through the asset's UUID instead (``ResourcePath``).
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
 ///
 /// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
 enum Schema {
-    static let migrator = Migrator(migrations: [version1, version2, version3])
+    static let migrator = Migrator(migrations: [version1, version2, version3, version4])
 
     static var latestVersion: Int { migrator.latestVersion }
 
@@ -123,5 +126,28 @@ enum Schema {
                 created_at INTEGER NOT NULL
             );
             CREATE INDEX placement_intents_by_batch ON placement_intents(session, batch);
+            """)
+
+    static let version4 = Migrator.Migration(
+        version: 4, name: "resource paths without a unique index",
+        sql: """
+            CREATE TABLE resources_v4(
+                id INTEGER PRIMARY KEY,
+                asset_id INTEGER NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+                type INTEGER NOT NULL,
+                sha256 TEXT NOT NULL UNIQUE,
+                byte_count INTEGER NOT NULL,
+                mime_type TEXT,
+                uniform_type_identifier TEXT,
+                original_filename TEXT NOT NULL,
+                path TEXT NOT NULL
+            );
+            INSERT INTO resources_v4(
+                id, asset_id, type, sha256, byte_count, mime_type, uniform_type_identifier, original_filename, path)
+            SELECT id, asset_id, type, sha256, byte_count, mime_type, uniform_type_identifier, original_filename, path
+                FROM resources;
+            DROP TABLE resources;
+            ALTER TABLE resources_v4 RENAME TO resources;
+            CREATE INDEX resources_by_asset ON resources(asset_id, type);
             """)
 }

@@ -154,8 +154,7 @@ final class WriterConnection {
                 [.text(dead)]
             ) { row in (row.int(0), row.optionalString(1), row.optionalInt64(2), row.string(3)) }
             for (action, source, sourceInode, destination) in intents {
-                let referenced =
-                    try database.int64("SELECT 1 FROM resources WHERE path = ?", [.text(destination)]) != nil
+                let referenced = try ResourcePath.isReferenced(destination, in: database)
                 let absolute = libraryPath + "/" + destination
                 if action == PlacementIntent.Action.remove.rawValue {
                     if !referenced { try? SystemCall.unlink(absolute) }

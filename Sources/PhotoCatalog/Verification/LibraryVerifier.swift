@@ -159,7 +159,7 @@ struct LibraryVerifier {
             let stillListed =
                 try library.read("verify the library") { database in
                     try missingCandidates.filter { original in
-                        try database.int64("SELECT 1 FROM resources WHERE path = ?", [.text(original.path)]) != nil
+                        try ResourcePath.isReferenced(original.path, in: database)
                     }
                 } ?? []
             for original in stillListed where !SystemCall.exists(absolute(original.path)) {
