@@ -43,6 +43,11 @@ public actor Committer {
     private let claims: ClaimJournal?
     private let hooks: Hooks
     private let logger: Logger
+    private let executor: any SerialExecutor
+
+    /// The committer runs on the library's writer queue (``PhotoLibrary/writerExecutor``): between two blocks it
+    /// does little, and each hand-off to the writer and back would otherwise wake another thread.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// Album by title, filled from fetches and committed creations; cleared when a block fails.
     private var albums: [String: AssetCollection] = [:]
     /// Dry run: contents this run would have stored.
@@ -67,6 +72,7 @@ public actor Committer {
         self.claims = claims
         self.hooks = hooks
         self.logger = logger
+        self.executor = library.writerExecutor
     }
 
     /// Commits findings until `outputs` is finished and drained.

@@ -22,6 +22,7 @@ public final class PhotoLibrary: Sendable {
 
     let databasePath: String
     let writer: LibraryWriter
+    private let writerQueueExecutor: WriterQueueExecutor
     let readers: ReaderPool
     let observers = Mutex<[WeakObserver]>([])
     let observerQueue: DispatchQueue
@@ -35,6 +36,7 @@ public final class PhotoLibrary: Sendable {
         self.historyRetention = historyRetention
         databasePath = self.url.path + "/" + PhotoLibrary.databaseName
         writer = LibraryWriter(label: "photodrop.library.writer")
+        writerQueueExecutor = WriterQueueExecutor(queue: writer.queue)
         readers = ReaderPool(path: databasePath)
         observerQueue = DispatchQueue(label: "photodrop.library.observers")
         completionQueue = DispatchQueue(label: "photodrop.library.completions")
@@ -60,6 +62,14 @@ public final class PhotoLibrary: Sendable {
     public func performChanges(_ changeBlock: @escaping @Sendable () throws -> Void) async throws -> ChangeReport {
         try await writer.run { try self.runChanges(changeBlock) }
     }
+
+    /// An executor that runs jobs on the library's writer queue, between change blocks (a photodrop extension).
+    ///
+    /// For an actor that does little but feed change blocks to this library: its `await performChanges` then hands
+    /// the block to the writer, and gets the result back, without waking another thread. Its jobs run one at a time
+    /// with the library's blocks, so they must not block for long, and never call ``performChangesAndWait(_:)`` (it
+    /// throws there: the block would wait for itself).
+    public var writerExecutor: any SerialExecutor { writerQueueExecutor }
 
     /// Runs `changeBlock` and calls `completionHandler(success, error)` on a background queue when it committed or
     /// failed (`performChanges(_:completionHandler:)`).

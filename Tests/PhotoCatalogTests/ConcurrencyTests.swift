@@ -54,6 +54,57 @@ struct ConcurrencyTests {
             ).count == 8 * perTask)
     }
 
+    /// An actor on the library's writer queue, as photodrop's committer is.
+    private actor OnWriterQueue {
+        let library: PhotoLibrary
+        private let executor: any SerialExecutor
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+        init(library: PhotoLibrary) {
+            self.library = library
+            self.executor = library.writerExecutor
+        }
+
+        func isOnWriterQueue() -> Bool { library.writer.isOnWriterQueue }
+
+        func save(_ files: [URL]) async throws -> ChangeReport {
+            try await library.performChanges {
+                for file in files { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
+            }
+        }
+
+        func saveAndWait(_ file: URL) throws {
+            try library.performChangesAndWait {
+                _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
+            }
+        }
+    }
+
+    @Test("an actor on the writer executor runs on the writer queue; its blocks commit; waiting for one is refused")
+    func actorOnWriterExecutor() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let actor = OnWriterQueue(library: library)
+        #expect(await actor.isOnWriterQueue())
+        var total = 0
+        for round in 0..<20 {
+            let files = try (0..<10).map {
+                try folder.write(TestFiles.distinctBytes(size: 500 + round * 10 + $0), to: "r\(round)/\($0).jpg")
+            }
+            let report = try await actor.save(files)
+            total += report.createdAssetCount
+        }
+        #expect(total == 200)
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 200)
+        let extra = try folder.write(TestFiles.distinctBytes(size: 9), to: "extra.jpg")
+        await #expect {
+            try await actor.saveAndWait(extra)
+        } throws: { error in
+            (error as? PhotosError)?.message.contains("would wait for itself") == true
+        }
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 200)
+    }
+
     @Test("reads run while a long block is being written, and see only committed state")
     func readsDuringWrite() async throws {
         let folder = try TemporaryDirectory()
