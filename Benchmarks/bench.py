@@ -54,6 +54,7 @@ def run_measured(argv, stdout=subprocess.DEVNULL):
     since nothing reads the pipe until the child has exited.
     """
     with tempfile.TemporaryFile() as errors:
+        quiesce()
         start = time.monotonic()
         process = subprocess.Popen(argv, stdout=stdout, stderr=errors)
         _, status, usage = os.wait4(process.pid, 0)
@@ -64,7 +65,14 @@ def run_measured(argv, stdout=subprocess.DEVNULL):
     return seconds, usage.ru_maxrss * 1024, process.returncode, stderr
 
 
+def quiesce():
+    """Writes back what earlier measurements left dirty (a copying import leaves hundreds of MB), so that no
+    measurement pays for the write-back of another one."""
+    os.sync()
+
+
 def floor_json(argv):
+    quiesce()
     output = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     return json.loads(output)
 
@@ -252,6 +260,7 @@ def measure_watch(name, workload_root, work, binary, settle, pace=None, limit=No
     size = tree_bytes(files)
     log = open(os.path.join(root, "watch.log"), "w")
     argv = photodrop(["watch"], root, binary)
+    quiesce()
     process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
