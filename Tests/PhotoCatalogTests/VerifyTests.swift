@@ -38,6 +38,26 @@ struct VerifyTests {
         #expect(deep.isDeep && deep.hashedBytes == 6000)
     }
 
+    @Test("two resources naming one stored file are reported (schema v4 has no unique index on paths)")
+    func sharedOriginal() async throws {
+        let folder = try TemporaryDirectory()
+        let (library, assets) = try await populated(folder)
+        #expect(try library.verify().isClean)
+        let shared = try #require(assets[0].primaryResource?.relativePath)
+        let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        try database.run(
+            "UPDATE resources SET path = ? WHERE asset_id = (SELECT id FROM assets WHERE uuid = ?)",
+            [.text(shared), .text(try #require(LocalIdentifier.assetUUID(assets[1].localIdentifier)))])
+        let report = try library.verify()
+        let issues = report.issues(of: .sharedOriginal)
+        #expect(issues.count == 1, "\(report.issues)")
+        #expect(issues.first?.path == library.url.path + "/" + shared)
+        #expect(issues.first?.message.contains(assets[0].localIdentifier) == true)
+        #expect(issues.first?.message.contains(assets[1].localIdentifier) == true)
+        // The second asset's own file is now named by nobody: an orphan, reported as such.
+        #expect(report.issues(of: .orphanFile).count == 1)
+    }
+
     @Test("a deleted original is missing, a stray file is an orphan, a truncated one has the wrong size")
     func missingOrphanSize() async throws {
         let folder = try TemporaryDirectory()

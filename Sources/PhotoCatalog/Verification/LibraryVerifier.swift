@@ -40,6 +40,8 @@ struct LibraryVerifier {
         var originals: [Original] = []
         var intents: [Intent] = []
         var assetsWithoutOriginal: [String] = []
+        /// Stored paths named by more than one resource, with the assets naming them.
+        var sharedPaths: [(path: String, assetUUIDs: [String])] = []
         var albumCountMismatches: [(uuid: String, title: String, stored: Int, actual: Int)] = []
         var integrityMessages: [String] = []
         var foreignKeyViolations = 0
@@ -209,6 +211,15 @@ struct LibraryVerifier {
                     message: "Asset \(assetID) has no stored original in the catalog. Delete it ('photodrop delete "
                         + "\(assetID)') and import the file again."))
         }
+        for shared in snapshot.sharedPaths {
+            let assetIDs = shared.assetUUIDs.map { LocalIdentifier.asset(uuid: $0) }
+            issues.append(
+                VerificationIssue(
+                    kind: .sharedOriginal, path: absolute(shared.path), assetIdentifier: assetIDs.first,
+                    message: "'\(absolute(shared.path))' is the stored original of \(assetIDs.count) resources "
+                        + "(assets \(assetIDs.joined(separator: ", "))); photodrop never names one file twice, so the "
+                        + "catalog was edited by hand or damaged. Restore library.sqlite from a backup."))
+        }
         for mismatch in snapshot.albumCountMismatches {
             let albumID = LocalIdentifier.collection(uuid: mismatch.uuid)
             issues.append(
@@ -349,6 +360,17 @@ struct LibraryVerifier {
             Intent(
                 session: row.string(0), isRemoval: row.int(1) == PlacementIntent.Action.remove.rawValue,
                 destination: row.string(2))
+        }
+        // Sorted by path: resources naming the same file are neighbours.
+        var index = snapshot.originals.startIndex
+        while index < snapshot.originals.endIndex {
+            let path = snapshot.originals[index].path
+            var end = index + 1
+            while end < snapshot.originals.endIndex && snapshot.originals[end].path == path { end += 1 }
+            if end - index > 1 {
+                snapshot.sharedPaths.append((path, snapshot.originals[index..<end].map(\.assetUUID)))
+            }
+            index = end
         }
         snapshot.assetsWithoutOriginal = try database.rows(
             "SELECT uuid FROM assets a WHERE NOT EXISTS (SELECT 1 FROM resources r WHERE r.asset_id = a.id) "

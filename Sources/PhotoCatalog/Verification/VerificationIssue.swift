@@ -12,6 +12,9 @@ public struct VerificationIssue: Sendable, Hashable, CustomStringConvertible {
         case hashMismatch
         /// An asset has no stored original at all.
         case assetWithoutOriginal
+        /// Several resources name the same stored file (photodrop never writes that: each name starts with its
+        /// asset's UUID).
+        case sharedOriginal
         /// A file under `originals/` that no asset refers to and no change in flight is placing.
         case orphanFile
         /// Placement intents of a writer that stopped mid-change (killed, crashed): files it placed or was removing
