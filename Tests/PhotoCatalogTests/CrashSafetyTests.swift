@@ -92,8 +92,10 @@ struct CrashSafetyTests {
         #expect(killedWithWorkInFlight > 0, "no round was killed while importing; the test did not test anything")
     }
 
-    @Test("recovery undoes each kind of interrupted placement, and leaves a live writer's intents alone")
-    func reconcileCases() async throws {
+    @Test(
+        "recovery undoes each kind of interrupted placement, and leaves a live writer's intents alone",
+        arguments: [false, true])
+    func reconcileCases(inIntentLog: Bool) async throws {
         let folder = try TemporaryDirectory()
         let library = folder.library()
         let keep = try folder.write(TestFiles.distinctBytes(size: 64), to: "committed.jpg")
@@ -130,9 +132,19 @@ struct CrashSafetyTests {
             to: URL(fileURLWithPath: PlacementIntent.temporaryPath(for: original("g.jpg").path)))
 
         let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        // The dead session's intents as rows (older photodrop, or kept after a failed undo) or in its intent log.
+        var logged: [IntentLog.Entry] = []
         func intent(
             _ session: String, _ action: Int, _ method: Int, _ source: URL?, _ inode: UInt64?, _ destination: String
         ) throws {
+            if inIntentLog && session == "dead-session" {
+                logged.append(
+                    IntentLog.Entry(
+                        action: try #require(PlacementIntent.Action(rawValue: action)),
+                        method: try #require(PlacementIntent.Method(rawValue: method)), source: source?.path,
+                        inode: inode, destination: destination))
+                return
+            }
             try database.run(
                 """
                 INSERT INTO placement_intents(session, batch, action, method, source, source_inode, destination, created_at)
@@ -154,12 +166,20 @@ struct CrashSafetyTests {
         // An intent of the writer that is alive right now (this library's own session) must survive.
         let locks = try FileManager.default.contentsOfDirectory(
             atPath: library.url.appendingPathComponent("locks").path)
-        let live = try #require(locks.first.map { String($0.dropLast(5)) })
+        let live = try #require(locks.first { $0.hasSuffix(".lock") }.map { String($0.dropLast(5)) })
         try TestFiles.distinctBytes(size: 17).write(to: original("live.jpg"))
         try intent(live, 0, 1, source("live.jpg"), 7, "originals/0a/live.jpg")
 
+        let deadLog = IntentLog.path(session: dead, locksDirectory: library.url.appendingPathComponent("locks").path)
+        if inIntentLog {
+            let descriptor = open(deadLog, O_RDWR | O_CREAT, 0o644)
+            defer { close(descriptor) }
+            try IntentLog.write(logged, batch: 1, to: descriptor, path: deadLog)
+        }
+
         let second = PhotoLibrary(url: library.url)
         try await second.recoverInterruptedChanges()
+        #expect(!FileManager.default.fileExists(atPath: deadLog), "a settled log is removed")
 
         #expect(try Data(contentsOf: source("a.jpg")) == renamedBytes, "(a) back at its source")
         #expect(!FileManager.default.fileExists(atPath: original("a.jpg").path))

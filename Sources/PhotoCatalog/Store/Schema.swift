@@ -3,7 +3,8 @@
 /// - v1: the catalog: assets, their resources (one stored original per SHA-256), albums with ordered memberships, and
 ///   the persistent change log.
 /// - v2: the application journal (an opaque, typed log the ingest pipeline keeps its claims in).
-/// - v3: placement intents, which make placing originals crash-safe (see ``OriginalsStore``).
+/// - v3: placement intents, which make placing originals crash-safe (a block's placements now go to an ``IntentLog``;
+///   the table keeps removals of purged originals).
 /// - v4: `resources.path` without its unique index. Stored paths are `originals/xx/<asset-uuid>[-n].<ext>`, unique
 ///   by construction; the index's random keys cost each commit about one more dirty page per new file, and its few
 ///   readers (recovery, verify) find a path through the asset's UUID instead (``ResourcePath``).

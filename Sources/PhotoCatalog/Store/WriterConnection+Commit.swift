@@ -30,6 +30,12 @@ struct Placement {
     let absolute: String
     let move: Bool
     var done: Done?
+
+    /// What the ``IntentLog`` records for this placement.
+    var intent: IntentLog.Entry {
+        IntentLog.Entry(
+            action: .place, method: move ? .move : .copy, source: source, inode: sourceInode, destination: relative)
+    }
 }
 
 /// A block must start over: another process changed the content it relied on.
@@ -41,25 +47,24 @@ private struct PlacementFailure: Error {
 }
 
 extension WriterConnection {
-    /// Commits a finished block: placement intents (own transaction), then, in one transaction, every row, the
-    /// intents' removal and the change log, while a ``PlacementStep`` places the files beside the inserts; the
-    /// transaction commits only once every file is in place. On any failure the files are put back and nothing is
-    /// left.
+    /// Commits a finished block in one transaction (every row and the change log), while a ``PlacementStep`` writes
+    /// the block's ``IntentLog`` and then places its files; the transaction commits only once every file is in place.
+    /// On any failure the files are put back and nothing is left.
     func commit(_ context: ChangeContext, dataVersionAtStart: Int64) throws -> CommitResult {
         var dataVersion = dataVersionAtStart
         var attempts = 0
         while true {
             var placements = plan(context)
             let batch = makeBatch()
-            do {
-                if !placements.isEmpty { try writeIntents(placements, batch: batch) }
-            } catch {
-                undo(placements, batch: batch)
-                throw mapped(error, action: "store the new originals")
-            }
             let placing =
                 placements.isEmpty
-                ? nil : PlacementStep(placements, on: placementQueue) { placements in try self.place(&placements) }
+                ? nil
+                : PlacementStep(placements, on: placementQueue) { placements in
+                    // The intents are durable before the first file moves.
+                    try IntentLog.write(
+                        placements.map(\.intent), batch: batch, to: self.intentLog, path: self.intentLogPath)
+                    try self.place(&placements)
+                }
             /// Waits for the placement step (at most once) and takes its placements back.
             func placed() -> (any Error)? {
                 guard let placing else { return nil }
@@ -79,11 +84,6 @@ extension WriterConnection {
                     for request in context.collectionCreations { try applier.createCollection(request) }
                     for operation in context.operations { try applier.apply(operation) }
                     try applier.flushAlbums()
-                    if !placements.isEmpty {
-                        try database.run(
-                            "DELETE FROM placement_intents WHERE session = ? AND batch = ?",
-                            [.text(session.id), .integer(batch)])
-                    }
                     for path in applier.purgedPaths {
                         try insertIntent(
                             action: .remove, method: .copy, source: nil, inode: nil, destination: path, batch: batch)
@@ -197,16 +197,6 @@ extension WriterConnection {
     /// How many files of one block go into the same `originals/xx` folder.
     static let placementsPerFolder = 128
 
-    private func writeIntents(_ placements: [Placement], batch: Int64) throws {
-        try database.inTransaction(.immediate) {
-            for placement in placements {
-                try insertIntent(
-                    action: .place, method: placement.move ? .move : .copy, source: placement.source,
-                    inode: placement.sourceInode, destination: placement.relative, batch: batch)
-            }
-        }
-    }
-
     private func insertIntent(
         action: PlacementIntent.Action, method: PlacementIntent.Method, source: String?, inode: UInt64?,
         destination: String, batch: Int64
@@ -276,31 +266,46 @@ extension WriterConnection {
 
     /// Puts placed files back (renamed ones to their source, copies removed) and drops the batch's intents. An intent
     /// whose file could not be put back stays for recovery at the next open.
+    /// Puts placed files back (renamed ones to their source, copies removed). The intents of files that could not be
+    /// put back are copied into the `placement_intents` table, since the next block overwrites the ``IntentLog``; if
+    /// even that fails, the log is kept under a name of its own (`<session>.<batch>.intents`). Either way recovery
+    /// settles them once this session is gone.
     private func undo(_ placements: [Placement], batch: Int64) {
-        var failed: [String] = []
+        var failed: [Placement] = []
         for placement in placements.reversed() {
             switch placement.done {
             case .renamed:
                 if (try? SystemCall.renameNoReplace(placement.absolute, placement.source)) == nil {
-                    failed.append(placement.relative)
+                    failed.append(placement)
                 }
             case .copied, .copiedForMove:
-                if (try? SystemCall.unlink(placement.absolute)) == nil { failed.append(placement.relative) }
+                if (try? SystemCall.unlink(placement.absolute)) == nil { failed.append(placement) }
             case nil:
                 // Possibly copied to its temporary name, not yet renamed into place.
                 try? SystemCall.unlink(PlacementIntent.temporaryPath(for: placement.absolute))
             }
             request(placement.request, clearDestinationAt: placement.resourceIndex)
         }
-        guard !placements.isEmpty else { return }
-        _ = try? database.inTransaction(.immediate) {
-            try database.run(
-                """
-                DELETE FROM placement_intents WHERE session = ? AND batch = ?
-                    AND destination NOT IN (SELECT value FROM json_each(?))
-                """,
-                [.text(session.id), .integer(batch), .text(jsonStrings(failed))])
+        defer { if !placements.isEmpty { clearIntentLog() } }
+        guard !failed.isEmpty else { return }
+        let kept: Void? = try? database.inTransaction(.immediate) {
+            for placement in failed {
+                let intent = placement.intent
+                try insertIntent(
+                    action: intent.action, method: intent.method, source: intent.source, inode: intent.inode,
+                    destination: intent.destination, batch: batch)
+            }
         }
+        if kept == nil {
+            let keptLog = session.locksDirectory + "/" + session.id + ".\(batch)" + IntentLog.fileExtension
+            _ = try? SystemCall.copyFile(from: intentLogPath, to: keptLog, buffer: buffer, sync: true)
+        }
+    }
+
+    /// Empties the ``IntentLog`` once its block is settled, so that a live writer between blocks shows no intents
+    /// in flight (`verify`). Not synced: a log that still holds a settled block's intents after a crash is harmless.
+    private func clearIntentLog() {
+        _ = ftruncate(intentLog, 0)
     }
 
     private func request(_ request: AssetCreationRequest, clearDestinationAt index: Int) {
@@ -309,6 +314,7 @@ extension WriterConnection {
 
     /// After the commit: removes sources of cross-filesystem moves and files of purged assets.
     private func finishCommitted(_ placements: [Placement], purged: [String], batch: Int64) {
+        if !placements.isEmpty { clearIntentLog() }
         for placement in placements where placement.done == .copiedForMove {
             try? SystemCall.unlink(placement.source)
         }
@@ -450,10 +456,5 @@ extension WriterConnection {
         case let error as SystemCallError: return error.photosError(action: action)
         default: return error
         }
-    }
-
-    private func jsonStrings(_ strings: [String]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: strings)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -10,8 +10,9 @@ import Foundation
 /// migrates it, takes a ``WriterSession`` and reconciles placement intents that crashed writers left behind.
 ///
 /// `synchronous=FULL` is deliberate: the writer moves files that exist nowhere else into the library, and after a
-/// power loss the database must not forget a commit whose file moves survived. Each block costs two WAL fsyncs
-/// (placement intents, then the block) whatever its size, so group commit makes this cheap per file.
+/// power loss the database must not forget a commit whose file moves survived. Each block costs one `fdatasync` of
+/// its ``IntentLog`` (on the placement thread) and one WAL fsync whatever its size, so group commit makes this cheap
+/// per file.
 final class WriterConnection {
     let database: Database
     let libraryURL: URL
@@ -28,6 +29,9 @@ final class WriterConnection {
     /// The `originals/xx` folder new files go to, and how many have gone there (see `plan`).
     var currentFolder = ""
     var placementsInCurrentFolder = 0
+    /// The session's ``IntentLog`` (open for the session's life) and its path.
+    let intentLog: Int32
+    let intentLogPath: String
     /// Where a block's files are placed while the writer inserts its rows (see ``PlacementStep``).
     let placementQueue = DispatchQueue(label: "photodrop.library.placement", qos: .userInitiated)
     /// The device of the originals folder (to choose rename or copy up front).
@@ -81,6 +85,10 @@ final class WriterConnection {
         }
         do {
             session = try WriterSession(locksDirectory: libraryPath + "/locks")
+            intentLogPath = IntentLog.path(session: session.id, locksDirectory: session.locksDirectory)
+            intentLog = try SystemCall.open(intentLogPath, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644)
+            // The log's directory entry must be durable before the first intents in it count.
+            try SystemCall.fsyncDirectory(session.locksDirectory)
         } catch let error as SystemCallError {
             throw error.photosError(action: action)
         }
@@ -93,7 +101,12 @@ final class WriterConnection {
         WriterSession.removeStaleLocks(in: session.locksDirectory, except: session.id)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        // Every block of this session has committed or been undone: its intents are settled.
+        SystemCall.close(intentLog)
+        _ = Glibc.unlink(intentLogPath)
+    }
 
     /// A fresh batch number for this session's placement intents.
     func makeBatch() -> Int64 {
@@ -154,31 +167,60 @@ final class WriterConnection {
                 [.text(dead)]
             ) { row in (row.int(0), row.optionalString(1), row.optionalInt64(2), row.string(3)) }
             for (action, source, sourceInode, destination) in intents {
-                let referenced = try ResourcePath.isReferenced(destination, in: database)
-                let absolute = libraryPath + "/" + destination
-                if action == PlacementIntent.Action.remove.rawValue {
-                    if !referenced { try? SystemCall.unlink(absolute) }
-                    continue
-                }
-                try? SystemCall.unlink(PlacementIntent.temporaryPath(for: absolute))
-                guard !referenced, let placed = try? SystemCall.stat(absolute) else { continue }
-                guard let source else { continue }
-                if let sourceInode, UInt64(placed.st_ino) == UInt64(sourceInode) {
-                    // Renamed: the file is the source itself.
-                    returnToSource(absolute, source: source)
-                } else if let original = try? SystemCall.stat(source), let sourceInode,
-                    UInt64(original.st_ino) == UInt64(sourceInode)
-                {
-                    // A copy, and the original is still in place: drop the copy.
-                    try? SystemCall.unlink(absolute)
-                } else {
-                    // A copy whose original is gone: keep the bytes.
-                    returnToSource(absolute, source: source)
-                }
+                try settle(
+                    isRemoval: action == PlacementIntent.Action.remove.rawValue, source: source,
+                    sourceInode: sourceInode.map { UInt64(bitPattern: $0) }, destination: destination)
             }
             try database.inTransaction(.immediate) {
                 try database.run("DELETE FROM placement_intents WHERE session = ?", [.text(dead)])
             }
+        }
+        try reconcileIntentLogs()
+    }
+
+    /// The ``IntentLog``s of dead sessions: each is settled like intent rows, then removed. A log another process is
+    /// settling (its `flock` is taken) is left to it.
+    private func reconcileIntentLogs() throws {
+        let locks = session.locksDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: locks) else { return }
+        for name in names.sorted() where name.hasSuffix(IntentLog.fileExtension) {
+            // `<session>.intents`, or `<session>.<batch>.intents` for intents kept after a failed undo.
+            let owner = String(name.prefix { $0 != "." })
+            guard owner != session.id, WriterSession.isDead(session: owner, locksDirectory: locks) else { continue }
+            let path = locks + "/" + name
+            let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { Glibc.close(descriptor) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            for entry in IntentLog.read(descriptor: descriptor)?.entries ?? [] {
+                try settle(
+                    isRemoval: entry.action == .remove, source: entry.source, sourceInode: entry.inode,
+                    destination: entry.destination)
+            }
+            _ = Glibc.unlink(path)
+        }
+    }
+
+    /// Finishes or undoes one intent of a dead session (see ``reconcileIntents()``).
+    private func settle(isRemoval: Bool, source: String?, sourceInode: UInt64?, destination: String) throws {
+        let referenced = try ResourcePath.isReferenced(destination, in: database)
+        let absolute = libraryPath + "/" + destination
+        if isRemoval {
+            if !referenced { try? SystemCall.unlink(absolute) }
+            return
+        }
+        try? SystemCall.unlink(PlacementIntent.temporaryPath(for: absolute))
+        guard !referenced, let placed = try? SystemCall.stat(absolute) else { return }
+        guard let source else { return }
+        if let sourceInode, UInt64(placed.st_ino) == sourceInode {
+            // Renamed: the file is the source itself.
+            returnToSource(absolute, source: source)
+        } else if let original = try? SystemCall.stat(source), let sourceInode, UInt64(original.st_ino) == sourceInode {
+            // A copy, and the original is still in place: drop the copy.
+            try? SystemCall.unlink(absolute)
+        } else {
+            // A copy whose original is gone: keep the bytes.
+            returnToSource(absolute, source: source)
         }
     }
 
@@ -196,8 +238,9 @@ final class WriterConnection {
     }
 }
 
-/// The placement-intent rows: written in their own transaction before files are placed, deleted in the transaction
-/// that commits the block (or after undoing the files).
+/// Placement intents: a block's placements in the session's ``IntentLog``, written before its files move; removals of
+/// purged originals as `placement_intents` rows, written in the purging transaction and deleted once the files are
+/// gone (the table also keeps the intents of files an undo could not put back, and rows of older photodrop).
 enum PlacementIntent {
     enum Action: Int {
         /// A file placed into the library for a new resource.

@@ -7,12 +7,13 @@ import Foundation
 /// The consistency check behind ``PhotoLibrary/verify(deep:)``: reads, never writes, and tolerates a writer working
 /// on the library at the same time.
 ///
-/// Order matters for running beside a writer. A writer records a placement intent before it places a file, and
-/// replaces the intent by the resource row in the transaction that commits; a purge records a removal intent in the
-/// transaction that deletes the row, and removes the file afterwards. So the check lists `originals/` first and
-/// reads the catalog afterwards (in one snapshot): every listed file is then either referenced, announced by an
-/// intent, or really an orphan. Files the snapshot expects but that are missing, and orphans, are confirmed once
-/// more before they are reported, so that a change committing during the check never shows up as a problem.
+/// Order matters for running beside a writer. A writer records a block's placement intents in its ``IntentLog``
+/// before it places a file, and commits the resource rows before the next block overwrites the log; a purge records a
+/// removal intent in the transaction that deletes the row, and removes the file afterwards. So the check lists
+/// `originals/` first, then reads the logs, then the catalog (in one snapshot): every listed file is then either
+/// referenced, announced by an intent, or really an orphan. Files the snapshot expects but that are missing, and
+/// orphans, are confirmed once more before they are reported, so that a change committing during the check never
+/// shows up as a problem.
 struct LibraryVerifier {
     let library: PhotoLibrary
     let deep: Bool
@@ -51,10 +52,11 @@ struct LibraryVerifier {
 
     func run() throws -> VerificationReport {
         var issues: [VerificationIssue] = []
-        // 1. The files, before the catalog (see the type's description).
+        // 1. The files, then the writers' intent logs, then the catalog (see the type's description).
         let listing = listOriginals()
+        let loggedIntents = readIntentLogs()
         // 2. The catalog.
-        guard let snapshot = try library.read("verify the library", readSnapshot) else {
+        guard var snapshot = try library.read("verify the library", readSnapshot) else {
             throw PhotosError.noLibrary(at: libraryPath)
         }
         if let damage = snapshot.unreadableCatalog {
@@ -72,6 +74,8 @@ struct LibraryVerifier {
                 filesOnDisk: listing.files.count, hashedBytes: 0, changesInFlight: 0)
         }
         let originalPaths = Set(snapshot.originals.map(\.path))
+        // A log keeps its block's intents after the block committed; those are settled, not in flight.
+        snapshot.intents += loggedIntents.filter { !originalPaths.contains($0.destination) }
 
         // 3. Changes in flight (writers alive) and interrupted ones (writers gone).
         var liveSessions: [String: Bool] = [:]
@@ -302,6 +306,22 @@ struct LibraryVerifier {
     /// Whether the writer of `session` still runs: it holds an exclusive `flock` on its lock file. Tested with a
     /// shared non-blocking lock that is released at once; unlike the writer's own reconciliation this never removes
     /// the lock file.
+    /// The intents in the writers' ``IntentLog``s (read between listing the files and reading the catalog: a block
+    /// whose log is overwritten after this read committed before it, so the catalog has its rows).
+    private func readIntentLogs() -> [Intent] {
+        let locks = libraryPath + "/locks"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: locks) else { return [] }
+        var intents: [Intent] = []
+        for name in names.sorted() where name.hasSuffix(IntentLog.fileExtension) {
+            let session = String(name.prefix { $0 != "." })
+            for entry in IntentLog.read(path: locks + "/" + name)?.entries ?? [] {
+                intents.append(
+                    Intent(session: session, isRemoval: entry.action == .remove, destination: entry.destination))
+            }
+        }
+        return intents
+    }
+
     static func isWriterAlive(session: String, libraryPath: String) -> Bool {
         let path = libraryPath + "/locks/" + session + ".lock"
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
