@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -37,6 +39,20 @@ struct IntentLog {
     /// The log of `session` in `locksDirectory`.
     static func path(session: String, locksDirectory: String) -> String {
         locksDirectory + "/" + session + fileExtension
+    }
+
+    /// Where a copy of the log is kept when the intents of a failed undo could not go into the database.
+    static func keptPath(session: String, batch: Int64, locksDirectory: String) -> String {
+        locksDirectory + "/" + session + ".\(batch)" + fileExtension
+    }
+
+    /// Every log in `locksDirectory` (``path(session:locksDirectory:)`` and ``keptPath(session:batch:locksDirectory:)``
+    /// files), with the session that wrote it, in name order.
+    static func logs(in locksDirectory: String) -> [(session: String, path: String)] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: locksDirectory) else { return [] }
+        return names.sorted().filter { $0.hasSuffix(fileExtension) }.map { name in
+            (String(name.prefix { $0 != "." }), locksDirectory + "/" + name)
+        }
     }
 
     /// The record's bytes.

@@ -4,8 +4,8 @@ import Dispatch
 ///
 /// The writer is the pipeline's one serial stage, and a block's `rename(2)` calls and folder fsyncs (a fifth of its
 /// time on W1) depend on nothing the inserts do, nor the inserts on them: only the `COMMIT` must wait until every
-/// file is in place. ``WriterConnection/commit(_:dataVersionAtStart:)`` starts the step after the placement intents
-/// are durable and calls ``finish()`` before it commits or undoes anything.
+/// file is in place. ``WriterConnection/commit(_:dataVersionAtStart:)`` gives the step the block's work (first the
+/// ``IntentLog`` made durable, then the files) and calls ``finish()`` before it commits or undoes anything.
 ///
 /// Confinement: between `init` and ``finish()`` the placements and everything the work touches (the writer's folder
 /// cache and copy buffer) belong to the step's thread; the writer touches none of them until ``finish()`` returned.

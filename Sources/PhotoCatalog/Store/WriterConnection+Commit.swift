@@ -264,8 +264,6 @@ extension WriterConnection {
         try SystemCall.copyFile(from: placement.source, to: temporary, buffer: buffer, sync: false)
     }
 
-    /// Puts placed files back (renamed ones to their source, copies removed) and drops the batch's intents. An intent
-    /// whose file could not be put back stays for recovery at the next open.
     /// Puts placed files back (renamed ones to their source, copies removed). The intents of files that could not be
     /// put back are copied into the `placement_intents` table, since the next block overwrites the ``IntentLog``; if
     /// even that fails, the log is kept under a name of its own (`<session>.<batch>.intents`). Either way recovery
@@ -297,7 +295,7 @@ extension WriterConnection {
             }
         }
         if kept == nil {
-            let keptLog = session.locksDirectory + "/" + session.id + ".\(batch)" + IntentLog.fileExtension
+            let keptLog = IntentLog.keptPath(session: session.id, batch: batch, locksDirectory: session.locksDirectory)
             _ = try? SystemCall.copyFile(from: intentLogPath, to: keptLog, buffer: buffer, sync: true)
         }
     }

@@ -182,12 +182,8 @@ final class WriterConnection {
     /// settling (its `flock` is taken) is left to it.
     private func reconcileIntentLogs() throws {
         let locks = session.locksDirectory
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: locks) else { return }
-        for name in names.sorted() where name.hasSuffix(IntentLog.fileExtension) {
-            // `<session>.intents`, or `<session>.<batch>.intents` for intents kept after a failed undo.
-            let owner = String(name.prefix { $0 != "." })
+        for (owner, path) in IntentLog.logs(in: locks) {
             guard owner != session.id, WriterSession.isDead(session: owner, locksDirectory: locks) else { continue }
-            let path = locks + "/" + name
             let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
             defer { Glibc.close(descriptor) }

@@ -309,12 +309,9 @@ struct LibraryVerifier {
     /// The intents in the writers' ``IntentLog``s (read between listing the files and reading the catalog: a block
     /// whose log is overwritten after this read committed before it, so the catalog has its rows).
     private func readIntentLogs() -> [Intent] {
-        let locks = libraryPath + "/locks"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: locks) else { return [] }
         var intents: [Intent] = []
-        for name in names.sorted() where name.hasSuffix(IntentLog.fileExtension) {
-            let session = String(name.prefix { $0 != "." })
-            for entry in IntentLog.read(path: locks + "/" + name)?.entries ?? [] {
+        for (session, path) in IntentLog.logs(in: libraryPath + "/locks") {
+            for entry in IntentLog.read(path: path)?.entries ?? [] {
                 intents.append(
                     Intent(session: session, isRemoval: entry.action == .remove, destination: entry.destination))
             }
