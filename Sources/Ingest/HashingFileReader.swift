@@ -88,7 +88,7 @@ public final class HashingFileReader {
     public func read(
         path: String, visit: (UnsafeRawBufferPointer, Int64) throws -> Void = { _, _ in }
     ) throws -> FileDigest {
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK) }
+        let fd = SourceFileOpener.openForReading(path)
         guard fd >= 0 else {
             if errno == ELOOP { throw FileReadError.notRegularFile(path: path) }
             throw FileReadError.system(.current("open", path: path))

@@ -53,9 +53,7 @@ public final class IngestWorker {
     }
 
     private func examine(_ job: IngestJob) -> WorkerFinding {
-        let fd = retryingOnInterrupt {
-            open(job.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK)
-        }
+        let fd = SourceFileOpener.openForReading(job.path)
         guard fd >= 0 else {
             let error = SystemError.current("open", path: job.path)
             if error.code == ELOOP { return .failed("\(job.path) is a symbolic link; links are not followed") }

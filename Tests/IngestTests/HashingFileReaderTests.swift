@@ -196,6 +196,41 @@ struct HashingFileReaderTests {
         #expect(seconds(oursTime) <= seconds(theirsTime) * 1.25)
     }
 
+    /// Sets the access time of `path` to 2001 and its modification time to now: the state in which `relatime` (the
+    /// default) and `strictatime` mounts record the next read.
+    @discardableResult
+    static func ageAccessTime(_ path: String) throws -> Int {
+        var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: time(nil), tv_nsec: 0)]
+        guard utimensat(AT_FDCWD, path, &times, 0) == 0 else { throw SystemError.current("utimensat", path: path) }
+        return 1_000_000_000
+    }
+
+    static func accessTime(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_atim.tv_sec : -1
+    }
+
+    @Test("reading a file leaves its access time alone (O_NOATIME)")
+    func readingLeavesTheAccessTimeAlone() throws {
+        let folder = try TemporaryFolder("hash-atime")
+        // A control read with a plain open(2): does this file system record reads at all?
+        let control = try folder.write("control.bin", String(repeating: "c", count: 10_000))
+        let aged = try Self.ageAccessTime(control)
+        let fd = open(control, O_RDONLY)
+        var byte: UInt8 = 0
+        #expect(fd >= 0 && read(fd, &byte, 1) == 1)
+        close(fd)
+        guard Self.accessTime(control) != aged else {
+            print("skipped: \(folder.path) is on a file system mounted noatime; reads never change access times there")
+            return
+        }
+        let path = try folder.write("photo.bin", String(repeating: "p", count: 100_000))
+        try Self.ageAccessTime(path)
+        _ = try HashingFileReader().read(path: path)
+        #expect(Self.accessTime(path) == aged, "reading and hashing stamped a new access time")
+        #expect(SourceFileOpener.triesNoAccessTime, "O_NOATIME was refused for a file this process owns")
+    }
+
     static func sha256sum(_ path: String) throws -> String {
         try output("/usr/bin/sha256sum", [path]).split(separator: " ").first.map(String.init) ?? ""
     }

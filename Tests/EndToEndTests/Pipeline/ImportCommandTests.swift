@@ -97,6 +97,28 @@ struct ImportCommandTests {
         try library.expectConsistent()
     }
 
+    /// Runs only as root (with setpriv), because it needs a second user: photodrop opens sources with O_NOATIME,
+    /// which Linux grants only to a file's owner, so reading another user's files must fall back to a plain open.
+    @Test(
+        "files owned by another user are read too (O_NOATIME falls back to a plain open)",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func readsAnotherUsersFiles() throws {
+        let sandbox = try Sandbox("import-owner")
+        let tree = try makeTree(sandbox, rejected: false)
+        #expect(chmod(sandbox.root.path, 0o755) == 0)
+        guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
+        let asNobody = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", binary.path, "--config", sandbox.config.path,
+                "import", "--dry-run", "--json", tree.path,
+            ], in: sandbox.root)
+        #expect(asNobody.status == 0, "\(asNobody)")
+        let summary = try asNobody.jsonObject()
+        #expect(summary["imported"] as? Int == 6, "\(asNobody)")
+        #expect(summary["failed"] as? Int == 0, "\(asNobody)")
+    }
+
     @Test("--dry-run reads and judges everything and touches nothing")
     func dryRun() throws {
         let sandbox = try Sandbox("import-dry")
