@@ -22,7 +22,17 @@ public struct CommitSettings: Sendable, Hashable {
     /// Whether the files come from claims that can be put back into the inbox (watch).
     public var usesClaims: Bool
     /// The most outcomes committed in one transaction.
+    ///
+    /// The committer takes whatever the workers have queued, up to this many, so this is also the depth of that
+    /// queue. `watch` keeps 256: a burst drains in small steps and each file's latency stays short. An import uses
+    /// ``importBatchLimit``.
     public var batchLimit: Int
+
+    /// The group-commit limit of an import. A commit's cost is mostly the index pages it dirties, and the
+    /// random-keyed indexes (asset UUIDs, SHA-256s) touch almost one page per file in a small commit but share pages
+    /// in a large one: 1,024 files per commit made a 10,000-file `import --move` about 5 % faster than 256 (more did
+    /// not pay: the last commit, which nothing overlaps, grows with it). A queued finding is a few hundred bytes.
+    public static let importBatchLimit = 1024
 
     /// Settings; see the presets ``watch(duplicates:)`` and ``importing(move:dryRun:duplicates:)``.
     public init(
@@ -49,10 +59,10 @@ public struct CommitSettings: Sendable, Hashable {
         if dryRun {
             return CommitSettings(
                 placement: .none, duplicates: duplicates, removesDuplicateCopies: false, quarantinesRejected: false,
-                usesClaims: false)
+                usesClaims: false, batchLimit: importBatchLimit)
         }
         return CommitSettings(
             placement: move ? .move : .copy, duplicates: duplicates, removesDuplicateCopies: move,
-            quarantinesRejected: move, usesClaims: false)
+            quarantinesRejected: move, usesClaims: false, batchLimit: importBatchLimit)
     }
 }

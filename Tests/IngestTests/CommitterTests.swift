@@ -60,6 +60,23 @@ struct CommitterTests {
         #expect(try Asset.fetchAssets(library: library).count == 300)
     }
 
+    /// What `run` commits per transaction when 600 findings are already queued: an import takes them all in one
+    /// (its limit is ``CommitSettings/importBatchLimit``), `watch` in blocks of at most 256.
+    @Test(arguments: [(true, 1), (false, 3)])
+    func runGroupsQueuedFindingsUpToTheLimit(_ importing: Bool, _ transactions: Int) async throws {
+        let settings: CommitSettings =
+            importing
+            ? .importing(move: true, dryRun: false, duplicates: .addToAlbum) : .watch(duplicates: .addToAlbum)
+        #expect(settings.batchLimit == (importing ? CommitSettings.importBatchLimit : 256))
+        let queue = BoundedQueue<WorkerOutput>(capacity: 1024)
+        for output in try outputs(0..<600, album: "Queued") { try await queue.send(output) }
+        queue.finish()
+        let start = try library.currentChangeToken
+        await committer(settings).run(queue)
+        #expect(try library.fetchPersistentChanges(since: start).count == transactions)
+        #expect(try albums() == ["Queued": 600])
+    }
+
     @Test func anExistingAlbumWithTheTitleIsUsed() async throws {
         try await library.performChanges {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip")
