@@ -60,14 +60,16 @@ struct CommitterTests {
         #expect(try Asset.fetchAssets(library: library).count == 300)
     }
 
-    /// What `run` commits per transaction when 600 findings are already queued: an import takes them all in one
-    /// (its limit is ``CommitSettings/importBatchLimit``), `watch` in blocks of at most 256.
-    @Test(arguments: [(true, 1), (false, 3)])
-    func runGroupsQueuedFindingsUpToTheLimit(_ importing: Bool, _ transactions: Int) async throws {
-        let settings: CommitSettings =
-            importing
-            ? .importing(move: true, dryRun: false, duplicates: .addToAlbum) : .watch(duplicates: .addToAlbum)
-        #expect(settings.batchLimit == (importing ? CommitSettings.importBatchLimit : 256))
+    /// What `run` commits per transaction when 600 findings are already queued: `import --move` takes them all in
+    /// one (its limit is ``CommitSettings/movingImportBatchLimit``), a copying import and `watch` in blocks of at most
+    /// 256.
+    @Test(arguments: [
+        (CommitSettings.importing(move: true, dryRun: false, duplicates: .addToAlbum), 1),
+        (CommitSettings.importing(move: false, dryRun: false, duplicates: .addToAlbum), 3),
+        (CommitSettings.watch(duplicates: .addToAlbum), 3),
+    ])
+    func runGroupsQueuedFindingsUpToTheLimit(_ settings: CommitSettings, _ transactions: Int) async throws {
+        #expect(settings.batchLimit == (transactions == 1 ? CommitSettings.movingImportBatchLimit : 256))
         let queue = BoundedQueue<WorkerOutput>(capacity: 1024)
         for output in try outputs(0..<600, album: "Queued") { try await queue.send(output) }
         queue.finish()
