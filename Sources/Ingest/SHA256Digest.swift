@@ -9,12 +9,14 @@ public struct SHA256Digest: Sendable, Hashable, Comparable, CustomStringConverti
     /// A digest from exactly 32 bytes; nil for any other count.
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 32 else { return nil }
-        var words = [UInt64](repeating: 0, count: 4)
-        for (index, byte) in bytes.enumerated() { words[index / 8] = words[index / 8] << 8 | UInt64(byte) }
-        word0 = words[0]
-        word1 = words[1]
-        word2 = words[2]
-        word3 = words[3]
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        word0 = UInt64(bigEndian: words.0)
+        word1 = UInt64(bigEndian: words.1)
+        word2 = UInt64(bigEndian: words.2)
+        word3 = UInt64(bigEndian: words.3)
     }
 
     /// A digest from 64 hex digits (either case); nil otherwise.
@@ -34,21 +36,29 @@ public struct SHA256Digest: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// The 32 bytes.
     public var bytes: [UInt8] {
-        [word0, word1, word2, word3].flatMap { word in
-            (0..<8).reversed().map { UInt8(truncatingIfNeeded: word >> ($0 * 8)) }
+        withBytes { Array($0) }
+    }
+
+    /// 64 lowercase hex digits, as `sha256sum` prints. (Built in place: the committer asks for it once per file.)
+    public var hex: String {
+        withBytes { raw in
+            String(unsafeUninitializedCapacity: 64) { output in
+                for (index, byte) in raw.enumerated() {
+                    output[2 * index] = SHA256Digest.hexDigit(byte >> 4)
+                    output[2 * index + 1] = SHA256Digest.hexDigit(byte & 0x0F)
+                }
+                return 64
+            }
         }
     }
 
-    /// 64 lowercase hex digits, as `sha256sum` prints.
-    public var hex: String {
-        let alphabet = Array("0123456789abcdef".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(64)
-        for byte in bytes {
-            output.append(alphabet[Int(byte >> 4)])
-            output.append(alphabet[Int(byte & 0x0F)])
-        }
-        return String(decoding: output, as: UTF8.self)
+    /// Calls `body` with the 32 bytes, in order, without allocating.
+    private func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        withUnsafeBytes(of: (word0.bigEndian, word1.bigEndian, word2.bigEndian, word3.bigEndian), body)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     public var description: String { hex }

@@ -40,6 +40,23 @@ struct HashingFileReaderTests {
         #expect(SHA256Digest(hex: hex.uppercased()) == digest.sha256)
     }
 
+    @Test("a digest keeps its 32 bytes in order: bytes, hex and ordering agree with the bytes")
+    func digestBytesHexAndOrder() throws {
+        let samples = (0..<50).map { Self.bytes(count: 32, seed: UInt64($0) + 7) } + [
+            [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0xFF, count: 32), Array(0..<32),
+        ]
+        let digests = try samples.map { try #require(SHA256Digest(bytes: $0)) }
+        for (bytes, digest) in zip(samples, digests) {
+            #expect(digest.bytes == bytes)
+            #expect(digest.hex == bytes.map { String(format: "%02x", $0) }.joined())
+            #expect(SHA256Digest(hex: digest.hex) == digest)
+        }
+        let byBytes = samples.indices.sorted { samples[$0].lexicographicallyPrecedes(samples[$1]) }
+        #expect(digests.indices.sorted { digests[$0] < digests[$1] } == byBytes)
+        #expect(SHA256Digest(bytes: [UInt8](repeating: 1, count: 31)) == nil)
+        #expect(SHA256Digest(bytes: [UInt8](repeating: 1, count: 33)) == nil)
+    }
+
     @Test(arguments: [0, 1, 4095, 4096, 65_536, 65_537, 300_000, 2_500_000])
     func everySizeAgreesWithSha256sumAndTheVisitorSeesEveryByteOnce(_ size: Int) throws {
         let folder = try TemporaryFolder("hash-sizes")

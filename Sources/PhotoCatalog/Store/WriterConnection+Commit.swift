@@ -178,15 +178,16 @@ extension WriterConnection {
                 var number = 0
                 for index in state.resources.indices where !state.resources[index].isSkipped {
                     let resource = state.resources[index]
+                    // Interpolation sizes each string once; chains of `+` reallocated four times per file.
                     let suffix = number == 0 ? "" : "-\(number + 1)"
-                    let ext = resource.fileExtension.isEmpty ? "" : "." + resource.fileExtension
-                    let relative = folder + "/" + name + suffix + ext
+                    let dot = resource.fileExtension.isEmpty ? "" : "."
+                    let relative = "\(folder)/\(name)\(suffix)\(dot)\(resource.fileExtension)"
                     state.resources[index].destination = relative
                     number += 1
                     placements.append(
                         Placement(
                             request: request, resourceIndex: index, source: resource.sourcePath,
-                            sourceInode: resource.inode, relative: relative, absolute: libraryPath + "/" + relative,
+                            sourceInode: resource.inode, relative: relative, absolute: "\(libraryPath)/\(relative)",
                             move: resource.shouldMove, done: nil))
                 }
             }
@@ -336,7 +337,7 @@ extension WriterConnection {
                 restoredFromRecentlyDeleted: restored.contains(ObjectIdentifier(request)),
                 sourcePaths: state.resources.map(\.sourcePath),
                 storedPaths: isDuplicate
-                    ? [] : state.resources.compactMap { $0.destination }.map { libraryPath + "/" + $0 })
+                    ? [] : state.resources.compactMap { $0.destination.map { "\(libraryPath)/\($0)" } })
         }
     }
 
