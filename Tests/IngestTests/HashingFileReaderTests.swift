@@ -42,9 +42,10 @@ struct HashingFileReaderTests {
 
     @Test("a digest keeps its 32 bytes in order: bytes, hex and ordering agree with the bytes")
     func digestBytesHexAndOrder() throws {
-        let samples = (0..<50).map { Self.bytes(count: 32, seed: UInt64($0) + 7) } + [
-            [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0xFF, count: 32), Array(0..<32),
-        ]
+        let samples =
+            (0..<50).map { Self.bytes(count: 32, seed: UInt64($0) + 7) } + [
+                [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0xFF, count: 32), Array(0..<32),
+            ]
         let digests = try samples.map { try #require(SHA256Digest(bytes: $0)) }
         for (bytes, digest) in zip(samples, digests) {
             #expect(digest.bytes == bytes)
