@@ -1,3 +1,6 @@
+import Foundation
+import PhotoCatalog
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -32,5 +35,14 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "inode \(inode) on device \(device), \(size) bytes, modified \(modificationTime)"
+    }
+
+    /// The identity as the library records it for a resource: what the file was while its bytes were hashed, so
+    /// the library need not `stat` it again.
+    public var resourceFileStatus: ResourceFileStatus {
+        ResourceFileStatus(
+            byteCount: size, device: device, inode: inode,
+            modificationDate: Date(
+                timeIntervalSince1970: Double(modificationTime.seconds) + Double(modificationTime.nanoseconds) / 1e9))
     }
 }

@@ -97,6 +97,33 @@ struct AssetCreationTests {
         #expect(asset.originalURL?.pathExtension == "heic")
     }
 
+    @Test("photodrop options: a given file status is trusted like the hash; its size and mtime are what is recorded")
+    func trustedFileStatus() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let source = try folder.write(TestFiles.distinctBytes(size: 100), to: "upload.jpg")
+        var info = stat()
+        #expect(stat(source.path, &info) == 0)
+        // What the caller saw while hashing: a different mtime than the file has now, so the test can tell whose
+        // status the library recorded.
+        let seen = Date(timeIntervalSince1970: 1_041_379_200.25)
+        let status = ResourceFileStatus(
+            byteCount: 100, device: UInt64(info.st_dev), inode: UInt64(info.st_ino), modificationDate: seen)
+        try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(
+                with: .photo, fileURL: source,
+                options: AssetResourceCreationOptions(
+                    shouldMoveFile: true, contentSHA256: String(repeating: "cd", count: 32), fileStatus: status))
+        }
+        let asset = try #require(Asset.fetchAssets(with: nil, library: library).firstObject)
+        #expect(asset.creationDate == seen, "the default creation date is the mtime the caller saw")
+        #expect(asset.byteCount == 100)
+        let stored = try #require(asset.originalURL)
+        var storedInfo = stat()
+        #expect(stat(stored.path, &storedInfo) == 0 && storedInfo.st_ino == info.st_ino, "moved, not copied")
+    }
+
     @Test("a malformed contentSHA256 or a missing file fails the block with a message naming the file")
     func badResources() async throws {
         let folder = try TemporaryDirectory()

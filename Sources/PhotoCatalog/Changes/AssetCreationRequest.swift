@@ -134,15 +134,24 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             throw PhotosError.invalidParameter(
                 "The creation request already has a \(type) resource; '\(path)' cannot be a second one.")
         }
-        let info: stat
-        do { info = try SystemCall.stat(path) } catch let error as SystemCallError {
-            throw error.photosError(action: action)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw PhotosError(
-                .invalidResource, title: "Not a regular file",
-                message: "Could not \(action): it is not a regular file (a folder, device or socket?).",
-                cause: .io(operation: "stat", path: path, errno: EINVAL))
+        let file: ResourceFileStatus
+        if let given = options.fileStatus {
+            file = given
+        } else {
+            let info: stat
+            do { info = try SystemCall.stat(path) } catch let error as SystemCallError {
+                throw error.photosError(action: action)
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw PhotosError(
+                    .invalidResource, title: "Not a regular file",
+                    message: "Could not \(action): it is not a regular file (a folder, device or socket?).",
+                    cause: .io(operation: "stat", path: path, errno: EINVAL))
+            }
+            file = ResourceFileStatus(
+                byteCount: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+                modificationDate: Date(
+                    timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
         }
         let sha256: String
         if let given = options.contentSHA256 {
@@ -166,9 +175,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
                 ?? mime.flatMap(MediaTypes.preferredExtension(forMIME:)))
         var resource = Resource(
             type: type, sourcePath: path, shouldMove: options.shouldMoveFile, sha256: sha256,
-            byteCount: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
-            modificationDate: Date(
-                timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9),
+            byteCount: file.byteCount, device: file.device, inode: file.inode, modificationDate: file.modificationDate,
             mimeType: mime, uniformTypeIdentifier: uti, fileExtension: ext,
             originalFilename: options.originalFilename ?? FilePathText.lastComponent(of: path))
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a file becomes a resource of a new asset (`PHAssetResourceCreationOptions`), with photodrop's additions for
 /// callers that already know the file's type and hash.
 public struct AssetResourceCreationOptions: Sendable, Hashable {
@@ -18,11 +20,16 @@ public struct AssetResourceCreationOptions: Sendable, Hashable {
     public var contentSHA256: String?
     /// The extension of the stored original without a dot (default: the source URL's extension, lowercased).
     public var fileExtension: String?
+    /// What `fstat` said about the file while the caller read it (for ``contentSHA256``). When given, the library
+    /// trusts it as it trusts the hash and does not `stat` the file again; when nil, it looks at the file itself
+    /// (and refuses anything but a regular file).
+    public var fileStatus: ResourceFileStatus?
 
     /// Options; everything not given keeps PhotoKit's default (copy, names and types from the file).
     public init(
         shouldMoveFile: Bool = false, originalFilename: String? = nil, uniformTypeIdentifier: String? = nil,
-        mimeType: String? = nil, contentSHA256: String? = nil, fileExtension: String? = nil
+        mimeType: String? = nil, contentSHA256: String? = nil, fileExtension: String? = nil,
+        fileStatus: ResourceFileStatus? = nil
     ) {
         self.shouldMoveFile = shouldMoveFile
         self.originalFilename = originalFilename
@@ -30,5 +37,23 @@ public struct AssetResourceCreationOptions: Sendable, Hashable {
         self.mimeType = mimeType
         self.contentSHA256 = contentSHA256
         self.fileExtension = fileExtension
+        self.fileStatus = fileStatus
+    }
+}
+
+/// The facts about a regular file that a resource records: its size, where it lives (device and inode, which crash
+/// recovery uses to tell a moved original from another file) and its modification time (the creation date of an
+/// asset that has none of its own).
+public struct ResourceFileStatus: Sendable, Hashable {
+    public var byteCount: Int64
+    public var device: UInt64
+    public var inode: UInt64
+    public var modificationDate: Date
+
+    public init(byteCount: Int64, device: UInt64, inode: UInt64, modificationDate: Date) {
+        self.byteCount = byteCount
+        self.device = device
+        self.inode = inode
+        self.modificationDate = modificationDate
     }
 }
