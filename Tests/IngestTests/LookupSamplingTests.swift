@@ -4,7 +4,7 @@ import Testing
 
 @Suite("LookupSampling")
 struct LookupSamplingTests {
-    @Test("every file is looked up until 64 miss in a row; then one in 16 until one is found, then every file again")
+    @Test("every file is looked up until 64 miss in a row; then one in 64 until one is found, then every file again")
     func samplesAfterAStreakOfMisses() {
         var sampling = LookupSampling()
         for _ in 0..<LookupSampling.missesBeforeSampling {
@@ -12,7 +12,7 @@ struct LookupSamplingTests {
             #expect(asked)
             sampling.record(found: false)
         }
-        // Sampling: of the next 160 files, exactly 10 are looked up (and all miss).
+        // Sampling: of the next 640 files, exactly 10 are looked up (and all miss).
         var asked = 0
         for _ in 0..<(10 * LookupSampling.sampleInterval) where sampling.shouldLookUp() {
             asked += 1
