@@ -56,6 +56,10 @@ public final class HashingFileReader {
     /// Bytes kept from the start of the last file read.
     public let headCapacity: Int
 
+    /// Holds the head: an array, so that a prober can read it in place (``head``); never reallocated while
+    /// nobody else holds it.
+    private var headStorage: [UInt8]
+    /// The chunks after the head.
     private let buffer: UnsafeMutableRawBufferPointer
     private var headLength = 0
     private let algorithm: OpaquePointer
@@ -73,7 +77,8 @@ public final class HashingFileReader {
         self.headCapacity = headCapacity
         self.algorithm = algorithm
         self.context = context
-        self.buffer = .allocate(byteCount: headCapacity + chunkSize, alignment: 4096)
+        self.headStorage = [UInt8](repeating: 0, count: headCapacity)
+        self.buffer = .allocate(byteCount: chunkSize, alignment: 4096)
     }
 
     deinit {
@@ -114,18 +119,22 @@ public final class HashingFileReader {
         // that grows or shrinks meanwhile is caught by the second fstat below.
         let size = Int64(before.st_size)
         // The head: fill its region completely (or to the end of the file).
-        let head = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(headCapacity), size))])
-        let headCount = try fill(head, from: fd, at: 0, path: path)
+        let headWanted = Int(min(Int64(headCapacity), size))
+        let headCount = try headStorage.withUnsafeMutableBytes { storage in
+            try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<headWanted]), from: fd, at: 0, path: path)
+        }
         headLength = headCount
         var offset = Int64(headCount)
         if headCount > 0 {
-            let bytes = UnsafeRawBufferPointer(rebasing: head[0..<headCount])
-            try update(bytes)
-            try visit(bytes, 0)
+            try headStorage.withUnsafeBytes { storage in
+                let bytes = UnsafeRawBufferPointer(rebasing: storage[0..<headCount])
+                try update(bytes)
+                try visit(bytes, 0)
+            }
         }
         // The rest, if the head was full.
         if headCount == headCapacity {
-            let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[headCapacity...])
+            let chunk = buffer
             while offset < size {
                 let wanted = Int(min(Int64(chunk.count), size - offset))
                 let count = retryingOnInterrupt { pread(fd, chunk.baseAddress, wanted, off_t(offset)) }
@@ -155,8 +164,13 @@ public final class HashingFileReader {
     /// The first bytes of the file read last (up to ``headCapacity``; the whole file if it is smaller). Valid until
     /// the next read.
     public func withHead<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(rebasing: buffer[0..<headLength]))
+        try headStorage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<headLength])) }
     }
+
+    /// The head of the file read last, as an array whose first `count` bytes are valid (longer than `count` when the
+    /// file was smaller than ``headCapacity``). Shared, not copied; holding it past the next read makes that read
+    /// copy the array once.
+    public var head: (bytes: [UInt8], count: Int) { (headStorage, headLength) }
 
     private func update(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
         guard EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1 else {

@@ -76,11 +76,10 @@ public final class IngestWorker {
         }
         let result: ProbeResult
         do {
-            result = try reader.withHead { head throws(ProbeError) in
-                try prober.probe(fileDescriptor: fd, fileSize: digest.size, prefix: head)
-            }
+            let head = reader.head
+            result = try prober.probe(fileDescriptor: fd, fileSize: digest.size, head: head.bytes, headCount: head.count)
         } catch {
-            return .failed((error as? ProbeError)?.message ?? "\(error)")
+            return .failed(error.message)
         }
         if result.isAccepted { return .accepted(result, digest) }
         if result.isTruncated && truncatedFiles == .wait && !job.graceExpired {

@@ -57,6 +57,38 @@ public final class MediaProber {
         try probe(descriptor: fileDescriptor, size: fileSize, prefix: prefix, path: nil).result
     }
 
+    /// Probes an open descriptor whose first bytes the caller holds in an array, without copying them.
+    ///
+    /// - Parameters:
+    ///   - head: its first `headCount` bytes are bytes `0..<headCount` of the file (the array may be longer). The
+    ///     prober reads from it in place (an array is shared, not copied, while nobody writes to it), so a caller
+    ///     that reads files into one reused array pays no copy per file; with ``probe(fileDescriptor:fileSize:prefix:)``
+    ///     the prober copies the first 64 KiB into its own buffer.
+    /// - Throws: ``ProbeError`` for I/O errors only.
+    public func probe(fileDescriptor: Int32, fileSize: Int64, head: [UInt8], headCount: Int) throws(ProbeError)
+        -> ProbeResult
+    {
+        let valid = max(0, min(headCount, head.count, Int(clamping: max(0, fileSize))))
+        let outcome: Result<ProbeResult, ProbeError> = head.withUnsafeBytes { raw in
+            let prefix = UnsafeRawBufferPointer(rebasing: raw[0..<valid])
+            let wanted = Int(min(max(0, fileSize), Int64(ByteSource.headLimit)))
+            do throws(ProbeError) {
+                // The head must cover what the prober would read itself; if the caller's is shorter, read as usual.
+                guard valid >= wanted else {
+                    return .success(
+                        try probe(descriptor: fileDescriptor, size: fileSize, prefix: prefix, path: nil).result)
+                }
+                let source = ByteSource(
+                    descriptor: fileDescriptor, size: max(0, fileSize), head: head, headCount: wanted,
+                    prefix: prefix, path: nil, headBytesRead: 0)
+                return .success(try ContentClassifier.analyze(source, policy: policy, magic: magic))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+
     /// The probe, plus how many bytes it read from the descriptor and in how many `pread` calls (for tests and
     /// benchmarks).
     func probe(descriptor fd: Int32, size: Int64, prefix: UnsafeRawBufferPointer?, path: String?) throws(ProbeError)

@@ -58,6 +58,25 @@ struct HashingFileReaderTests {
         #expect(SHA256Digest(bytes: [UInt8](repeating: 1, count: 33)) == nil)
     }
 
+    @Test("the head is handed out as the reader's own array: valid bytes, shared storage, no copy per file")
+    func headArrayIsSharedNotCopied() throws {
+        let folder = try TemporaryFolder("hash-head")
+        let reader = try HashingFileReader(chunkSize: 65_536, headCapacity: 4096)
+        var storage: UnsafeRawPointer?
+        for (index, size) in [10, 4096, 9000, 3].enumerated() {
+            let content = Self.bytes(count: size, seed: UInt64(index))
+            let path = folder.url("f\(index)")
+            try write(content, to: path)
+            _ = try reader.read(path: path)
+            let head = reader.head
+            #expect(head.count == min(size, 4096))
+            #expect(Array(head.bytes[0..<head.count]) == Array(content.prefix(4096)))
+            let base = head.bytes.withUnsafeBytes { UnsafeRawPointer($0.baseAddress) }
+            if let storage { #expect(base == storage, "file \(index): the head array was copied") }
+            storage = base
+        }
+    }
+
     @Test(arguments: [0, 1, 4095, 4096, 65_536, 65_537, 300_000, 2_500_000])
     func everySizeAgreesWithSha256sumAndTheVisitorSeesEveryByteOnce(_ size: Int) throws {
         let folder = try TemporaryFolder("hash-sizes")

@@ -81,7 +81,15 @@ struct ProbeAPITests {
                     }
                     #expect(result == byPath, "file \(i), prefix \(length)")
                     if length == bytes.count { #expect(read == 0, "file \(i): a full prefix needs no reads") }
+                    // The same bytes as a head array, longer than its valid part (as a reused buffer is).
+                    let head = Array(bytes[0..<length]) + [UInt8](repeating: 0xEE, count: 300)
+                    let inPlace = try prober.probe(
+                        fileDescriptor: fd, fileSize: Int64(bytes.count), head: head, headCount: length)
+                    #expect(inPlace == byPath, "file \(i), head array of \(length)")
                 }
+                let whole = try prober.probe(
+                    fileDescriptor: -1, fileSize: Int64(bytes.count), head: bytes, headCount: bytes.count)
+                #expect(whole == byPath, "file \(i): a head array with the whole file needs no descriptor")
                 let noPrefix = try prober.probe(fileDescriptor: fd, fileSize: Int64(bytes.count), prefix: nil)
                 #expect(noPrefix == byPath)
                 #expect(lseek(fd, 0, SEEK_CUR) == 0, "the descriptor's offset is left alone")
