@@ -77,7 +77,8 @@ public final class IngestWorker {
         let result: ProbeResult
         do {
             let head = reader.head
-            result = try prober.probe(fileDescriptor: fd, fileSize: digest.size, head: head.bytes, headCount: head.count)
+            result = try prober.probe(
+                fileDescriptor: fd, fileSize: digest.size, head: head.bytes, headCount: head.count)
         } catch {
             return .failed(error.message)
         }
