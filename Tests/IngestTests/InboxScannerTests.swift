@@ -56,6 +56,23 @@ struct InboxScannerTests {
         #expect(CandidateFile.album(forRelativePath: "\(nfd)/x/y.jpg").map { Array($0.utf8) } == Array(nfc.utf8))
     }
 
+    /// Path separators are bytes: a name that starts with a combining mark forms one Character with the "/" before
+    /// it, which a Character-level search for "/" would not find.
+    @Test func namesThatStartWithACombiningMarkSplitAtTheSlash() throws {
+        let inbox = try TemporaryFolder("scan-combining")
+        try inbox.mkdir("Trip")
+        // Not TemporaryFolder.write: Foundation's own deletingLastPathComponent finds no "/" in this path either.
+        let fd = open(inbox.url("Trip/\u{301}accent.jpg"), O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        #expect(fd >= 0)
+        close(fd)
+        let (files, problems) = scan(InboxScanner(root: inbox.path))
+        #expect(problems.isEmpty)
+        #expect(files.map(\.album) == ["Trip"])
+        #expect(PathResolution.lastComponent(of: "Trip/\u{301}accent.jpg") == "\u{301}accent.jpg")
+        #expect(PathResolution.lastComponent(of: "plain.jpg") == "plain.jpg")
+        #expect(PathResolution.lastComponent(of: "/a/b/") == "")
+    }
+
     @Test func hiddenAndTemporaryNamesAreSkipped() throws {
         let inbox = try TemporaryFolder("scan-skip")
         try inbox.write("Trip/IMG_1.jpg")
