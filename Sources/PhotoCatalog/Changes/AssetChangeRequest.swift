@@ -11,9 +11,18 @@ public class AssetChangeRequest: @unchecked Sendable {
 
     /// The settable properties of an asset and which of them a request changed.
     struct Properties: Sendable {
-        enum Field: Hashable, Sendable {
+        enum Field: Int, Sendable {
             case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
             case contentIdentifier
+        }
+
+        /// The fields a request set, as bits: a `Set` cost every creation request a heap allocation and each
+        /// property a hash.
+        struct Fields: Sendable, Equatable {
+            private var bits: UInt16 = 0
+            var isEmpty: Bool { bits == 0 }
+            func contains(_ field: Field) -> Bool { bits & (1 << field.rawValue) != 0 }
+            mutating func insert(_ field: Field) { bits |= 1 << field.rawValue }
         }
 
         var creationDate: Date?
@@ -25,7 +34,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         var pixelHeight = 0
         var duration = 0.0
         var contentIdentifier: String?
-        var changed: Set<Field> = []
+        var changed = Fields()
     }
 
     let blockSerial: UInt64
