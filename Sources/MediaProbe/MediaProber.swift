@@ -19,7 +19,11 @@ public final class MediaProber {
     public init(policy: VideoPolicy = .appleDefault) throws(ProbeError) {
         self.policy = policy
         self.magic = try MagicCookie()
-        self.buffer = [UInt8](repeating: 0, count: ByteSource.headLimit)
+        // Not zero-filled (its pages become resident only when a probe reads into them; a caller that passes its
+        // own head never does). Only bytes a probe read into it are ever looked at.
+        self.buffer = [UInt8](unsafeUninitializedCapacity: ByteSource.headLimit) { _, count in
+            count = ByteSource.headLimit
+        }
     }
 
     /// Opens the file read-only, probes it and closes it.
