@@ -66,7 +66,9 @@ final class WriterConnection {
                     extendedCode: 1, message: "could not switch to WAL journal mode (got \(mode ?? "nothing"))",
                     sql: "PRAGMA journal_mode = WAL", path: databasePath)
             }
-            try database.execute("PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -4096")
+            // A 2 MiB page cache (SQLite's default): 4 MiB made no import faster and held the 100,000-file burst's
+            // peak RSS 1.3-3 MB higher, against a 40 MB budget.
+            try database.execute("PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -2048")
             try Schema.migrator.migrate(database)
             statements = try WriterStatements(database: database)
             libraryID =
