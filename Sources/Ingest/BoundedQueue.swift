@@ -202,6 +202,8 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         guard limit > 0 else { return [] }
         let (items, released) = state.withLock { state -> ([Element], [CheckedContinuation<Void, any Error>]) in
             var items: [Element] = []
+            // A committer takes up to 1,024 at a time: one allocation instead of eleven doublings.
+            items.reserveCapacity(min(limit, state.count + state.senders.count))
             var released: [CheckedContinuation<Void, any Error>] = []
             while items.count < limit {
                 if let element = state.popBuffer() {
