@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 
@@ -5,6 +6,18 @@ import Testing
 
 @Suite("SQLite layer")
 struct SQLiteLayerTests {
+    @Test("SQLite's memory statistics are off before the first connection (no global mutex per allocation)")
+    func memoryStatisticsOff() throws {
+        let folder = try TemporaryDirectory()
+        let database = try Database(path: folder.appending("m.sqlite").path, mode: .readWrite(create: true))
+        #expect(Database.processSetup == SQLITE_OK, "something initialised SQLite before the first Database")
+        try database.execute("CREATE TABLE t(x TEXT); INSERT INTO t VALUES (hex(randomblob(5000)))")
+        var current: Int64 = -1
+        var highest: Int64 = -1
+        #expect(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0) == SQLITE_OK)
+        #expect(current == 0 && highest == 0, "SQLite still counts its memory: \(current) bytes")
+    }
+
     @Test("errors keep the result code, the extended code, SQLite's message and the statement")
     func errors() throws {
         let folder = try TemporaryDirectory()
