@@ -49,6 +49,34 @@ struct AlbumTests {
             try raw.firstRow("SELECT title FROM albums") { $0.data(0) } == Data(title.utf8), "bytes stored as given")
     }
 
+    /// Holds what a block made without keeping it alive.
+    final class WeakRequests: @unchecked Sendable {
+        weak var album: AssetCollectionChangeRequest?
+        weak var asset: AssetCreationRequest?
+        weak var placeholder: ObjectPlaceholder?
+    }
+
+    @Test("a block's requests and placeholders are freed once it is done (a server creates albums for months)")
+    func requestsAreFreedAfterTheBlock() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let file = try #require(try folder.makeFiles(1, prefix: "freed-").first)
+        let made = WeakRequests()
+        try await library.performChanges {
+            let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip")
+            let asset = try AssetCreationRequest.forAsset()
+            asset.addResource(with: .photo, fileURL: file, options: nil)
+            album.addAssets([try #require(asset.placeholderForCreatedAsset)])
+            made.album = album
+            made.asset = asset
+            made.placeholder = album.placeholderForCreatedAssetCollection
+        }
+        #expect(await waitUntil(seconds: 5) { made.album == nil && made.asset == nil && made.placeholder == nil })
+        #expect(made.album == nil, "the album creation request outlived its block")
+        #expect(made.placeholder == nil, "the album placeholder outlived its block")
+        #expect(made.asset == nil, "the asset creation request outlived its block")
+    }
+
     @Test("NFC and NFD spellings are two different titles; duplicate titles are allowed")
     func normalisationAndDuplicates() async throws {
         let folder = try TemporaryDirectory()

@@ -11,8 +11,11 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     // Invariant: the mutable state (title) lives in a Mutex; everything else is immutable.
 
     let blockSerial: UInt64
-    /// The album: an existing one, or `.created(self)` for a creation request.
-    private(set) var target: CollectionTarget!
+    /// The album: an existing one, or `.created(self)` for a creation request. Computed: a stored `.created(self)`
+    /// was a reference cycle that kept every album creation request (and its placeholder) alive for good.
+    var target: CollectionTarget { existingTarget ?? .created(self) }
+    /// The existing album changed; nil for a creation request.
+    private let existingTarget: CollectionTarget?
     /// The UUID of a new album.
     let uuid: String?
     private let placeholder: ObjectPlaceholder?
@@ -23,19 +26,17 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
         if let existing {
             uuid = nil
             placeholder = nil
-            target = .existing(
+            existingTarget = .existing(
                 uuid: LocalIdentifier.collectionUUID(existing.localIdentifier) ?? "",
                 identifier: existing.localIdentifier)
         } else {
             let uuid = LocalIdentifier.newUUID()
             self.uuid = uuid
             placeholder = ObjectPlaceholder(localIdentifier: LocalIdentifier.collection(uuid: uuid))
+            existingTarget = nil
         }
         titleState = Mutex((title, false))
-        if existing == nil {
-            target = .created(self)
-            placeholder?.attach(collectionRequest: self)
-        }
+        if existing == nil { placeholder?.attach(collectionRequest: self) }
     }
 
     /// A request that creates an album with `title` (`creationRequestForAssetCollection(withTitle:)`).
@@ -66,7 +67,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
         self.blockSerial = context.serial
         self.uuid = nil
         self.placeholder = nil
-        self.target = .existing(
+        self.existingTarget = .existing(
             uuid: LocalIdentifier.collectionUUID(collection.localIdentifier) ?? "",
             identifier: collection.localIdentifier)
         self.titleState = Mutex((collection.title, false))
