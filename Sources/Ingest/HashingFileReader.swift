@@ -1,4 +1,5 @@
 import CCrypto
+import MediaProbe
 
 #if canImport(Glibc)
     import Glibc

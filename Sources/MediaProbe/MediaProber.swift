@@ -31,10 +31,7 @@ public final class MediaProber {
     /// - Throws: ``ProbeError`` only when the file cannot be read at all (`ENOENT`, `EACCES`, `EIO` …) or is not a
     ///   regular file. Content problems — truncated, broken, unsupported, empty — are rejections in the result.
     public func probe(path: String) throws(ProbeError) -> ProbeResult {
-        var fd: Int32
-        repeat {
-            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        } while fd < 0 && errno == EINTR
+        let fd = SourceFileOpener.openForReading(path, followingLinks: true)
         guard fd >= 0 else { throw ProbeError.io("open", errno: errno, path: path) }
         defer { close(fd) }
         var info = stat()

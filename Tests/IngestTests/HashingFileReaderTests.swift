@@ -1,4 +1,5 @@
 import Foundation
+import MediaProbe
 import Testing
 
 @testable import Ingest

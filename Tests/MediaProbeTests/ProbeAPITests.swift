@@ -57,6 +57,26 @@ struct ProbeAPITests {
         }
     }
 
+    @Test("probe(path:) follows a symbolic link a person named, and leaves the file's access time alone")
+    func pathProbeFollowsLinksAndKeepsAccessTime() throws {
+        let prober = try MediaProber()
+        try Probe.withTemporaryDirectory { dir in
+            let target = dir.appendingPathComponent("photo.jpg")
+            try Data(ImageFixtures.jpeg(exif: TIFFWriter.cameraExif())).write(to: target)
+            let link = dir.appendingPathComponent("link.jpg")
+            #expect(symlink(target.path, link.path) == 0)
+            var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: time(nil), tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, target.path, &times, 0) == 0)
+            let direct = try prober.probe(path: target.path)
+            #expect(try prober.probe(path: link.path) == direct)
+            #expect(direct.isAccepted)
+            var info = stat()
+            #expect(stat(target.path, &info) == 0)
+            // On a noatime mount this holds trivially; on relatime (the default) a plain read would have changed it.
+            #expect(info.st_atim.tv_sec == 1_000_000_000, "probing stamped a new access time")
+        }
+    }
+
     @Test("probing a descriptor with the caller's prefix gives the path's result and reads only what is missing")
     func descriptorWithPrefix() throws {
         let files: [[UInt8]] = [

@@ -100,7 +100,7 @@ struct ImportCommandTests {
     /// Runs only as root (with setpriv), because it needs a second user: photodrop opens sources with O_NOATIME,
     /// which Linux grants only to a file's owner, so reading another user's files must fall back to a plain open.
     @Test(
-        "files owned by another user are read too (O_NOATIME falls back to a plain open)",
+        "files owned by another user are imported and probed (O_NOATIME falls back to a plain open)",
         .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
     func readsAnotherUsersFiles() throws {
         let sandbox = try Sandbox("import-owner")
@@ -117,6 +117,13 @@ struct ImportCommandTests {
         let summary = try asNobody.jsonObject()
         #expect(summary["imported"] as? Int == 6, "\(asNobody)")
         #expect(summary["failed"] as? Int == 0, "\(asNobody)")
+        let photo = tree.appendingPathComponent("Trip").appendingPathComponent(
+            try #require(sandbox.files(under: tree.appendingPathComponent("Trip")).first))
+        let probed = try runProcess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path, "probe", "--json", photo.path],
+            in: sandbox.root)
+        #expect(probed.status == 0 && probed.stdout.contains("\"photo\""), "\(probed)")
     }
 
     @Test("--dry-run reads and judges everything and touches nothing")

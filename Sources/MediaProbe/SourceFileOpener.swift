@@ -6,7 +6,7 @@ import Synchronization
     import Musl
 #endif
 
-/// Opens dropped and imported files for reading without touching their access time.
+/// Opens dropped, imported and probed files for reading without touching their access time.
 ///
 /// Reading a file that was just created, renamed into place or hard-linked makes ext4 (with the default `relatime`)
 /// write a new access time into its inode: a dirty inode per file, about 3 % of a worker's time on a first import,
@@ -14,7 +14,7 @@ import Synchronization
 /// allows it only to the file's owner (or a process with `CAP_FOWNER`); for anyone else `open` fails with `EPERM`.
 /// The first such refusal turns the flag off for the rest of the process (a Samba share or an rsync target whose
 /// files belong to another user would otherwise pay two `open` calls per file).
-enum SourceFileOpener {
+public enum SourceFileOpener {
     /// `O_NOATIME` (`01000000` on every Linux architecture but Alpha, SPARC and PA-RISC); glibc defines it only under
     /// `_GNU_SOURCE`, so the Glibc module does not export it.
     static let noAccessTime: Int32 = 0o1000000
@@ -24,18 +24,26 @@ enum SourceFileOpener {
 
     /// The flags every source file is opened with: read only, never a symbolic link, never a controlling terminal,
     /// never blocking on a FIFO.
-    static let baseFlags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK
+    public static let baseFlags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK
 
-    /// A read-only descriptor for `path`, or -1 with `errno` set (as `open(2)`).
-    static func openForReading(_ path: String) -> Int32 {
+    /// A read-only descriptor for `path`, or -1 with `errno` set (as `open(2)`). A symbolic link is refused (`ELOOP`)
+    /// unless `followingLinks`, for a path a person named.
+    public static func openForReading(_ path: String, followingLinks: Bool = false) -> Int32 {
+        let flags = followingLinks ? baseFlags & ~O_NOFOLLOW : baseFlags
         if noAccessTimeAllowed.load(ordering: .relaxed) {
-            let fd = retryingOnInterrupt { open(path, baseFlags | noAccessTime) }
+            let fd = openRetryingOnInterrupt(path, flags | noAccessTime)
             if fd >= 0 || errno != EPERM { return fd }
             noAccessTimeAllowed.store(false, ordering: .relaxed)
         }
-        return retryingOnInterrupt { open(path, baseFlags) }
+        return openRetryingOnInterrupt(path, flags)
+    }
+
+    private static func openRetryingOnInterrupt(_ path: String, _ flags: Int32) -> Int32 {
+        var fd: Int32
+        repeat { fd = open(path, flags) } while fd < 0 && errno == EINTR
+        return fd
     }
 
     /// Whether the next ``openForReading(_:)`` tries `O_NOATIME` (for tests).
-    static var triesNoAccessTime: Bool { noAccessTimeAllowed.load(ordering: .relaxed) }
+    public static var triesNoAccessTime: Bool { noAccessTimeAllowed.load(ordering: .relaxed) }
 }
