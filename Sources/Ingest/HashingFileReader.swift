@@ -43,7 +43,7 @@ public enum FileReadError: Error, Sendable, Hashable, CustomStringConvertible {
 /// (a content probe) from the same bytes.
 ///
 /// - The first `headCapacity` bytes land in a region of their own and stay available after the read
-///   (``withHead(_:)``), so a probe can look at the start of the file (libmagic, box headers) without reading it
+///   (``head``), so a probe can look at the start of the file (libmagic, box headers) without reading it
 ///   again. The rest streams through a `chunkSize` region.
 /// - Size, mtime and inode come from `fstat` on the descriptor before the first byte and are checked again after the
 ///   last; a change throws ``FileReadError/changedWhileReading(path:)``.
@@ -79,8 +79,8 @@ public final class HashingFileReader {
         self.algorithm = algorithm
         self.context = context
         // Not zero-filled: 256 KiB of zeros are 64 resident pages per worker for nothing, since a page is only
-        // touched when a file is that long. Bytes past `headLength` are never read (``withHead(_:)`` and ``head``
-        // expose `0..<headLength` only), and the reads write before anything looks.
+        // touched when a file is that long. Bytes past `headLength` are never read (``head`` hands out
+        // the count with the array), and the reads write before anything looks.
         self.headStorage = [UInt8](unsafeUninitializedCapacity: headCapacity) { _, count in count = headCapacity }
         self.buffer = .allocate(byteCount: chunkSize, alignment: 4096)
     }
@@ -165,15 +165,9 @@ public final class HashingFileReader {
         return FileDigest(sha256: digest, identity: identity)
     }
 
-    /// The first bytes of the file read last (up to ``headCapacity``; the whole file if it is smaller). Valid until
-    /// the next read.
-    public func withHead<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try headStorage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<headLength])) }
-    }
-
-    /// The head of the file read last, as an array whose first `count` bytes are valid (longer than `count` when the
-    /// file was smaller than ``headCapacity``). Shared, not copied; holding it past the next read makes that read
-    /// copy the array once.
+    /// The head of the file read last (its first bytes, up to ``headCapacity``; the whole file if it is smaller), as
+    /// an array whose first `count` bytes are valid (the array is longer when the file was smaller than
+    /// ``headCapacity``). Shared, not copied; holding it past the next read makes that read copy the array once.
     public var head: (bytes: [UInt8], count: Int) { (headStorage, headLength) }
 
     private func update(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
