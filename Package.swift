@@ -32,12 +32,21 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
 
+        // Linux system calls Swift's Glibc module leaves out (openat2, renameat2, copy_file_range, O_NOATIME, …),
+        // compiled with _GNU_SOURCE.
+        .target(name: "CLinux", cSettings: [.define("_GNU_SOURCE")]),
+        // The system layer under everything else: errno errors, descriptors, folders opened without following
+        // links, file names that are not UTF-8.
+        .target(name: "PhotodropSystem", dependencies: ["CLinux"], swiftSettings: strict),
+
         // The PhotoKit-style library over SQLite. Knows nothing of inboxes or libmagic.
-        .target(name: "PhotoCatalog", dependencies: ["CSQLite", "CCrypto"], swiftSettings: strict),
+        .target(name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite", "CCrypto"], swiftSettings: strict),
         // What a file is. Knows nothing of the library.
-        .target(name: "MediaProbe", dependencies: ["CMagic"], swiftSettings: strict),
+        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
-        .target(name: "Ingest", dependencies: ["PhotoCatalog", "MediaProbe", "CCrypto"], swiftSettings: strict),
+        .target(
+            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "CCrypto"],
+            swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(name: "PhotodropCLI", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe"], swiftSettings: strict),
         .executableTarget(name: "photodrop", dependencies: ["PhotodropCLI"], swiftSettings: strict),
@@ -74,7 +83,9 @@ let package = Package(
             name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "catalog-history", "SaveToAlbum"],
             swiftSettings: strict),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"], swiftSettings: strict),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "PhotodropCLI", "TestFixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "IngestTests", dependencies: ["Ingest", "PhotodropSystem", "PhotodropCLI", "TestFixtures"],
+            swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["photodrop", "PhotoCatalog", "TestFixtures"], swiftSettings: strict),
     ]
 )

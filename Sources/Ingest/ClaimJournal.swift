@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import CCrypto
 import MediaProbe
+import PhotodropSystem
 
 #if canImport(Glibc)
     import Glibc

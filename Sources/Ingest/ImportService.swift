@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Synchronization
 
 #if canImport(Glibc)

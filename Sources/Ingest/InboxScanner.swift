@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,5 @@
 import MediaProbe
+import PhotodropSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Synchronization
 
 #if canImport(Glibc)

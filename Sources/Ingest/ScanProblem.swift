@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// Something a scan could not take and a person may want to know about.
 public struct ScanProblem: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// Decides when a file in the inbox is finished, as a pure state machine: events and looks in, decisions out.
 ///
 /// The tracker does no I/O and reads no clock: every call takes `now`, and the caller feeds it what it saw

@@ -1,5 +1,6 @@
 import Foundation
 import MediaProbe
+import PhotodropSystem
 import Testing
 
 @testable import Ingest

@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Testing
 
 @testable import Ingest

@@ -1,4 +1,5 @@
 import Foundation
+import PhotodropSystem
 import Synchronization
 import Testing
 

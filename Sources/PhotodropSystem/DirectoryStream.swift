@@ -8,28 +8,43 @@
 ///
 /// Entry types come from `d_type`, so a listing needs no `stat` per file except on file systems that report
 /// `DT_UNKNOWN`, where `fstatat` (without following links) fills in. Not `Sendable`: it owns a `DIR*`.
-final class DirectoryStream {
-    enum EntryType: Sendable, Hashable {
+public final class DirectoryStream {
+    public enum EntryType: Sendable, Hashable {
         case directory
         case regular
         case symbolicLink
         case other
     }
 
-    struct Entry {
-        /// The name; when ``isValidUTF8`` is false, invalid bytes are replaced by U+FFFD (fine for messages only).
-        var name: String
-        var isValidUTF8: Bool
-        var type: EntryType
+    public struct Entry {
+        /// The name, in ``FileNameEncoding`` form (bytes that are not valid UTF-8 are escaped, losslessly).
+        public var name: String
+        /// Whether the name is valid UTF-8 (no escapes).
+        public var isValidUTF8: Bool
+        public var type: EntryType
     }
 
-    let path: String
+    /// The folder, for messages.
+    public let path: String
     private let handle: OpaquePointer
 
-    /// Opens `path` for listing.
-    init(path: String) throws(SystemError) {
-        guard let handle = opendir(path) else { throw SystemError.current("opendir", path: path) }
-        self.path = path
+    /// Opens `path` for listing (links in `path` are followed: a root named by a person or the config).
+    public convenience init(path: String) throws(SystemError) {
+        try self.init(directory: Directory.open(atPath: path))
+    }
+
+    /// Lists `directory` through a descriptor of its own (its position is not shared with `directory`).
+    public init(directory: Directory) throws(SystemError) {
+        let fd = FileNameEncoding.withPlatformString(".") { dot in
+            retryingOnInterrupt { openat(directory.descriptor.rawValue, dot, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        }
+        guard fd >= 0 else { throw SystemError.current("openat", path: directory.path) }
+        guard let handle = fdopendir(fd) else {
+            let error = SystemError.current("fdopendir", path: directory.path)
+            close(fd)
+            throw error
+        }
+        self.path = directory.path
         self.handle = handle
     }
 
@@ -38,7 +53,7 @@ final class DirectoryStream {
     }
 
     /// The next entry other than `.` and `..`, or nil at the end.
-    func next() throws(SystemError) -> Entry? {
+    public func next() throws(SystemError) -> Entry? {
         while true {
             errno = 0
             guard let raw = readdir(handle) else {
@@ -51,9 +66,8 @@ final class DirectoryStream {
                     let count = strlen(UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))
                     if count == 1 && bytes[0] == UInt8(ascii: ".") { return nil }
                     if count == 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == UInt8(ascii: ".") { return nil }
-                    let buffer = UnsafeBufferPointer(start: bytes, count: count)
-                    if let valid = String(validating: buffer, as: UTF8.self) { return (valid, true) }
-                    return (String(decoding: buffer, as: UTF8.self), false)
+                    let decoded = FileNameEncoding.string(fromBytes: UnsafeBufferPointer(start: bytes, count: count))
+                    return (decoded.text, decoded.isValidUTF8)
                 }
             }
             guard let (name, valid) = decoded else { continue }
@@ -67,7 +81,10 @@ final class DirectoryStream {
             }
             if Int32(raw.pointee.d_type) == Int32(DT_UNKNOWN) {
                 var info = stat()
-                if fstatat(dirfd(handle), name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+                let found = FileNameEncoding.withPlatformString(name) {
+                    fstatat(dirfd(handle), $0, &info, AT_SYMLINK_NOFOLLOW)
+                }
+                if found == 0 {
                     switch info.st_mode & S_IFMT {
                     case S_IFDIR: type = .directory
                     case S_IFREG: type = .regular

@@ -32,12 +32,12 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     public var reason: String { SystemError.describe(code) }
 
     public var description: String {
-        let subject = path.map { "\(call)(\"\($0)\")" } ?? call
+        let subject = path.map { "\(call)(\"\(FileNameEncoding.displayText($0))\")" } ?? call
         return "\(subject) failed: \(reason) (errno \(code))"
     }
 
     /// `strerror_r` wrapped into a Swift string.
-    static func describe(_ code: Int32) -> String {
+    public static func describe(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         // Glibc imports the XSI variant: 0 on success, the text in `buffer`.
         let text: String = buffer.withUnsafeMutableBufferPointer { pointer in
@@ -52,7 +52,7 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Calls `body` again while it fails with `EINTR`, the way swift-system's syscall helpers do.
 @inline(__always)
-func retryingOnInterrupt<T: FixedWidthInteger>(_ body: () -> T) -> T {
+public func retryingOnInterrupt<T: FixedWidthInteger>(_ body: () -> T) -> T {
     while true {
         let result = body()
         if result == -1 && errno == EINTR { continue }

@@ -1,0 +1,54 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "CLinux.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+const int32_t photodrop_O_NOATIME = O_NOATIME;
+const int32_t photodrop_O_PATH = O_PATH;
+const int32_t photodrop_O_TMPFILE = O_TMPFILE;
+const uint64_t photodrop_RESOLVE_BENEATH = RESOLVE_BENEATH;
+const uint64_t photodrop_RESOLVE_NO_SYMLINKS = RESOLVE_NO_SYMLINKS;
+const uint64_t photodrop_RESOLVE_NO_MAGICLINKS = RESOLVE_NO_MAGICLINKS;
+const uint32_t photodrop_RENAME_NOREPLACE = RENAME_NOREPLACE;
+const uint32_t photodrop_RENAME_EXCHANGE = RENAME_EXCHANGE;
+const int32_t photodrop_F_SETLEASE = F_SETLEASE;
+const unsigned long photodrop_FICLONE = FICLONE;
+
+int photodrop_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve) {
+#ifdef SYS_openat2
+    struct open_how how = {.flags = flags, .mode = mode, .resolve = resolve};
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int photodrop_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, uint32_t flags) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+ssize_t photodrop_copy_file_range(int fd_in, int fd_out, size_t length) {
+    return copy_file_range(fd_in, NULL, fd_out, NULL, length, 0);
+}
+
+int photodrop_syncfs(int fd) { return syncfs(fd); }
+
+int photodrop_set_lease(int fd, int type) { return fcntl(fd, F_SETLEASE, type); }
+
+int photodrop_has_effective_capability(int capability) {
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct data[2] = {{0}};
+    if (syscall(SYS_capget, &header, data) != 0) return -1;
+    if (capability < 0 || capability >= 64) return 0;
+    return (data[capability / 32].effective >> (capability % 32)) & 1u ? 1 : 0;
+}

@@ -1,0 +1,40 @@
+#ifndef PHOTODROP_CLINUX_H
+#define PHOTODROP_CLINUX_H
+// Linux system calls and constants that Swift's Glibc module does not export: they are declared by glibc only under
+// _GNU_SOURCE (renameat2, copy_file_range, syncfs, O_NOATIME, O_PATH, F_SETLEASE), have no glibc wrapper at all
+// (openat2, glibc 2.36), or would need the variadic syscall(). CLinux.c is compiled with _GNU_SOURCE; this header
+// declares plain functions and constants only, so that it does not depend on how the Glibc module was built.
+#include <stdint.h>
+#include <sys/types.h>
+
+/// O_NOATIME, O_PATH, O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC, O_TMPFILE.
+extern const int32_t photodrop_O_NOATIME;
+extern const int32_t photodrop_O_PATH;
+extern const int32_t photodrop_O_TMPFILE;
+/// RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_XDEV (linux/openat2.h).
+extern const uint64_t photodrop_RESOLVE_BENEATH;
+extern const uint64_t photodrop_RESOLVE_NO_SYMLINKS;
+extern const uint64_t photodrop_RESOLVE_NO_MAGICLINKS;
+/// RENAME_NOREPLACE, RENAME_EXCHANGE (renameat2).
+extern const uint32_t photodrop_RENAME_NOREPLACE;
+extern const uint32_t photodrop_RENAME_EXCHANGE;
+/// F_SETLEASE, F_GETLEASE.
+extern const int32_t photodrop_F_SETLEASE;
+/// FICLONE (linux/fs.h): a reflink of a whole file.
+extern const unsigned long photodrop_FICLONE;
+
+/// openat2(2) through syscall(SYS_openat2): -1 and errno on failure (ENOSYS on kernels before 5.6; seccomp filters
+/// may answer EPERM).
+int photodrop_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);
+/// renameat2(2).
+int photodrop_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, uint32_t flags);
+/// copy_file_range(2) from the files' current offsets.
+ssize_t photodrop_copy_file_range(int fd_in, int fd_out, size_t length);
+/// syncfs(2).
+int photodrop_syncfs(int fd);
+/// fcntl(fd, F_SETLEASE, type) with F_RDLCK, F_WRLCK or F_UNLCK.
+int photodrop_set_lease(int fd, int type);
+/// Whether the calling thread's effective capability set holds `capability` (CAP_CHOWN = 0, CAP_FOWNER = 3,
+/// CAP_DAC_OVERRIDE = 1): 1 yes, 0 no, -1 and errno on failure (capget through syscall).
+int photodrop_has_effective_capability(int capability);
+#endif

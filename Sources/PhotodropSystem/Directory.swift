@@ -1,0 +1,282 @@
+import CLinux
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// An open folder, and every file operation photodrop does below it, relative to its descriptor and without ever
+/// following a symbolic link.
+///
+/// A path such as `Inbox/Trip/IMG_1.jpg` is resolved by the kernel again at every call, so a folder swapped for a
+/// symbolic link between a check and an action (`renameat2(RENAME_EXCHANGE)` by anyone who may write the inbox)
+/// would redirect the action outside the tree. A `Directory` is resolved once, when it is opened; names below it are
+/// resolved with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` where the kernel has it (Linux 5.6), else
+/// component by component with `O_NOFOLLOW | O_DIRECTORY` (see ``resolution``). Either way a link anywhere below the
+/// folder is refused with `ELOOP`, and `..` is refused outright.
+///
+/// The root of a tree (the configured inbox, library or rejected folder) is opened with ``open(atPath:)``, which
+/// follows links: its path is the administrator's choice. Names are in ``FileNameEncoding`` form.
+public final class Directory: Sendable {
+    /// How names below a folder are resolved.
+    public enum Resolution: Int, Sendable {
+        /// `openat2` when the kernel has it, else ``componentWalk``.
+        case automatic = 0
+        /// One `openat(O_NOFOLLOW | O_DIRECTORY)` per component (the fallback; tests force it).
+        case componentWalk = 1
+    }
+
+    /// The open folder (`O_RDONLY | O_DIRECTORY`).
+    public let descriptor: FileDescriptor
+    /// How the folder was reached, for messages (it may have been renamed since).
+    public let path: String
+
+    private init(descriptor: FileDescriptor, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    private static let folderFlags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY
+
+    // MARK: - Opening
+
+    /// Opens the folder at `path` (a tree's root: links in `path` are followed).
+    public static func open(atPath path: String) throws(SystemError) -> Directory {
+        let fd = FileNameEncoding.withPlatformString(path) { name in
+            retryingOnInterrupt { Glibc.open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY) }
+        }
+        guard fd >= 0 else { throw SystemError.current("open", path: path) }
+        return Directory(descriptor: FileDescriptor(owning: fd), path: path)
+    }
+
+    /// Opens the folder `relative` below this one (`a` or `a/b`), never through a link; with `creating`, missing
+    /// folders are made with `mode` on the way.
+    public func directory(_ relative: String, creating: Bool = false, mode: mode_t = 0o755) throws(SystemError)
+        -> Directory
+    {
+        if relative.isEmpty || relative == "." {
+            let fd = retryingOnInterrupt { fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0) }
+            guard fd >= 0 else { throw SystemError.current("fcntl", path: path) }
+            return Directory(descriptor: FileDescriptor(owning: fd), path: path)
+        }
+        let fullPath = Directory.join(path, relative)
+        if creating {
+            var current = self
+            for component in try Directory.components(of: relative, path: fullPath) {
+                let name = String(component)
+                do {
+                    current = try current.directory(name)
+                } catch where error.code == ENOENT {
+                    _ = try current.makeDirectory(name, mode: mode)
+                    current = try current.directory(name)
+                }
+            }
+            return current
+        }
+        let fd = try openBeneath(relative, flags: Directory.folderFlags, mode: 0, fullPath: fullPath)
+        return Directory(descriptor: FileDescriptor(owning: fd), path: fullPath)
+    }
+
+    /// Opens the file `relative` below this folder with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` are added); returns the
+    /// descriptor, which the caller closes.
+    public func openFile(_ relative: String, flags: Int32, mode: mode_t = 0) throws(SystemError) -> Int32 {
+        try openBeneath(
+            relative, flags: flags | O_NOFOLLOW | O_CLOEXEC, mode: mode, fullPath: Directory.join(path, relative))
+    }
+
+    /// ``openFile(_:flags:mode:)``, owned.
+    public func open(_ relative: String, flags: Int32, mode: mode_t = 0) throws(SystemError) -> FileDescriptor {
+        FileDescriptor(owning: try openFile(relative, flags: flags, mode: mode))
+    }
+
+    /// The folder that holds `relative` and the last component's name: where single-name operations run.
+    public func parent(of relative: String) throws(SystemError) -> (directory: Directory, name: String) {
+        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+            try Directory.checkName(relative, path: Directory.join(path, relative))
+            return (self, relative)
+        }
+        let name = String(relative[relative.utf8.index(after: slash)...])
+        try Directory.checkName(name, path: Directory.join(path, relative))
+        return (try directory(String(relative[..<slash])), name)
+    }
+
+    // MARK: - Single names
+
+    /// `fstatat(2)` of the entry `name` in this folder, not following a link; nil when there is none.
+    public func status(_ name: String) throws(SystemError) -> stat? {
+        var info = stat()
+        let result = FileNameEncoding.withPlatformString(name) { fstatat(descriptor.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW) }
+        if result == 0 { return info }
+        if errno == ENOENT { return nil }
+        throw SystemError.current("fstatat", path: Directory.join(path, name))
+    }
+
+    /// Renames the entry `name` to `newName` in `destination` without replacing anything there (`renameat2` with
+    /// `RENAME_NOREPLACE`; `linkat` + `unlinkat` for a regular file on a file system without the flag). Returns false
+    /// when `newName` exists. Throws `EXDEV` across file systems.
+    public func rename(_ name: String, to destination: Directory, as newName: String) throws(SystemError) -> Bool {
+        let result = FileNameEncoding.withPlatformString(name) { source in
+            FileNameEncoding.withPlatformString(newName) { target in
+                photodrop_renameat2(
+                    descriptor.rawValue, source, destination.descriptor.rawValue, target, photodrop_RENAME_NOREPLACE)
+            }
+        }
+        if result == 0 { return true }
+        let code = errno
+        switch code {
+        case EEXIST: return false
+        case EINVAL, ENOSYS:
+            // No RENAME_NOREPLACE here: a hard link refuses an existing name, then the old name goes.
+            let linked = FileNameEncoding.withPlatformString(name) { source in
+                FileNameEncoding.withPlatformString(newName) { target in
+                    linkat(descriptor.rawValue, source, destination.descriptor.rawValue, target, 0)
+                }
+            }
+            if linked != 0 {
+                if errno == EEXIST { return false }
+                throw SystemError.current("linkat", path: Directory.join(path, name))
+            }
+            try remove(name)
+            return true
+        default:
+            throw SystemError(code: code, call: "renameat2", path: Directory.join(path, name))
+        }
+    }
+
+    /// Renames the entry `name` to `newName` in `destination`, replacing what is there (`renameat(2)`).
+    public func replace(_ name: String, to destination: Directory, as newName: String) throws(SystemError) {
+        let result = FileNameEncoding.withPlatformString(name) { source in
+            FileNameEncoding.withPlatformString(newName) { target in
+                renameat(descriptor.rawValue, source, destination.descriptor.rawValue, target)
+            }
+        }
+        guard result == 0 else { throw SystemError.current("renameat", path: Directory.join(path, name)) }
+    }
+
+    /// Removes the file (not folder) `name`; a missing one is fine.
+    public func remove(_ name: String) throws(SystemError) {
+        let result = FileNameEncoding.withPlatformString(name) { unlinkat(descriptor.rawValue, $0, 0) }
+        if result != 0 && errno != ENOENT {
+            throw SystemError.current("unlinkat", path: Directory.join(path, name))
+        }
+    }
+
+    /// Removes the empty folder `name`; a missing one is fine.
+    public func removeDirectory(_ name: String) throws(SystemError) {
+        let result = FileNameEncoding.withPlatformString(name) { unlinkat(descriptor.rawValue, $0, AT_REMOVEDIR) }
+        if result != 0 && errno != ENOENT {
+            throw SystemError.current("unlinkat", path: Directory.join(path, name))
+        }
+    }
+
+    /// Makes the folder `name` with `mode`; returns false when something of that name exists already.
+    @discardableResult
+    public func makeDirectory(_ name: String, mode: mode_t = 0o755) throws(SystemError) -> Bool {
+        try Directory.checkName(name, path: Directory.join(path, name))
+        let result = FileNameEncoding.withPlatformString(name) { mkdirat(descriptor.rawValue, $0, mode) }
+        if result == 0 { return true }
+        if errno == EEXIST { return false }
+        throw SystemError.current("mkdirat", path: Directory.join(path, name))
+    }
+
+    /// `fsync(2)` on the folder: entries made or renamed in it survive a power loss.
+    public func sync() throws(SystemError) {
+        try descriptor.sync(path: path)
+    }
+
+    /// `fstat(2)` of the folder itself.
+    public func status() throws(SystemError) -> stat {
+        try descriptor.status(path: path)
+    }
+
+    /// The entries of the folder, read from a descriptor of its own.
+    public func entries() throws(SystemError) -> DirectoryStream {
+        try DirectoryStream(directory: self)
+    }
+
+    // MARK: - Resolution
+
+    /// How names are resolved; ``Resolution/automatic`` unless a test forces the fallback.
+    public static var resolution: Resolution {
+        get { Resolution(rawValue: forcedResolution.load(ordering: .relaxed)) ?? .automatic }
+        set { forcedResolution.store(newValue.rawValue, ordering: .relaxed) }
+    }
+    private static let forcedResolution = Atomic<Int>(Resolution.automatic.rawValue)
+
+    /// Whether this process may use `openat2`: asked once. `ENOSYS` (a kernel before 5.6) and `EPERM` (a seccomp
+    /// filter, as some container runtimes install) mean no.
+    public static let kernelHasOpenat2: Bool = {
+        let fd = photodrop_openat2(
+            AT_FDCWD, "/", UInt64(O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0,
+            photodrop_RESOLVE_NO_SYMLINKS | photodrop_RESOLVE_NO_MAGICLINKS)
+        if fd >= 0 {
+            close(fd)
+            return true
+        }
+        return false
+    }()
+
+    /// Whether calls now go through `openat2`.
+    public static var usesOpenat2: Bool { resolution == .automatic && kernelHasOpenat2 && !openat2Failed.load(ordering: .relaxed) }
+    private static let openat2Failed = Atomic<Bool>(false)
+
+    private func openBeneath(_ relative: String, flags: Int32, mode: mode_t, fullPath: String) throws(SystemError)
+        -> Int32
+    {
+        let components = try Directory.components(of: relative, path: fullPath)
+        if Directory.usesOpenat2 {
+            let fd = FileNameEncoding.withPlatformString(relative) { name in
+                retryingOnInterrupt {
+                    photodrop_openat2(
+                        descriptor.rawValue, name, UInt64(UInt32(bitPattern: flags)), UInt64(mode),
+                        photodrop_RESOLVE_BENEATH | photodrop_RESOLVE_NO_SYMLINKS | photodrop_RESOLVE_NO_MAGICLINKS)
+                }
+            }
+            if fd >= 0 { return fd }
+            let code = errno
+            if code != ENOSYS { throw SystemError(code: code, call: "openat2", path: fullPath) }
+            // A filter installed after the first probe: fall back for the rest of the process.
+            Directory.openat2Failed.store(true, ordering: .relaxed)
+        }
+        var parent = descriptor.rawValue
+        var opened: [Int32] = []
+        defer { for fd in opened { close(fd) } }
+        for component in components.dropLast() {
+            let fd = FileNameEncoding.withPlatformString(String(component)) { name in
+                retryingOnInterrupt { openat(parent, name, Directory.folderFlags) }
+            }
+            guard fd >= 0 else { throw SystemError.current("openat", path: fullPath) }
+            opened.append(fd)
+            parent = fd
+        }
+        let fd = FileNameEncoding.withPlatformString(String(components.last!)) { name in
+            retryingOnInterrupt { openat(parent, name, flags | O_NOFOLLOW, mode) }
+        }
+        guard fd >= 0 else { throw SystemError.current("openat", path: fullPath) }
+        return fd
+    }
+
+    /// The components of a relative path; refuses absolute paths, `.`, `..` and empty components (`EINVAL`).
+    static func components(of relative: String, path: String) throws(SystemError) -> [Substring] {
+        let components = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard !relative.hasPrefix("/"), !components.isEmpty,
+            components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
+        else { throw SystemError(code: EINVAL, call: "resolve", path: path) }
+        return components
+    }
+
+    static func checkName(_ name: String, path: String) throws(SystemError) {
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")) else {
+            throw SystemError(code: EINVAL, call: "resolve", path: path)
+        }
+    }
+
+    /// `base/name` for messages.
+    public static func join(_ base: String, _ name: String) -> String {
+        if name.isEmpty { return base }
+        if base.isEmpty { return name }
+        return base.utf8.last == UInt8(ascii: "/") ? base + name : "\(base)/\(name)"
+    }
+}
