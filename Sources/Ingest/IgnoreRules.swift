@@ -105,6 +105,79 @@ public struct IgnoreRules: Sendable, Hashable {
         return nil
     }
 
+    /// Why `pattern` is not a valid `fnmatch(3)` glob, or nil when it is. glibc matches a malformed pattern (an
+    /// unclosed `[`, a trailing `\\`) literally or not at all instead of failing, so a typo would silently ignore
+    /// nothing (or the wrong files); the configuration refuses it instead.
+    public static func problem(in pattern: String) -> String? {
+        let characters = Array(pattern.unicodeScalars)
+        var index = 0
+        while index < characters.count {
+            switch characters[index] {
+            case "\\":
+                guard index + 1 < characters.count else {
+                    return "it ends with a lone \"\\\" (escape it as \"\\\\\" to match a backslash)"
+                }
+                index += 2
+            case "[":
+                guard let end = bracketEnd(characters, from: index) else {
+                    return "the \"[\" at position \(index + 1) opens a character class that is never closed with "
+                        + "\"]\" (write \"\\[\" to match a literal \"[\")"
+                }
+                if let unknown = unknownClass(characters, from: index, to: end) {
+                    return "\"[:\(unknown):]\" is not a character class; use one of "
+                        + characterClasses.sorted().joined(separator: ", ")
+                }
+                index = end + 1
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    private static let characterClasses: Set<String> = [
+        "alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper", "xdigit",
+    ]
+
+    /// The index of the `]` that closes the bracket expression opened at `start`, or nil.
+    private static func bracketEnd(_ characters: [Unicode.Scalar], from start: Int) -> Int? {
+        var index = start + 1
+        if index < characters.count && (characters[index] == "!" || characters[index] == "^") { index += 1 }
+        if index < characters.count && characters[index] == "]" { index += 1 }  // a leading ] is a member
+        while index < characters.count {
+            switch characters[index] {
+            case "]": return index
+            case "[" where index + 1 < characters.count && [":", ".", "="].contains(characters[index + 1]):
+                let kind = characters[index + 1]
+                var close = index + 2
+                while close + 1 < characters.count && !(characters[close] == kind && characters[close + 1] == "]") {
+                    close += 1
+                }
+                guard close + 1 < characters.count else { return nil }
+                index = close + 2
+            case "\\": index += 2
+            default: index += 1
+            }
+        }
+        return nil
+    }
+
+    private static func unknownClass(_ characters: [Unicode.Scalar], from start: Int, to end: Int) -> String? {
+        var index = start + 1
+        while index + 1 < end {
+            if characters[index] == "[" && characters[index + 1] == ":" {
+                var close = index + 2
+                while close + 1 < end + 1 && !(characters[close] == ":" && characters[close + 1] == "]") { close += 1 }
+                let name = String(String.UnicodeScalarView(characters[(index + 2)..<close]))
+                if !characterClasses.contains(name) { return name }
+                index = close + 2
+            } else {
+                index += 1
+            }
+        }
+        return nil
+    }
+
     private static func temporaryReason(_ name: some StringProtocol) -> Reason? {
         let bytes = name.utf8
         guard !bytes.isEmpty else { return nil }

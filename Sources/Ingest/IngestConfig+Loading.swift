@@ -19,8 +19,8 @@ extension IngestConfig {
     static let maximumFileSize = 1 << 20
 
     static let topLevelKeys = [
-        "library", "inbox", "rejected", "workers", "settleMilliseconds", "incompleteGraceSeconds", "ignore",
-        "duplicates", "video", "log",
+        "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
+        "ignore", "duplicates", "video", "log",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -137,6 +137,7 @@ struct ConfigValidator {
             case "library": if let path = path(key, value, base: base) { config.library = path }
             case "inbox": if let path = path(key, value, base: base) { config.inbox = path }
             case "rejected": if let path = path(key, value, base: base) { config.rejected = path }
+            case "libraryGroup": if let group = group(key, value) { config.libraryGroup = group }
             case "workers":
                 if let number = integer(
                     key, value, range: IngestConfig.workersRange, meaning: "worker tasks (0 = one per core)")
@@ -219,6 +220,23 @@ struct ConfigValidator {
         return PathResolution.resolve(text, against: base)
     }
 
+    private mutating func group(_ key: String, _ value: JSONValue) -> LibraryGroup? {
+        guard case .string(let name) = value.kind, !name.isEmpty else {
+            fail(
+                key, value.position,
+                "must be the name of a group (as in /etc/group) whose members may read the library; found "
+                    + value.typeDescription)
+            return nil
+        }
+        guard let group = LibraryGroup(name: name) else {
+            fail(
+                key, value.position,
+                "there is no group \"\(name)\" on this system; create it (groupadd \(name)) or remove the key")
+            return nil
+        }
+        return group
+    }
+
     private mutating func integer(_ key: String, _ value: JSONValue, range: ClosedRange<Int>, meaning: String) -> Int? {
         let allowed = "must be a whole number from \(range.lowerBound) to \(range.upperBound) (\(meaning))"
         switch value.kind {
@@ -290,6 +308,11 @@ struct ConfigValidator {
                 valid = false
                 continue
             }
+            if let problem = IgnoreRules.problem(in: text) {
+                fail(elementKey, element.position, "\"\(text)\" is not a valid glob pattern: \(problem)")
+                valid = false
+                continue
+            }
             patterns.append(text)
         }
         return valid ? patterns : nil
@@ -334,24 +357,59 @@ struct ConfigValidator {
         }
     }
 
-    /// The three folders must be distinct, and neither the library nor `Rejected` may lie inside the inbox (their
-    /// files would be picked up as new drops).
+    /// The three folders must not overlap in any direction: one inside another, equal, or reached through a
+    /// symbolic link. A library inside the inbox, or an inbox inside the library, makes photodrop take its own stored
+    /// originals as new drops (and delete them as duplicates of themselves); `Rejected` inside the inbox is taken
+    /// again, and inside the library `verify` calls its files orphans. Paths are compared as written and as the file
+    /// system resolves them (``PathResolution/physical(_:)``), so that a link cannot hide an overlap.
     private mutating func checkFolders(_ config: IngestConfig, _ members: [JSONValue.Member]) {
         func position(_ key: String) -> JSONValue.Position? { members.first { $0.key == key }?.value.position }
-        let folders = [("library", config.library), ("rejected", config.rejected)]
-        for (key, folder) in folders {
-            if PathResolution.isSameOrBelow(folder, config.inbox) {
-                let relation = folder == config.inbox ? "is the same folder as" : "lies inside"
+        let folders = [("library", config.library), ("inbox", config.inbox), ("rejected", config.rejected)]
+        let physical = folders.map { PathResolution.physical($0.1) }
+        for first in folders.indices {
+            for second in folders.indices where second > first {
+                let (key, folder) = folders[first]
+                let (otherKey, otherFolder) = folders[second]
+                let lexical = Self.relation(folder, otherFolder)
+                guard let relation = lexical ?? Self.relation(physical[first], physical[second]) else { continue }
+                let through = lexical == nil ? " (through a symbolic link)" : ""
+                // Name the key whose folder lies inside the other; for equal folders, the one written later.
+                let inner: (key: String, folder: String)
+                let outer: (key: String, folder: String)
+                switch relation {
+                case .inside: (inner, outer) = ((key, folder), (otherKey, otherFolder))
+                case .contains, .same: (inner, outer) = ((otherKey, otherFolder), (key, folder))
+                }
+                let what = relation == .same ? "is the same folder as" : "lies inside"
                 fail(
-                    key, position(key) ?? position("inbox"),
-                    "\(folder) \(relation) the inbox \(config.inbox); files there would be taken as new drops. Choose a folder outside the inbox"
-                )
+                    inner.key, position(inner.key) ?? position(outer.key),
+                    "\(inner.folder) \(what) \"\(outer.key)\" (\(outer.folder))\(through). "
+                        + Self.consequence(inner: inner.key, outer: outer.key)
+                        + " Give \"library\", \"inbox\" and \"rejected\" folders that do not contain one another")
             }
         }
-        if config.library == config.rejected {
-            fail(
-                "rejected", position("rejected") ?? position("library"),
-                "must be a different folder from \"library\" (both are \(config.library))")
+    }
+
+    private enum Relation { case same, inside, contains }
+
+    private static func relation(_ path: String, _ other: String) -> Relation? {
+        if path == other { return .same }
+        if PathResolution.isSameOrBelow(path, other) { return .inside }
+        if PathResolution.isSameOrBelow(other, path) { return .contains }
+        return nil
+    }
+
+    private static func consequence(inner: String, outer: String) -> String {
+        switch (inner, outer) {
+        case (_, "inbox"):
+            return "Every file there would be taken as a new drop."
+        case ("inbox", _):
+            return "photodrop would take the \(outer == "library" ? "library's stored originals" : "rejected files") "
+                + "as new drops."
+        case ("rejected", "library"):
+            return "verify would report the rejected files as orphans of the library."
+        default:
+            return "An album named like the library's folder would have its rejected files put into the library."
         }
     }
 

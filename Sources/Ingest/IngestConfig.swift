@@ -55,6 +55,9 @@ public struct IngestConfig: Sendable, Equatable {
     public var inbox: String
     /// Where rejected files go, as `Rejected/<Album>/<name>`. Default `Rejected`.
     public var rejected: String
+    /// The group that may read the library (its folders, database and originals); nil: only the daemon's own user
+    /// and primary group. Default nil.
+    public var libraryGroup: LibraryGroup?
     /// Worker tasks as written in the file; 0 means one per core (see ``workerCount``). Default 0, at most 128.
     public var workers: Int
     /// How long a file must stay unchanged after its last close, rename or change before it is taken. Default 2000.
@@ -79,6 +82,7 @@ public struct IngestConfig: Sendable, Equatable {
         self.library = PathResolution.resolve("Library", against: base)
         self.inbox = PathResolution.resolve("Inbox", against: base)
         self.rejected = PathResolution.resolve("Rejected", against: base)
+        self.libraryGroup = nil
         self.workers = 0
         self.settleMilliseconds = 2000
         self.incompleteGraceSeconds = 300

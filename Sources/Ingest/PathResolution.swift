@@ -58,6 +58,23 @@ enum PathResolution {
         return base.utf8.last == UInt8(ascii: "/") ? base + name : "\(base)/\(name)"
     }
 
+    /// `path` (absolute) as the file system resolves it: the longest part that exists goes through `realpath(3)`
+    /// (symbolic links resolved), the rest is appended as written. For comparing folders that may not exist yet.
+    static func physical(_ path: String) -> String {
+        var existing = normalize(path)
+        var rest: [String] = []
+        while true {
+            if let resolved = realpath(existing, nil) {
+                defer { free(resolved) }
+                let base = String(cString: resolved)
+                return rest.reversed().reduce(base) { join($0, $1) }
+            }
+            if existing == "/" { return normalize(path) }
+            rest.append(lastComponent(of: existing))
+            existing = directory(of: existing)
+        }
+    }
+
     /// The current working directory.
     static func currentDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -51,7 +51,7 @@ struct IngestConfigTests {
         let config = try parse(
             """
             {
-              "library": "/data/lib", "inbox": "../drop", "rejected": "./bad/../Rejected",
+              "library": "/data/lib", "inbox": "../drop", "rejected": "./bad/../Rejected", "libraryGroup": "root",
               "workers": 3, "settleMilliseconds": 0, "incompleteGraceSeconds": 60,
               "ignore": ["*.xmp", "@eaDir", "Scans/raw/*"], "duplicates": "skip",
               "video": {"videoCodecs": ["avc1"], "audioCodecs": []},
@@ -61,6 +61,7 @@ struct IngestConfigTests {
         #expect(config.library == "/data/lib")
         #expect(config.inbox == "/srv/drop")
         #expect(config.rejected == "/srv/photodrop/Rejected")
+        #expect(config.libraryGroup == LibraryGroup(name: "root", id: 0))
         #expect(config.workers == 3 && config.workerCount == 3)
         #expect(config.settleMilliseconds == 0)
         #expect(config.incompleteGraceSeconds == 60)
@@ -117,9 +118,11 @@ struct IngestConfigTests {
         ("{\"log\": \"json\"}", "log", "must be an object"),
         ("{\"log\": {\"format\": \"yaml\"}}", "log.format", "one of \"text\", \"json\""),
         ("{\"log\": {\"level\": \"warn\"}}", "log.level", "Did you mean \"warning\"?"),
-        ("{\"inbox\": \"Box\", \"library\": \"Box/Library\"}", "library", "inside the inbox"),
-        ("{\"inbox\": \"Box\", \"rejected\": \"Box\"}", "rejected", "same folder as the inbox"),
-        ("{\"library\": \"L\", \"rejected\": \"L\"}", "rejected", "different folder from \"library\""),
+        ("{\"inbox\": \"Box\", \"library\": \"Box/Library\"}", "library", "lies inside \"inbox\""),
+        ("{\"inbox\": \"Box\", \"rejected\": \"Box\"}", "rejected", "same folder as \"inbox\""),
+        ("{\"library\": \"L\", \"rejected\": \"L\"}", "rejected", "same folder as \"library\""),
+        ("{\"libraryGroup\": \"no-such-group-here\"}", "libraryGroup", "no group \"no-such-group-here\""),
+        ("{\"libraryGroup\": 1000}", "libraryGroup", "name of a group"),
     ])
     func badValuesNameTheKeyAndWhatIsAllowed(_ text: String, _ key: String, _ fragment: String) {
         let found = problems(text)
