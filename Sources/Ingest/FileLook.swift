@@ -48,20 +48,8 @@ public struct FileLook: Sendable, Hashable {
         self.writers = writers
     }
 
-    /// `F_SETLEASE`, `F_RDLCK` and `F_UNLCK` from `<fcntl.h>`; `F_SETLEASE` needs `_GNU_SOURCE`, which Swift's
-    /// Glibc module does not define, so its value (1024, `F_LINUX_SPECIFIC_BASE + 0`) is spelled out here.
-    private static let setLease: Int32 = 1024
-
-    private static let ignoreLeaseBreakSignal: Void = {
-        var current = sigaction()
-        if sigaction(SIGIO, nil, &current) == 0 && current.__sigaction_handler.sa_handler == nil {
-            signal(SIGIO, SIG_IGN)
-        }
-    }()
-
     /// Looks at the file at `path` without following a symbolic link and without blocking.
     public static func take(atPath path: String) -> Outcome {
-        _ = ignoreLeaseBreakSignal
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY) }
         if fd < 0 {
             let code = errno
@@ -82,11 +70,10 @@ public struct FileLook: Sendable, Hashable {
         guard fstat(fd, &info) == 0 else { return .failed(SystemError.current("fstat", path: path)) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .notRegularFile }
         let writers: WriterState
-        if fcntl(fd, setLease, Int32(F_RDLCK)) == 0 {
-            writers = .none
-            _ = fcntl(fd, setLease, Int32(F_UNLCK))
-        } else {
-            writers = errno == EAGAIN ? .open : .unknown
+        switch LeaseProbe.hasWriters(fd) {
+        case false?: writers = .none
+        case true?: writers = .open
+        case nil: writers = .unknown
         }
         return .file(FileLook(identity: FileIdentity(info), writers: writers))
     }

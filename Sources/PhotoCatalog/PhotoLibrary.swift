@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PhotodropSystem
 import Synchronization
 
 /// A photo library in a folder (`PHPhotoLibrary`): `library.sqlite` (the catalog, its change history and an
@@ -19,6 +20,8 @@ public final class PhotoLibrary: Sendable {
     public let url: URL
     /// How long the persistent change history is kept.
     public let historyRetention: HistoryRetention
+    /// Who may read the library's files (a photodrop addition).
+    public let permissions: LibraryPermissions
 
     let databasePath: String
     let writer: LibraryWriter
@@ -31,9 +34,15 @@ public final class PhotoLibrary: Sendable {
     let pendingSnapshots = Atomic<Int>(0)
 
     /// A library in the folder at `url` (created at the first write). Does no I/O.
-    public init(url: URL, historyRetention: HistoryRetention = .default) {
+    ///
+    /// - Parameter permissions: the modes and group its folders, database and originals get (folders `0750`,
+    ///   database `0640`, originals `0440`, the writer's own group unless one is given).
+    public init(
+        url: URL, historyRetention: HistoryRetention = .default, permissions: LibraryPermissions = LibraryPermissions()
+    ) {
         self.url = url.standardizedFileURL
         self.historyRetention = historyRetention
+        self.permissions = permissions
         databasePath = self.url.path + "/" + PhotoLibrary.databaseName
         writer = LibraryWriter(label: "photodrop.library.writer")
         writerQueueExecutor = WriterQueueExecutor(queue: writer.queue)
@@ -158,7 +167,15 @@ public final class PhotoLibrary: Sendable {
             case .restricted:
                 throw PhotosError.restricted(path: url.path)
             case .notDetermined:
-                do { try SystemCall.makeDirectories(url.path) } catch let error as SystemCallError {
+                do {
+                    if try SystemCall.makeDirectories(url.path).last == url.path {
+                        let folder = try Directory.open(atPath: url.path)
+                        try LibraryFiles.apply(permissions, toFolder: folder)
+                    }
+                } catch let error as SystemError {
+                    throw SystemCallError(operation: error.call, path: url.path, errno: error.code).photosError(
+                        action: "create the library")
+                } catch let error as SystemCallError {
                     switch error.errno {
                     case EACCES, EPERM: throw PhotosError.denied(path: url.path)
                     case EROFS: throw PhotosError.restricted(path: url.path)
@@ -168,7 +185,8 @@ public final class PhotoLibrary: Sendable {
             case .authorized, .limited:
                 break
             }
-            let connection = try WriterConnection(libraryURL: url, retention: historyRetention)
+            let connection = try WriterConnection(
+                libraryURL: url, retention: historyRetention, permissions: permissions)
             schemaIsCurrent.store(true, ordering: .releasing)
             return connection
         }

@@ -54,9 +54,11 @@ struct AuthorizationTests {
         }
         if Privileges.isRoot {
             // Root may write anywhere that is not read-only, so permission bits cannot deny it. Ask as another user
-            // instead: the helper drops to uid 65534 (nobody) before it opens the library, which root made with
-            // mode 0755/0644 — readable, not writable, for nobody.
+            // instead: the helper drops to uid 65534 (nobody) before it opens the library, which is then opened up
+            // to mode 0755/0644 (a library is 0750/0640 by default: not even readable for nobody) — readable, not
+            // writable, for nobody.
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: library.url.path)
             for name in try FileManager.default.contentsOfDirectory(atPath: library.url.path) {
                 try FileManager.default.setAttributes(
                     [.posixPermissions: 0o755], ofItemAtPath: library.url.appendingPathComponent(name).path)

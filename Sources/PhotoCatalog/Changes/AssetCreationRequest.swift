@@ -1,4 +1,5 @@
 import Foundation
+import PhotodropSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -18,6 +19,9 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
     /// A file to store.
     struct Resource {
         var type: AssetResourceType
+        /// The file, named against its open folder: placing it never resolves its path again.
+        var source: FileLocation
+        /// The source's path, for messages and the intent log.
         var sourcePath: String
         var shouldMove: Bool
         var sha256: String
@@ -48,6 +52,9 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
     struct CreationState {
         var resources: [Resource] = []
         var resolution = Resolution.new
+        /// For a duplicate whose stored original is missing, of another size or known to be damaged: the stored
+        /// original this request's file replaces (the damaged file is kept under `damaged/`).
+        var repair: StoredOriginal?
         /// The row of the asset after the block applied (new or existing).
         var rowID: Int64?
     }
@@ -100,22 +107,41 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
                 PhotosError.invalidParameter("'\(fileURL)' is not a file URL; resources come from local files."))
             return
         }
-        addResource(with: type, filePath: fileURL.path, options: options, context)
+        addResource(with: type, filePath: fileURL.path, options: options)
     }
 
     /// Adds the file at `filePath` as a resource: ``addResource(with:fileURL:options:)`` for a caller that holds a
     /// path (it spares building a `URL` per file, which a batch of thousands notices).
     public func addResource(with type: AssetResourceType, filePath: String, options: AssetResourceCreationOptions?) {
         guard let context = ChangeContext.active(serial: blockSerial) else { return }
-        addResource(with: type, filePath: filePath, options: options, context)
+        let location: FileLocation
+        do {
+            location = try FileLocation(path: filePath)
+        } catch {
+            context.record(
+                SystemCallError(operation: error.call, path: filePath, errno: error.code).photosError(
+                    action: "add '\(filePath)' to the library"))
+            return
+        }
+        addResource(with: type, file: location, options: options, context)
+    }
+
+    /// Adds the file at `file` (a name below an open folder) as a resource: a photodrop addition for callers that
+    /// took the file from a folder others may write (an inbox). The library opens, moves or copies it only through
+    /// that folder's descriptor and never follows a symbolic link, so a folder swapped for a link after the caller
+    /// looked cannot redirect it.
+    public func addResource(with type: AssetResourceType, file: FileLocation, options: AssetResourceCreationOptions?) {
+        guard let context = ChangeContext.active(serial: blockSerial) else { return }
+        addResource(with: type, file: file, options: options, context)
     }
 
     private func addResource(
-        with type: AssetResourceType, filePath: String, options: AssetResourceCreationOptions?,
+        with type: AssetResourceType, file: FileLocation, options: AssetResourceCreationOptions?,
         _ context: ChangeContext
     ) {
+        let filePath = file.path
         do {
-            try addResource(type: type, path: filePath, options: options ?? AssetResourceCreationOptions(), context)
+            try addResource(type: type, file: file, options: options ?? AssetResourceCreationOptions(), context)
         } catch let error as PhotosError {
             context.record(error)
         } catch {
@@ -127,8 +153,10 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
     }
 
     private func addResource(
-        type: AssetResourceType, path: String, options: AssetResourceCreationOptions, _ context: ChangeContext
+        type: AssetResourceType, file location: FileLocation, options: AssetResourceCreationOptions,
+        _ context: ChangeContext
     ) throws {
+        let path = location.path
         let action = "add '\(path)' to the library"
         if creation.withLock({ state in state.resources.contains { $0.type == type } }) {
             throw PhotosError.invalidParameter(
@@ -138,9 +166,12 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         if let given = options.fileStatus {
             file = given
         } else {
-            let info: stat
-            do { info = try SystemCall.stat(path) } catch let error as SystemCallError {
-                throw error.photosError(action: action)
+            let found: stat?
+            do { found = try location.status() } catch {
+                throw SystemCallError(operation: error.call, path: path, errno: error.code).photosError(action: action)
+            }
+            guard let info = found else {
+                throw SystemCallError(operation: "stat", path: path, errno: ENOENT).photosError(action: action)
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
                 throw PhotosError(
@@ -161,7 +192,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             }
             sha256 = given
         } else {
-            do { sha256 = try context.writer.hashFile(atPath: path).0 } catch let error as SystemCallError {
+            do { sha256 = try context.writer.hashFile(location).0 } catch let error as SystemCallError {
                 throw error.photosError(action: action)
             }
         }
@@ -174,7 +205,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             options.fileExtension ?? (pathExtension.isEmpty ? nil : pathExtension)
                 ?? mime.flatMap(MediaTypes.preferredExtension(forMIME:)))
         var resource = Resource(
-            type: type, sourcePath: path, shouldMove: options.shouldMoveFile, sha256: sha256,
+            type: type, source: location, sourcePath: path, shouldMove: options.shouldMoveFile, sha256: sha256,
             byteCount: file.byteCount, device: file.device, inode: file.inode, modificationDate: file.modificationDate,
             mimeType: mime, uniformTypeIdentifier: uti, fileExtension: ext,
             originalFilename: options.originalFilename ?? FilePathText.lastComponent(of: path))
@@ -188,6 +219,8 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             } else if let existing = try context.writer.asset(withSHA256: sha256) {
                 resolution = .existing(rowID: existing.rowID, uuid: existing.uuid, isDeleted: existing.isDeleted)
                 placeholder.resolve(to: LocalIdentifier.asset(uuid: existing.uuid))
+                let repair = context.writer.originalNeedingRepair(existing.original)
+                creation.withLock { $0.repair = repair }
             } else {
                 resolution = .new
                 context.creationBySHA256[sha256] = self

@@ -28,11 +28,38 @@ public struct AssetCreationOutcome: Sendable, Hashable {
     public let restoredFromRecentlyDeleted: Bool
     /// The paths of the files given to `addResource`, in order.
     public let sourcePaths: [String]
-    /// The absolute paths of the stored originals this request created (empty for a duplicate).
+    /// The absolute paths of the stored originals this request created (empty for a duplicate, unless it repaired
+    /// the stored original).
     public let storedPaths: [String]
+    /// For a duplicate whose stored original was missing or damaged: the repair its file made (a photodrop addition).
+    public let repairedOriginal: RepairedOriginal?
+
+    /// An outcome.
+    public init(
+        localIdentifier: String, isDuplicate: Bool, restoredFromRecentlyDeleted: Bool, sourcePaths: [String],
+        storedPaths: [String], repairedOriginal: RepairedOriginal? = nil
+    ) {
+        self.localIdentifier = localIdentifier
+        self.isDuplicate = isDuplicate
+        self.restoredFromRecentlyDeleted = restoredFromRecentlyDeleted
+        self.sourcePaths = sourcePaths
+        self.storedPaths = storedPaths
+        self.repairedOriginal = repairedOriginal
+    }
 
     /// The files given to `addResource`, in order.
     public var sourceURLs: [URL] { sourcePaths.map { URL(fileURLWithPath: $0, isDirectory: false) } }
     /// The stored originals this request created (empty for a duplicate).
     public var storedURLs: [URL] { storedPaths.map { URL(fileURLWithPath: $0, isDirectory: false) } }
+}
+
+/// A stored original that a duplicate's file replaced because it was missing, of the wrong size or known damaged (a
+/// photodrop addition: PhotoKit never shows its store). The damaged file, if there was one, is kept, never overwritten.
+public struct RepairedOriginal: Sendable, Hashable {
+    /// The stored original, now the duplicate's bytes again (absolute).
+    public let path: String
+    /// What was wrong, for people ("its stored original was missing").
+    public let problem: String
+    /// Where the damaged file was put (`Library/damaged/…`), or nil when nothing was there.
+    public let damagedFileKeptAt: String?
 }

@@ -50,6 +50,13 @@ public struct SHA256Hasher: ~Copyable {
     static func hashFile(atPath path: String, buffer: UnsafeMutableRawBufferPointer) throws -> (String, Int64) {
         let descriptor = try SystemCall.open(path, O_RDONLY)
         defer { SystemCall.close(descriptor) }
+        return try hashFile(descriptor: descriptor, path: path, buffer: buffer)
+    }
+
+    /// Hashes an open file from its current offset with reads into `buffer`.
+    static func hashFile(descriptor: Int32, path: String, buffer: UnsafeMutableRawBufferPointer) throws -> (
+        String, Int64
+    ) {
         _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
         var hasher = SHA256Hasher()
         var total: Int64 = 0

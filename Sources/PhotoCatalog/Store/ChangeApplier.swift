@@ -68,6 +68,11 @@ final class ChangeApplier {
             request.creation.withLock { $0.rowID = rowID }
         case .existing(let rowID, let uuid, let isDeleted):
             if isDeleted, try restore(rowID: rowID, uuid: uuid) { restoredRequests.insert(ObjectIdentifier(request)) }
+            if let repair = state.repair {
+                // The request's file replaced a missing or damaged stored original: whatever verify recorded is gone.
+                try database.run("UPDATE resources SET damage = NULL WHERE id = ?", [.integer(repair.resourceID)])
+                changes.note(asset: uuid, .updated)
+            }
             request.creation.withLock { $0.rowID = rowID }
         case .new:
             try insertAsset(request, state)

@@ -1,4 +1,5 @@
 import Foundation
+import PhotodropSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -18,10 +19,11 @@ import Foundation
 /// dead session like intent rows (``WriterConnection/reconcileIntents()``) and then removes it; a record that does not
 /// check out (a write torn by a crash) is ignored, which is safe because no file of its block had moved yet.
 ///
-/// Record: "PDI1", batch (Int64), entry count (UInt32), payload length (UInt32), FNV-1a-64 of those three fields and
+/// Record: "PDI2", batch (Int64), entry count (UInt32), payload length (UInt32), FNV-1a-64 of those three fields and
 /// the payload (UInt64), then per entry: action (UInt8), method (UInt8), inode (UInt64, `UInt64.max` for none),
-/// source length (UInt32, `UInt32.max` for none) and bytes, destination length (UInt32) and bytes. All integers
-/// little-endian.
+/// the source folder's device and inode (UInt64 each, `UInt64.max` for none), source length (UInt32, `UInt32.max`
+/// for none) and bytes, destination length (UInt32) and bytes. All integers little-endian. "PDI1" records (photodrop
+/// before the source folder was recorded) lack the two folder fields and are still read.
 struct IntentLog {
     /// One intent, as ``WriterConnection`` records it.
     struct Entry: Equatable {
@@ -30,10 +32,13 @@ struct IntentLog {
         var source: String?
         var inode: UInt64?
         var destination: String
+        /// The folder the source was taken from: recovery puts a file back only into that very folder.
+        var sourceFolder: FileNode? = nil
     }
 
     static let fileExtension = ".intents"
-    private static let magic: [UInt8] = Array("PDI1".utf8)
+    private static let magic: [UInt8] = Array("PDI2".utf8)
+    private static let firstMagic: [UInt8] = Array("PDI1".utf8)
     private static let headerSize = 28
 
     /// The log of `session` in `locksDirectory`.
@@ -63,6 +68,8 @@ struct IntentLog {
             payload.append(UInt8(entry.action.rawValue))
             payload.append(UInt8(entry.method.rawValue))
             append(entry.inode ?? UInt64.max, to: &payload)
+            append(entry.sourceFolder?.device ?? UInt64.max, to: &payload)
+            append(entry.sourceFolder?.inode ?? UInt64.max, to: &payload)
             if let source = entry.source {
                 append(UInt32(source.utf8.count), to: &payload)
                 payload.append(contentsOf: source.utf8)
@@ -84,7 +91,10 @@ struct IntentLog {
 
     /// The record in `bytes`, or nil when there is none or it does not check out.
     static func decode(_ bytes: [UInt8]) -> (batch: Int64, entries: [Entry])? {
-        guard bytes.count >= headerSize, Array(bytes[0..<4]) == magic else { return nil }
+        guard bytes.count >= headerSize else { return nil }
+        let version = Array(bytes[0..<4])
+        guard version == magic || version == firstMagic else { return nil }
+        let hasFolders = version == magic
         var reader = Reader(bytes: bytes, offset: 4)
         guard let batch = reader.u64(), let count = reader.u32(), let length = reader.u32(), let sum = reader.u64(),
             bytes.count - headerSize >= Int(length)
@@ -96,8 +106,16 @@ struct IntentLog {
         for _ in 0..<count {
             guard let actionByte = entryReader.u8(), let action = PlacementIntent.Action(rawValue: Int(actionByte)),
                 let methodByte = entryReader.u8(), let method = PlacementIntent.Method(rawValue: Int(methodByte)),
-                let inode = entryReader.u64(), let sourceLength = entryReader.u32()
+                let inode = entryReader.u64()
             else { return nil }
+            var folder: FileNode?
+            if hasFolders {
+                guard let device = entryReader.u64(), let folderInode = entryReader.u64() else { return nil }
+                if device != UInt64.max || folderInode != UInt64.max {
+                    folder = FileNode(device: device, inode: folderInode)
+                }
+            }
+            guard let sourceLength = entryReader.u32() else { return nil }
             var source: String?
             if sourceLength != UInt32.max {
                 guard let text = entryReader.string(Int(sourceLength)) else { return nil }
@@ -109,7 +127,7 @@ struct IntentLog {
             entries.append(
                 Entry(
                     action: action, method: method, source: source, inode: inode == UInt64.max ? nil : inode,
-                    destination: destination))
+                    destination: destination, sourceFolder: folder))
         }
         guard entryReader.offset == payload.count else { return nil }
         return (Int64(bitPattern: batch), entries)

@@ -8,13 +8,15 @@
 /// - v4: `resources.path` without its unique index. Stored paths are `originals/xx/<asset-uuid>[-n].<ext>`, unique
 ///   by construction; the index's random keys cost each commit about one more dirty page per new file, and its few
 ///   readers (recovery, verify) find a path through the asset's UUID instead (``ResourcePath``).
+/// - v5: `resources.damage`: what `verify --deep` found wrong with a stored original (`hashMismatch`), so that a
+///   later drop of the same content replaces it instead of being thrown away as a duplicate.
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
 ///
 /// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
 enum Schema {
-    static let migrator = Migrator(migrations: [version1, version2, version3, version4])
+    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5])
 
     static var latestVersion: Int { migrator.latestVersion }
 
@@ -150,5 +152,11 @@ enum Schema {
             DROP TABLE resources;
             ALTER TABLE resources_v4 RENAME TO resources;
             CREATE INDEX resources_by_asset ON resources(asset_id, type);
+            """)
+
+    static let version5 = Migrator.Migration(
+        version: 5, name: "damage found by verify",
+        sql: """
+            ALTER TABLE resources ADD COLUMN damage TEXT;
             """)
 }

@@ -13,38 +13,8 @@ struct CommitResult {
     var createdCollections: [String]
 }
 
-/// One original to place into the library.
-struct Placement {
-    enum Done {
-        case renamed
-        case copied
-        /// Copied because the source is on another filesystem; the source is removed after the commit.
-        case copiedForMove
-    }
-
-    let request: AssetCreationRequest
-    let resourceIndex: Int
-    let source: String
-    let sourceInode: UInt64
-    let relative: String
-    let absolute: String
-    let move: Bool
-    var done: Done?
-
-    /// What the ``IntentLog`` records for this placement.
-    var intent: IntentLog.Entry {
-        IntentLog.Entry(
-            action: .place, method: move ? .move : .copy, source: source, inode: sourceInode, destination: relative)
-    }
-}
-
 /// A block must start over: another process changed the content it relied on.
 private struct ConflictRetry: Error {}
-
-/// Placing the block's files failed (the transaction is rolled back, the files are put back).
-private struct PlacementFailure: Error {
-    let underlying: any Error
-}
 
 extension WriterConnection {
     /// Commits a finished block in one transaction (every row and the change log), while a ``PlacementStep`` writes
@@ -60,10 +30,7 @@ extension WriterConnection {
                 placements.isEmpty
                 ? nil
                 : PlacementStep(placements, on: placementQueue) { placements in
-                    // The intents are durable before the first file moves.
-                    try IntentLog.write(
-                        placements.map(\.intent), batch: batch, to: self.intentLog, path: self.intentLogPath)
-                    try self.place(&placements)
+                    try self.resolveAndPlace(&placements, batch: batch)
                 }
             /// Waits for the placement step (at most once) and takes its placements back.
             func placed() -> (any Error)? {
@@ -76,6 +43,7 @@ extension WriterConnection {
             var token: Int64?
             var commitDate: Date?
             do {
+                try checkLibraryInPlace()
                 try database.inTransaction(.immediate) {
                     if try self.dataVersion() != dataVersion, try !resolutionsStillHold(context) {
                         throw ConflictRetry()
@@ -128,6 +96,7 @@ extension WriterConnection {
     /// Appends journal entries in one transaction; returns their ids in order.
     func appendJournal(kind: String, payloads: [Data]) throws -> [Int64] {
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        try checkLibraryInPlace()
         return try database.inTransaction(.immediate) {
             let insert = try database.cachedStatement("INSERT INTO journal(kind, payload, created_at) VALUES (?, ?, ?)")
             var ids: [Int64] = []
@@ -146,6 +115,7 @@ extension WriterConnection {
 
     /// Removes journal entries in one transaction.
     func removeJournal(ids: [Int64]) throws {
+        try checkLibraryInPlace()
         try database.inTransaction(.immediate) {
             try database.run(
                 "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
@@ -153,52 +123,7 @@ extension WriterConnection {
         }
     }
 
-    // MARK: Placing files
-
-    /// Assigns destinations `originals/xx/<asset-uuid>[-n].<ext>` to the resources of new assets.
-    ///
-    /// `xx` is a random byte, drawn afresh after every 128 placements (counted across blocks): folders fill evenly
-    /// over a library's life, while a block touches one or two folders, each costing one `fsync` (a disk cache flush)
-    /// per block, and a small library does not make all 256 folders. A 2,000-file block makes 16 folder fsyncs
-    /// instead of up to 256.
-    private func plan(_ context: ChangeContext) -> [Placement] {
-        var placements: [Placement] = []
-        for request in context.assetCreations {
-            guard case .new = request.state.resolution else { continue }
-            let name = request.uuid.lowercased()
-            if currentFolder.isEmpty || placementsInCurrentFolder >= WriterConnection.placementsPerFolder {
-                var byte: UInt8 = 0
-                withUnsafeMutableBytes(of: &byte) { RandomPool.shared.fill($0) }
-                currentFolder = "originals/" + String(format: "%02x", byte)
-                placementsInCurrentFolder = 0
-            }
-            placementsInCurrentFolder += 1
-            let folder = currentFolder
-            request.creation.withLock { state in
-                var number = 0
-                for index in state.resources.indices where !state.resources[index].isSkipped {
-                    let resource = state.resources[index]
-                    // Interpolation sizes each string once; chains of `+` reallocated four times per file.
-                    let suffix = number == 0 ? "" : "-\(number + 1)"
-                    let dot = resource.fileExtension.isEmpty ? "" : "."
-                    let relative = "\(folder)/\(name)\(suffix)\(dot)\(resource.fileExtension)"
-                    state.resources[index].destination = relative
-                    number += 1
-                    placements.append(
-                        Placement(
-                            request: request, resourceIndex: index, source: resource.sourcePath,
-                            sourceInode: resource.inode, relative: relative, absolute: "\(libraryPath)/\(relative)",
-                            move: resource.shouldMove, done: nil))
-                }
-            }
-        }
-        return placements
-    }
-
-    /// How many files of one block go into the same `originals/xx` folder.
-    static let placementsPerFolder = 128
-
-    private func insertIntent(
+    func insertIntent(
         action: PlacementIntent.Action, method: PlacementIntent.Method, source: String?, inode: UInt64?,
         destination: String, batch: Int64
     ) throws {
@@ -215,129 +140,31 @@ extension WriterConnection {
         insert.reset()
     }
 
-    /// Places every file, then makes the new directory entries durable (one `fsync` per touched directory).
-    ///
-    /// Copies are written to temporary names first, made durable together (one `syncfs` for the block instead of an
-    /// `fsync` per file, which dominated copying imports of many small files), and only then renamed into place, so a
-    /// final name never points at bytes that are not on disk.
-    private func place(_ placements: inout [Placement]) throws {
-        var touched = Set<String>()
-        var createdFolders = false
-        var copies: [(index: Int, done: Placement.Done)] = []
-        for index in placements.indices {
-            let placement = placements[index]
-            let folder = FilePathText.parent(of: placement.absolute)
-            if !knownDirectories.contains(folder) {
-                if try SystemCall.makeDirectory(folder) { createdFolders = true }
-                knownDirectories.insert(folder)
-            }
-            if placement.move {
-                do {
-                    try SystemCall.renameNoReplace(placement.source, placement.absolute)
-                    placements[index].done = .renamed
-                } catch let error as SystemCallError where error.errno == EXDEV {
-                    try copyToTemporary(placement)
-                    copies.append((index, .copiedForMove))
-                }
-            } else {
-                try copyToTemporary(placement)
-                copies.append((index, .copied))
-            }
-            touched.insert(folder)
-        }
-        if !copies.isEmpty {
-            let temporaries = copies.map { PlacementIntent.temporaryPath(for: placements[$0.index].absolute) }
-            try SystemCall.syncFileSystem(containing: originalsPath, files: temporaries)
-            for (index, done) in copies {
-                let temporary = PlacementIntent.temporaryPath(for: placements[index].absolute)
-                try SystemCall.renameNoReplace(temporary, placements[index].absolute)
-                placements[index].done = done
-            }
-        }
-        for folder in touched { try SystemCall.fsyncDirectory(folder) }
-        if createdFolders { try SystemCall.fsyncDirectory(originalsPath) }
-    }
-
-    /// Copies a source to its destination's temporary name, without syncing (``place(_:)`` syncs the batch).
-    private func copyToTemporary(_ placement: Placement) throws {
-        let temporary = PlacementIntent.temporaryPath(for: placement.absolute)
-        try? SystemCall.unlink(temporary)
-        try SystemCall.copyFile(from: placement.source, to: temporary, buffer: buffer, sync: false)
-    }
-
-    /// Puts placed files back (renamed ones to their source, copies removed). The intents of files that could not be
-    /// put back are copied into the `placement_intents` table, since the next block overwrites the ``IntentLog``; if
-    /// even that fails, the log is kept under a name of its own (`<session>.<batch>.intents`). Either way recovery
-    /// settles them once this session is gone.
-    private func undo(_ placements: [Placement], batch: Int64) {
-        var failed: [Placement] = []
-        for placement in placements.reversed() {
-            switch placement.done {
-            case .renamed:
-                if (try? SystemCall.renameNoReplace(placement.absolute, placement.source)) == nil {
-                    failed.append(placement)
-                }
-            case .copied, .copiedForMove:
-                if (try? SystemCall.unlink(placement.absolute)) == nil { failed.append(placement) }
-            case nil:
-                // Possibly copied to its temporary name, not yet renamed into place.
-                try? SystemCall.unlink(PlacementIntent.temporaryPath(for: placement.absolute))
-            }
-            request(placement.request, clearDestinationAt: placement.resourceIndex)
-        }
-        defer { if !placements.isEmpty { clearIntentLog() } }
-        guard !failed.isEmpty else { return }
-        let kept: Void? = try? database.inTransaction(.immediate) {
-            for placement in failed {
-                let intent = placement.intent
-                try insertIntent(
-                    action: intent.action, method: intent.method, source: intent.source, inode: intent.inode,
-                    destination: intent.destination, batch: batch)
-            }
-        }
-        if kept == nil {
-            let keptLog = IntentLog.keptPath(session: session.id, batch: batch, locksDirectory: session.locksDirectory)
-            _ = try? SystemCall.copyFile(from: intentLogPath, to: keptLog, buffer: buffer, sync: true)
-        }
-    }
-
-    /// Empties the ``IntentLog`` once its block is settled, so that a live writer between blocks shows no intents
-    /// in flight (`verify`). Not synced: a log that still holds a settled block's intents after a crash is harmless.
-    private func clearIntentLog() {
-        _ = ftruncate(intentLog, 0)
-    }
-
-    private func request(_ request: AssetCreationRequest, clearDestinationAt index: Int) {
-        request.creation.withLock { $0.resources[index].destination = nil }
-    }
-
-    /// After the commit: removes sources of cross-filesystem moves and files of purged assets.
-    private func finishCommitted(_ placements: [Placement], purged: [String], batch: Int64) {
-        if !placements.isEmpty { clearIntentLog() }
-        for placement in placements where placement.done == .copiedForMove {
-            try? SystemCall.unlink(placement.source)
-        }
-        guard !purged.isEmpty else { return }
-        for path in purged { try? SystemCall.unlink(libraryPath + "/" + path) }
-        _ = try? database.inTransaction(.immediate) {
-            try database.run(
-                "DELETE FROM placement_intents WHERE session = ? AND batch = ?", [.text(session.id), .integer(batch)])
-        }
-    }
-
     private func outcomes(_ context: ChangeContext, _ placements: [Placement], restored: Set<ObjectIdentifier>)
         -> [AssetCreationOutcome]
     {
-        context.assetCreations.map { request in
+        var repairs: [ObjectIdentifier: Placement] = [:]
+        for placement in placements where placement.repairs != nil {
+            repairs[ObjectIdentifier(placement.request)] = placement
+        }
+        return context.assetCreations.map { request in
             let state = request.state
             let isDuplicate: Bool = if case .new = state.resolution { false } else { true }
+            let repair = repairs[ObjectIdentifier(request)].flatMap { placement in
+                placement.repairs.map { original in
+                    RepairedOriginal(
+                        path: absolute(original.path), problem: original.problem?.description ?? "damaged",
+                        damagedFileKeptAt: placement.setAside.map(absolute))
+                }
+            }
             return AssetCreationOutcome(
                 localIdentifier: request.placeholderForCreatedAsset?.localIdentifier ?? "",
                 isDuplicate: isDuplicate,
                 restoredFromRecentlyDeleted: restored.contains(ObjectIdentifier(request)),
                 sourcePaths: state.resources.map(\.sourcePath),
-                storedPaths: isDuplicate
-                    ? [] : state.resources.compactMap { $0.destination.map { "\(libraryPath)/\($0)" } })
+                storedPaths: isDuplicate && repair == nil
+                    ? [] : state.resources.compactMap { $0.destination.map { "\(libraryPath)/\($0)" } },
+                repairedOriginal: repair)
         }
     }
 
@@ -354,7 +181,12 @@ extension WriterConnection {
             let stored = try asset(withSHA256: primary.sha256)
             switch state.resolution {
             case .new: if stored != nil { return false }
-            case .existing(let rowID, _, _): if stored?.rowID != rowID { return false }
+            case .existing(let rowID, _, _):
+                if stored?.rowID != rowID { return false }
+                // A repair decided on an original that another process has repaired (or damaged) since: decide again.
+                if let stored, (originalNeedingRepair(stored.original) != nil) != (state.repair != nil) {
+                    return false
+                }
             case .sameAs: continue
             }
         }
@@ -371,12 +203,14 @@ extension WriterConnection {
             }
             let resolution: AssetCreationRequest.Resolution
             let identifier: String
+            var repair: StoredOriginal?
             if let earlier = context.creationBySHA256[primary.sha256] {
                 resolution = .sameAs(earlier)
                 identifier = LocalIdentifier.asset(uuid: earlier.uuid)
             } else if let existing = try asset(withSHA256: primary.sha256) {
                 resolution = .existing(rowID: existing.rowID, uuid: existing.uuid, isDeleted: existing.isDeleted)
                 identifier = LocalIdentifier.asset(uuid: existing.uuid)
+                repair = originalNeedingRepair(existing.original)
             } else {
                 resolution = .new
                 identifier = LocalIdentifier.asset(uuid: request.uuid)
@@ -384,6 +218,7 @@ extension WriterConnection {
             }
             request.creation.withLock {
                 $0.resolution = resolution
+                $0.repair = repair
                 $0.rowID = nil
             }
             request.placeholderForCreatedAsset?.resolve(to: identifier)

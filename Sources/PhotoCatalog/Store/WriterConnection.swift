@@ -1,4 +1,5 @@
 import Foundation
+import PhotodropSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -24,8 +25,19 @@ final class WriterConnection {
     let retention: HistoryRetention
     /// Read buffer for hashing and copying (1 MiB, reused).
     let buffer: UnsafeMutableRawBufferPointer
-    /// `originals/xx` directories known to exist.
-    var knownDirectories: Set<String> = []
+    /// The library folder, opened once: its identity is checked before every write (``checkLibraryInPlace()``).
+    let libraryDirectory: Directory
+    /// The library folder's and the database file's identity when the writer opened them.
+    let libraryNode: FileNode
+    let databaseNode: FileNode
+    /// Set once the library folder or database turned out deleted or replaced: every later write fails.
+    var lostLibrary: PhotosError?
+    /// `originals/`, opened once.
+    let originals: Directory
+    /// `originals/xx` folders opened so far, by name (`xx`). Used by the placement thread only (see ``PlacementStep``).
+    var originalFolders: [String: Directory] = [:]
+    /// Who may read the library's files.
+    let permissions: LibraryPermissions
     /// The `originals/xx` folder new files go to, and how many have gone there (see `plan`).
     var currentFolder = ""
     var placementsInCurrentFolder = 0
@@ -42,22 +54,35 @@ final class WriterConnection {
     /// When the age-based prune last ran.
     var lastAgePrune = Date.distantPast
 
-    init(libraryURL: URL, retention: HistoryRetention) throws {
+    init(libraryURL: URL, retention: HistoryRetention, permissions: LibraryPermissions) throws {
         self.libraryURL = libraryURL
         self.retention = retention
+        self.permissions = permissions
         libraryPath = libraryURL.path
         originalsPath = libraryPath + "/originals"
         let action = "open the library for writing"
-        do {
-            let created = try SystemCall.makeDirectory(originalsPath)
-            originalsDevice = UInt64(try SystemCall.stat(originalsPath).st_dev)
+        let databasePath = libraryPath + "/" + PhotoLibrary.databaseName
+        do throws(SystemError) {
+            libraryDirectory = try Directory.open(atPath: libraryPath)
+            libraryNode = FileNode(try libraryDirectory.status())
+            let created = try libraryDirectory.makeDirectory("originals", mode: permissions.folderMode)
+            originals = try libraryDirectory.directory("originals")
+            if created { try LibraryFiles.apply(permissions, toFolder: originals) }
+            originalsDevice = UInt64(try originals.status().st_dev)
             // The `originals/xx` folders are made when first used (see `plan`): a new library with a few thousand
             // files makes a few dozen of them instead of all 256 (a folder's mkdir costs ext4 about 0.1 ms of CPU).
-            if created { try SystemCall.fsyncDirectory(libraryPath) }
-        } catch let error as SystemCallError {
-            throw error.photosError(action: action)
+            if created { try libraryDirectory.sync() }
+            // The database is made with the library's mode before SQLite opens it: its -wal and -shm files get the
+            // database file's mode and owner.
+            try LibraryFiles.createDatabaseFile(in: libraryDirectory, permissions: permissions)
+            guard let databaseStatus = try libraryDirectory.status(PhotoLibrary.databaseName) else {
+                throw SystemError(code: ENOENT, call: "stat", path: databasePath)
+            }
+            databaseNode = FileNode(databaseStatus)
+        } catch {
+            throw SystemCallError(operation: error.call, path: error.path ?? libraryPath, errno: error.code)
+                .photosError(action: action)
         }
-        let databasePath = libraryPath + "/" + PhotoLibrary.databaseName
         do {
             database = try Database(path: databasePath, mode: .readWrite(create: true))
             let mode = try database.firstRow("PRAGMA journal_mode = WAL") { $0.string(0) }
@@ -86,6 +111,7 @@ final class WriterConnection {
             throw PhotosError.newerLibrary(error, path: libraryPath)
         }
         do {
+            try LibraryFiles.makeFolder("locks", in: libraryDirectory, permissions: permissions)
             session = try WriterSession(locksDirectory: libraryPath + "/locks")
             intentLogPath = IntentLog.path(session: session.id, locksDirectory: session.locksDirectory)
             intentLog = try SystemCall.open(intentLogPath, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644)
@@ -101,8 +127,55 @@ final class WriterConnection {
             throw PhotosError.database(error, action: "recover interrupted changes", library: libraryPath)
         }
         WriterSession.removeStaleLocks(in: session.locksDirectory, except: session.id)
+        applyPermissionsIfChanged()
     }
 
+    /// Applies ``permissions`` to every folder and file of the library once, when the library was made by an older
+    /// photodrop (whose originals were `0644`) or with another ``LibraryPermissions/groupID``. Best effort: a file
+    /// that cannot be changed stays as it was and is tried again at the next open.
+    private func applyPermissionsIfChanged() {
+        let signature = permissions.signature
+        let stored = try? database.firstRow("SELECT value FROM library_meta WHERE key = 'permissions'") {
+            $0.string(0)
+        }
+        guard stored != signature else { return }
+        guard LibraryFiles.applyEverywhere(permissions, library: libraryDirectory) else { return }
+        _ = try? database.inTransaction(.immediate) {
+            try database.run(
+                "INSERT OR REPLACE INTO library_meta(key, value) VALUES ('permissions', ?)", [.text(signature)])
+        }
+    }
+
+    /// Throws when the library folder or its database is no longer the one this writer opened: deleted (`rm -rf`),
+    /// replaced by another folder, or hidden by a mount or an unmount. Writing on would commit into a file nobody can
+    /// see, and delete dropped files as "duplicates" of assets that exist nowhere. Checked before every transaction;
+    /// once it failed, it always fails.
+    func checkLibraryInPlace() throws {
+        if let lostLibrary { throw lostLibrary }
+        var info = stat()
+        let problem: String?
+        if lstat(libraryPath, &info) != 0 {
+            problem = "the library folder '\(libraryPath)' is gone (\(SystemError.describe(errno)))"
+        } else if FileNode(info) != libraryNode {
+            problem = "the library folder '\(libraryPath)' was replaced by another folder (or a disk was mounted or "
+                + "unmounted there)"
+        } else if lstat(libraryPath + "/" + PhotoLibrary.databaseName, &info) != 0 {
+            problem = "its database '\(libraryPath)/\(PhotoLibrary.databaseName)' is gone"
+        } else if FileNode(info) != databaseNode {
+            problem = "its database '\(libraryPath)/\(PhotoLibrary.databaseName)' was replaced by another file"
+        } else {
+            problem = nil
+        }
+        guard let problem else { return }
+        let error = PhotosError(
+            .libraryVolumeOffline, title: "Library gone",
+            message: "The library this process opened is no longer there: \(problem). Nothing more is written to it. "
+                + "Restore the folder (or remount its disk), then start photodrop again; to start a new library on "
+                + "purpose, run 'photodrop init'.",
+            cause: .io(operation: "stat", path: libraryPath, errno: ENOENT))
+        lostLibrary = error
+        throw error
+    }
     deinit {
         buffer.deallocate()
         // Every block of this session has committed or been undone: its intents are settled.
@@ -117,21 +190,53 @@ final class WriterConnection {
     }
 
     /// The SHA-256 of a file, read through the shared buffer.
-    func hashFile(atPath path: String) throws -> (String, Int64) {
-        try SHA256Hasher.hashFile(atPath: path, buffer: buffer)
+    func hashFile(_ location: FileLocation) throws -> (String, Int64) {
+        let descriptor: Int32
+        do { descriptor = try location.open(flags: O_RDONLY | O_NOCTTY | O_NONBLOCK) } catch {
+            throw SystemCallError(operation: error.call, path: location.path, errno: error.code)
+        }
+        defer { Glibc.close(descriptor) }
+        return try SHA256Hasher.hashFile(descriptor: descriptor, path: location.path, buffer: buffer)
     }
 
-    /// The asset that stores content with this SHA-256, if any.
-    func asset(withSHA256 sha256: String) throws -> (rowID: Int64, uuid: String, isDeleted: Bool)? {
+    /// The asset that stores content with this SHA-256, if any, and its stored original.
+    func asset(withSHA256 sha256: String) throws -> (
+        rowID: Int64, uuid: String, isDeleted: Bool, original: StoredOriginal
+    )? {
         let lookup = statements.assetBySHA256
         defer { lookup.reset() }
         do {
             try lookup.bind(sha256, at: 1)
             guard try lookup.step() else { return nil }
-            return (lookup.int64(0), lookup.string(1), lookup.bool(2))
+            let original = StoredOriginal(
+                resourceID: lookup.int64(3), path: lookup.string(4), byteCount: lookup.int64(5),
+                damage: lookup.optionalString(6))
+            return (lookup.int64(0), lookup.string(1), lookup.bool(2), original)
         } catch let error as DatabaseError {
             throw PhotosError.database(error, action: "look up content \(sha256)", library: libraryPath)
         }
+    }
+
+    /// `original` with the reason it must be replaced, when it is missing, not a regular file, of another size than
+    /// recorded, or recorded as damaged by `verify --deep`; nil when it looks intact.
+    func originalNeedingRepair(_ original: StoredOriginal) -> StoredOriginal? {
+        var info = stat()
+        let found = FileNameEncoding.withPlatformString(original.path) {
+            fstatat(libraryDirectory.descriptor.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW)
+        }
+        var original = original
+        if found != 0 {
+            original.problem = .missing
+        } else if info.st_mode & S_IFMT != S_IFREG {
+            original.problem = .notRegularFile
+        } else if Int64(info.st_size) != original.byteCount {
+            original.problem = .sizeMismatch(found: Int64(info.st_size))
+        } else if original.damage != nil {
+            original.problem = .recordedDamage
+        } else {
+            return nil
+        }
+        return original
     }
 
     /// Runs `body` inside a read transaction of the writer connection (a change block, whose lookups then share one
@@ -193,46 +298,71 @@ final class WriterConnection {
             for entry in IntentLog.read(descriptor: descriptor)?.entries ?? [] {
                 try settle(
                     isRemoval: entry.action == .remove, source: entry.source, sourceInode: entry.inode,
-                    destination: entry.destination)
+                    sourceFolder: entry.sourceFolder, destination: entry.destination)
             }
             _ = Glibc.unlink(path)
         }
     }
 
     /// Finishes or undoes one intent of a dead session (see ``reconcileIntents()``).
-    private func settle(isRemoval: Bool, source: String?, sourceInode: UInt64?, destination: String) throws {
+    private func settle(
+        isRemoval: Bool, source: String?, sourceInode: UInt64?, sourceFolder: FileNode? = nil, destination: String
+    ) throws {
         let referenced = try ResourcePath.isReferenced(destination, in: database)
-        let absolute = libraryPath + "/" + destination
+        let folderPath = FilePathText.parent(of: destination)
+        let name = FilePathText.lastComponent(of: destination)
+        guard let folder = try? libraryDirectory.directory(folderPath) else { return }
         if isRemoval {
-            if !referenced { try? SystemCall.unlink(absolute) }
+            if !referenced { try? folder.remove(name) }
             return
         }
-        try? SystemCall.unlink(PlacementIntent.temporaryPath(for: absolute))
-        guard !referenced, let placed = try? SystemCall.stat(absolute) else { return }
+        try? folder.remove(WriterConnection.temporaryName(name))
+        guard !referenced, let placed = try? folder.status(name) else { return }
         guard let source else { return }
         if let sourceInode, UInt64(placed.st_ino) == sourceInode {
             // Renamed: the file is the source itself.
-            returnToSource(absolute, source: source)
-        } else if let original = try? SystemCall.stat(source), let sourceInode, UInt64(original.st_ino) == sourceInode {
+            returnToSource(folder, name, source: source, sourceFolder: sourceFolder)
+        } else if let sourceInode, let original = try? FileLocation(path: source).status(),
+            UInt64(original.st_ino) == sourceInode
+        {
             // A copy, and the original is still in place: drop the copy.
-            try? SystemCall.unlink(absolute)
+            try? folder.remove(name)
         } else {
             // A copy whose original is gone: keep the bytes.
-            returnToSource(absolute, source: source)
+            returnToSource(folder, name, source: source, sourceFolder: sourceFolder)
         }
     }
 
-    /// Moves a placed file back where it came from; if that is impossible, into `Library/recovered/` so that nothing
-    /// is lost.
-    private func returnToSource(_ path: String, source: String) {
-        let folder = (source as NSString).deletingLastPathComponent
-        if (try? SystemCall.makeDirectories(folder)) != nil, (try? SystemCall.renameNoReplace(path, source)) != nil {
+    /// Moves a placed file back where it came from, but only into the very folder it was taken from (the intent
+    /// records its identity: a folder swapped for another, or for a link, while photodrop was down does not count);
+    /// if that is impossible, into `Library/recovered/`, so that nothing is lost.
+    private func returnToSource(_ folder: Directory, _ name: String, source: String, sourceFolder: FileNode?) {
+        let parentPath = FilePathText.parent(of: source)
+        let sourceName = FilePathText.lastComponent(of: source)
+        if let sourceFolder, let parent = try? Directory.open(atPath: parentPath),
+            let info = try? parent.status(), FileNode(info) == sourceFolder,
+            (try? folder.rename(name, to: parent, as: sourceName)) == true
+        {
             return
         }
-        let recovered = libraryPath + "/recovered"
-        _ = try? SystemCall.makeDirectory(recovered)
-        let name = UUID().uuidString.lowercased() + "-" + (source as NSString).lastPathComponent
-        try? SystemCall.renameNoReplace(path, recovered + "/" + name)
+        if sourceFolder == nil {
+            // An intent of an older photodrop, without the folder's identity: the folder as named, made if missing.
+            if let parent = try? libraryDirectoryIndependent(parentPath),
+                (try? folder.rename(name, to: parent, as: sourceName)) == true
+            {
+                return
+            }
+        }
+        guard let recovered = try? LibraryFiles.makeFolder("recovered", in: libraryDirectory, permissions: permissions)
+        else { return }
+        let kept = UUID().uuidString.lowercased() + "-" + sourceName
+        _ = try? folder.rename(name, to: recovered, as: kept)
+    }
+
+    /// The folder at `path` (absolute, outside the library), made when missing.
+    private func libraryDirectoryIndependent(_ path: String) throws -> Directory {
+        _ = try? SystemCall.makeDirectories(path)
+        return try Directory.open(atPath: path)
     }
 }
 

@@ -13,8 +13,8 @@ final class WriterStatements {
     init(database: Database) throws {
         assetBySHA256 = try database.prepare(
             """
-            SELECT a.id, a.uuid, a.deleted_date IS NOT NULL FROM resources r JOIN assets a ON a.id = r.asset_id
-            WHERE r.sha256 = ?
+            SELECT a.id, a.uuid, a.deleted_date IS NOT NULL, r.id, r.path, r.byte_count, r.damage
+            FROM resources r JOIN assets a ON a.id = r.asset_id WHERE r.sha256 = ?
             """)
         insertAsset = try database.prepare(
             """

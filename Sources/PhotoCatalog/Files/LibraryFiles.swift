@@ -1,0 +1,87 @@
+import PhotodropSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Making the library's own folders and files with the modes and group of its ``LibraryPermissions``.
+enum LibraryFiles {
+    /// Sets the folder's mode and group.
+    static func apply(_ permissions: LibraryPermissions, toFolder folder: Directory) throws(SystemError) {
+        try apply(permissions, descriptor: folder.descriptor.rawValue, mode: permissions.folderMode, path: folder.path)
+    }
+
+    /// Sets mode and (when the policy names one) group of an open file or folder.
+    static func apply(_ permissions: LibraryPermissions, descriptor: Int32, mode: mode_t, path: String)
+        throws(SystemError)
+    {
+        if let group = permissions.groupID {
+            guard fchown(descriptor, uid_t.max, group) == 0 else { throw SystemError.current("fchown", path: path) }
+        }
+        guard fchmod(descriptor, mode) == 0 else { throw SystemError.current("fchmod", path: path) }
+    }
+
+    /// Makes the folder `name` in `parent` with the library's mode and group, unless it exists.
+    @discardableResult
+    static func makeFolder(_ name: String, in parent: Directory, permissions: LibraryPermissions) throws(SystemError)
+        -> Directory
+    {
+        let created = try parent.makeDirectory(name, mode: permissions.folderMode)
+        let folder = try parent.directory(name)
+        if created { try apply(permissions, toFolder: folder) }
+        return folder
+    }
+
+    /// Creates an empty `library.sqlite` with the library's database mode and group, unless it exists.
+    static func createDatabaseFile(in library: Directory, permissions: LibraryPermissions) throws(SystemError) {
+        let descriptor: Int32
+        do {
+            descriptor = try library.openFile(
+                PhotoLibrary.databaseName, flags: O_WRONLY | O_CREAT | O_EXCL, mode: permissions.databaseMode)
+        } catch where error.code == EEXIST {
+            return
+        }
+        defer { close(descriptor) }
+        try apply(
+            permissions, descriptor: descriptor, mode: permissions.databaseMode,
+            path: Directory.join(library.path, PhotoLibrary.databaseName))
+    }
+
+    /// Applies the policy to every folder and file below `library` (an upgrade from a library whose originals were
+    /// `0644`, or a new group). Returns whether everything could be changed.
+    static func applyEverywhere(_ permissions: LibraryPermissions, library: Directory) -> Bool {
+        var complete = true
+        var folders: [(Directory, isOriginals: Bool)] = [(library, false)]
+        if (try? apply(permissions, toFolder: library)) == nil { complete = false }
+        while let (folder, isOriginals) = folders.popLast() {
+            guard let stream = try? folder.entries() else {
+                complete = false
+                continue
+            }
+            while let entry = try? stream.next() {
+                switch entry.type {
+                case .directory:
+                    guard let child = try? folder.directory(entry.name) else {
+                        complete = false
+                        continue
+                    }
+                    if (try? apply(permissions, toFolder: child)) == nil { complete = false }
+                    folders.append((child, isOriginals || (folder === library && entry.name == "originals")))
+                case .regular:
+                    let mode = isOriginals ? permissions.originalMode : permissions.databaseMode
+                    guard let descriptor = try? folder.openFile(entry.name, flags: O_RDONLY | O_NONBLOCK) else {
+                        complete = false
+                        continue
+                    }
+                    if (try? apply(permissions, descriptor: descriptor, mode: mode, path: entry.name)) == nil {
+                        complete = false
+                    }
+                    close(descriptor)
+                default:
+                    continue
+                }
+            }
+        }
+        return complete
+    }
+}

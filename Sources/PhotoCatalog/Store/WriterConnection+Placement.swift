@@ -1,0 +1,450 @@
+import CLinux
+import Foundation
+import PhotodropSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One original to place into the library: the file of a new asset's resource, or the file that repairs a stored
+/// original (a duplicate whose stored copy is missing or damaged).
+struct Placement {
+    enum Done {
+        case renamed
+        case copied
+        /// Copied because the source could not be taken over (another file system, another owner without
+        /// `CAP_CHOWN`, more than one hard link); the source is removed after the commit.
+        case copiedForMove
+    }
+
+    /// Owner and mode of a renamed file before the library took it over, so that an undo gives it back as it was.
+    struct PreviousOwner {
+        var uid: uid_t
+        var gid: gid_t
+        var mode: mode_t
+    }
+
+    let request: AssetCreationRequest
+    let resourceIndex: Int
+    let source: FileLocation
+    let sourcePath: String
+    let sourceInode: UInt64
+    /// The destination's folder relative to the library (`originals/ab`) and its name (`<uuid>.jpg`).
+    let folder: String
+    let name: String
+    let move: Bool
+    /// The stored original this file replaces (a repair), or nil for a new resource.
+    let repairs: StoredOriginal?
+    var done: Done?
+    /// The source's folder, for the intent: recovery puts a file back only into that very folder.
+    var sourceFolder: FileNode?
+    var previousOwner: PreviousOwner?
+    /// Where a repair put the damaged file it replaced, relative to the library (`damaged/…`).
+    var setAside: String?
+
+    /// Relative to the library folder.
+    var relative: String { folder + "/" + name }
+
+    /// What the ``IntentLog`` records for this placement.
+    var intent: IntentLog.Entry {
+        IntentLog.Entry(
+            action: .place, method: move ? .move : .copy, source: sourcePath, inode: sourceInode,
+            destination: relative, sourceFolder: sourceFolder)
+    }
+}
+
+/// Placing the block's files failed (the transaction is rolled back, the files are put back).
+struct PlacementFailure: Error {
+    let underlying: any Error
+}
+
+extension WriterConnection {
+    // MARK: Planning
+
+    /// Assigns destinations `originals/xx/<asset-uuid>[-n].<ext>` to the resources of new assets, and the stored
+    /// path to the file of a duplicate that repairs its stored original.
+    ///
+    /// `xx` is a random byte, drawn afresh after every 128 placements (counted across blocks): folders fill evenly
+    /// over a library's life, while a block touches one or two folders, each costing one `fsync` (a disk cache flush)
+    /// per block, and a small library does not make all 256 folders. A 2,000-file block makes 16 folder fsyncs
+    /// instead of up to 256.
+    func plan(_ context: ChangeContext) -> [Placement] {
+        var placements: [Placement] = []
+        for request in context.assetCreations {
+            switch request.state.resolution {
+            case .new: break
+            case .existing:
+                if let repair = request.state.repair { placements += planRepair(request, repair) }
+                continue
+            case .sameAs: continue
+            }
+            let name = request.uuid.lowercased()
+            if currentFolder.isEmpty || placementsInCurrentFolder >= WriterConnection.placementsPerFolder {
+                var byte: UInt8 = 0
+                withUnsafeMutableBytes(of: &byte) { RandomPool.shared.fill($0) }
+                currentFolder = "originals/" + String(format: "%02x", byte)
+                placementsInCurrentFolder = 0
+            }
+            placementsInCurrentFolder += 1
+            let folder = currentFolder
+            request.creation.withLock { state in
+                var number = 0
+                for index in state.resources.indices where !state.resources[index].isSkipped {
+                    let resource = state.resources[index]
+                    // Interpolation sizes each string once; chains of `+` reallocated four times per file.
+                    let suffix = number == 0 ? "" : "-\(number + 1)"
+                    let dot = resource.fileExtension.isEmpty ? "" : "."
+                    let fileName = "\(name)\(suffix)\(dot)\(resource.fileExtension)"
+                    state.resources[index].destination = "\(folder)/\(fileName)"
+                    number += 1
+                    placements.append(
+                        Placement(
+                            request: request, resourceIndex: index, source: resource.source,
+                            sourcePath: resource.sourcePath, sourceInode: resource.inode, folder: folder,
+                            name: fileName, move: resource.shouldMove, repairs: nil))
+                }
+            }
+        }
+        return placements
+    }
+
+    /// The placement of a duplicate's file over its damaged stored original.
+    private func planRepair(_ request: AssetCreationRequest, _ repair: StoredOriginal) -> [Placement] {
+        request.creation.withLock { state in
+            guard
+                let index = state.resources.firstIndex(where: {
+                    ($0.type == .photo || $0.type == .video) && !$0.isSkipped
+                })
+            else { return [] }
+            let resource = state.resources[index]
+            let folder = FilePathText.parent(of: repair.path)
+            state.resources[index].destination = repair.path
+            return [
+                Placement(
+                    request: request, resourceIndex: index, source: resource.source, sourcePath: resource.sourcePath,
+                    sourceInode: resource.inode, folder: folder, name: FilePathText.lastComponent(of: repair.path),
+                    move: resource.shouldMove, repairs: repair)
+            ]
+        }
+    }
+
+    /// How many files of one block go into the same `originals/xx` folder.
+    static let placementsPerFolder = 128
+
+    // MARK: Placing
+
+    /// The placement step's work: resolves every source's folder, makes the intents durable, then places the files.
+    func resolveAndPlace(_ placements: inout [Placement], batch: Int64) throws {
+        var sourceFolders: [String: (Directory, FileNode)] = [:]
+        var resolved: [(Directory, String)] = []
+        resolved.reserveCapacity(placements.count)
+        for index in placements.indices {
+            let source = placements[index].source
+            let (folder, name) = try resolvedParent(source, cache: &sourceFolders)
+            placements[index].sourceFolder = folder.1
+            resolved.append((folder.0, name))
+        }
+        // The intents are durable before the first file moves.
+        try IntentLog.write(placements.map(\.intent), batch: batch, to: intentLog, path: intentLogPath)
+        try place(&placements, sources: resolved)
+    }
+
+    /// The folder holding `source` (opened once per block and folder) with its identity, and the file's name.
+    private func resolvedParent(_ source: FileLocation, cache: inout [String: (Directory, FileNode)]) throws -> (
+        (Directory, FileNode), String
+    ) {
+        let relative = source.relativePath
+        let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let parent = slash.map { String(relative[..<$0]) } ?? ""
+        let name = slash.map { String(relative[relative.utf8.index(after: $0)...]) } ?? relative
+        let key = "\(ObjectIdentifier(source.directory).hashValue)/\(parent)"
+        if let cached = cache[key] { return (cached, name) }
+        do throws(SystemError) {
+            let folder = parent.isEmpty ? source.directory : try source.directory.directory(parent)
+            let entry = (folder, FileNode(try folder.status()))
+            cache[key] = entry
+            return (entry, name)
+        } catch {
+            throw systemError(error)
+        }
+    }
+
+    /// Places every file, then makes the new directory entries durable (one `fsync` per touched directory).
+    ///
+    /// A moved file is taken over when it can be: renamed into place, then given to the library's user and group with
+    /// mode `0440` through the open descriptor (``LibraryPermissions``). It is copied instead when it cannot: when it
+    /// has more than one hard link (renaming would leave the original reachable and editable elsewhere), when it
+    /// belongs to another user and this process lacks `CAP_CHOWN`, or across file systems. A file some process still
+    /// has open for writing is refused (a read lease is refused then): its content could still change.
+    ///
+    /// Copies are written to temporary names first, made durable together (one `syncfs` for the block instead of an
+    /// `fsync` per file, which dominated copying imports of many small files), and only then renamed into place, so a
+    /// final name never points at bytes that are not on disk.
+    private func place(_ placements: inout [Placement], sources: [(Directory, String)]) throws {
+        var touched = Set<String>()
+        var createdFolders = false
+        var copies: [(index: Int, done: Placement.Done)] = []
+        for index in placements.indices {
+            let placement = placements[index]
+            let destination: Directory
+            let created: Bool
+            do { (destination, created) = try destinationFolder(placement.folder) } catch { throw systemError(error) }
+            createdFolders = createdFolders || created
+            touched.insert(placement.folder)
+            if placement.repairs != nil { placements[index].setAside = try setAside(placement, in: destination) }
+            let (sourceFolder, sourceName) = sources[index]
+            let input: Int32
+            do {
+                input = try sourceFolder.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+            } catch {
+                throw systemError(error)
+            }
+            defer { Glibc.close(input) }
+            let info = try SystemCall.fstat(input, path: placement.sourcePath)
+            guard info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_ino) == placement.sourceInode else {
+                throw PhotosError(
+                    .invalidResource, title: "File replaced",
+                    message: "'\(placement.sourcePath)' is no longer the file that was read (another file took its "
+                        + "name); add it again.",
+                    cause: .io(operation: "fstat", path: placement.sourcePath, errno: ESTALE))
+            }
+            if placement.move && canTakeOver(info) {
+                if LeaseProbe.hasWriters(input) == true {
+                    throw PhotosError(
+                        .invalidResource, title: "File still being written",
+                        message: "Some process still has '\(placement.sourcePath)' open for writing; it is stored "
+                            + "once the writer closed it.",
+                        cause: .io(operation: "fcntl", path: placement.sourcePath, errno: EBUSY))
+                }
+                do throws(SystemError) {
+                    guard try sourceFolder.rename(sourceName, to: destination, as: placement.name) else {
+                        throw SystemError(code: EEXIST, call: "renameat2", path: placement.sourcePath)
+                    }
+                    placements[index].done = .renamed
+                    placements[index].previousOwner = Placement.PreviousOwner(
+                        uid: info.st_uid, gid: info.st_gid, mode: info.st_mode & 0o7777)
+                } catch where error.code == EXDEV {
+                    // Another file system: copied below.
+                } catch {
+                    throw systemError(error)
+                }
+                if placements[index].done == .renamed {
+                    try takeOver(input, info, path: absolute(placement.relative))
+                    continue
+                }
+            }
+            try copyToTemporary(input, placement, in: destination)
+            copies.append((index, placement.move ? .copiedForMove : .copied))
+        }
+        if !copies.isEmpty {
+            do throws(SystemError) {
+                // One flush for the block's copies instead of an fsync each.
+                guard photodrop_syncfs(originals.descriptor.rawValue) == 0 else {
+                    throw SystemError.current("syncfs", path: originalsPath)
+                }
+                for (index, done) in copies {
+                    let (folder, _) = try destinationFolder(placements[index].folder)
+                    let name = placements[index].name
+                    guard try folder.rename(Self.temporaryName(name), to: folder, as: name) else {
+                        throw SystemError(code: EEXIST, call: "renameat2", path: absolute(placements[index].relative))
+                    }
+                    placements[index].done = done
+                }
+            } catch {
+                throw systemError(error)
+            }
+        }
+        do throws(SystemError) {
+            for folder in touched { try destinationFolder(folder).0.sync() }
+            if createdFolders { try originals.sync() }
+        } catch {
+            throw systemError(error)
+        }
+    }
+
+    /// Whether a file can become the library's by a rename: it has one link, and it is ours or we may give it to us.
+    private func canTakeOver(_ info: stat) -> Bool {
+        guard info.st_nlink == 1 else { return false }
+        if info.st_uid == geteuid() { return true }
+        return Capabilities.canChangeOwner
+    }
+
+    /// Gives a renamed file to the library's user and group, read-only.
+    private func takeOver(_ descriptor: Int32, _ info: stat, path: String) throws {
+        let user = geteuid()
+        let group = permissions.groupID
+        if info.st_uid != user || (group != nil && info.st_gid != group!) {
+            guard fchown(descriptor, info.st_uid == user ? uid_t.max : user, group ?? gid_t.max) == 0 else {
+                throw PhotosError.io("fchown", path: path, errno: errno, action: "take over a stored original")
+            }
+        }
+        if info.st_mode & 0o7777 != permissions.originalMode {
+            guard fchmod(descriptor, permissions.originalMode) == 0 else {
+                throw PhotosError.io("fchmod", path: path, errno: errno, action: "make a stored original read-only")
+            }
+        }
+    }
+
+    /// The `originals/xx` (or other) folder `relative` to the library, made with the library's mode when missing.
+    private func destinationFolder(_ relative: String) throws(SystemError) -> (Directory, created: Bool) {
+        if let folder = originalFolders[relative] { return (folder, false) }
+        do {
+            var created = false
+            var current = libraryDirectory
+            for component in relative.split(separator: "/") {
+                let name = String(component)
+                if try current.makeDirectory(name, mode: permissions.folderMode) {
+                    created = true
+                    current = try current.directory(name)
+                    try LibraryFiles.apply(permissions, toFolder: current)
+                } else {
+                    current = try current.directory(name)
+                }
+            }
+            originalFolders[relative] = current
+            return (current, created)
+        }
+    }
+
+    /// Moves the damaged file at a repair's destination (if anything is there) into `damaged/`; returns where it
+    /// went, relative to the library.
+    private func setAside(_ placement: Placement, in folder: Directory) throws -> String? {
+        do throws(SystemError) {
+            guard try folder.status(placement.name) != nil else { return nil }
+            let (damaged, _) = try destinationFolder(WriterConnection.damagedFolder)
+            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+            for attempt in 1...100 {
+                let name = attempt == 1 ? "\(stamp)-\(placement.name)" : "\(stamp)-\(attempt)-\(placement.name)"
+                if try folder.rename(placement.name, to: damaged, as: name) {
+                    try damaged.sync()
+                    return WriterConnection.damagedFolder + "/" + name
+                }
+            }
+            throw SystemError(code: EEXIST, call: "renameat2", path: absolute(placement.relative))
+        } catch {
+            throw systemError(error)
+        }
+    }
+
+    /// Where repairs keep the damaged originals they replaced.
+    static let damagedFolder = "damaged"
+
+    /// Copies an open source to its destination's temporary name, without syncing (``place(_:sources:)`` syncs the
+    /// batch).
+    private func copyToTemporary(_ input: Int32, _ placement: Placement, in folder: Directory) throws {
+        let temporary = Self.temporaryName(placement.name)
+        do throws(SystemError) {
+            try folder.remove(temporary)
+            let output = try folder.openFile(
+                temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: permissions.originalMode)
+            var finished = false
+            defer {
+                Glibc.close(output)
+                if !finished { try? folder.remove(temporary) }
+            }
+            try FileCopy.copyContents(
+                from: input, to: output, buffer: buffer, source: placement.sourcePath,
+                destination: absolute(placement.relative))
+            if let group = permissions.groupID, fchown(output, uid_t.max, group) != 0 {
+                throw SystemError.current("fchown", path: absolute(placement.relative))
+            }
+            finished = true
+        } catch {
+            throw systemError(error)
+        }
+    }
+
+    /// The name a copy is written under before it is renamed into place.
+    static func temporaryName(_ name: String) -> String { "." + name + ".partial" }
+
+    // MARK: Undoing
+
+    /// Puts placed files back (renamed ones to their source, as they were; copies removed; damaged originals a repair
+    /// set aside back in place). The intents of files that could not be put back are copied into the
+    /// `placement_intents` table, since the next block overwrites the ``IntentLog``; if even that fails, the log is
+    /// kept under a name of its own (`<session>.<batch>.intents`). Either way recovery settles them once this session
+    /// is gone.
+    func undo(_ placements: [Placement], batch: Int64) {
+        var failed: [Placement] = []
+        for placement in placements.reversed() {
+            let folder = try? destinationFolder(placement.folder).0
+            switch placement.done {
+            case .renamed:
+                if let folder, let (sourceFolder, sourceName) = try? placement.source.parent(),
+                    (try? folder.rename(placement.name, to: sourceFolder, as: sourceName)) == true
+                {
+                    restoreOwner(placement, in: sourceFolder, name: sourceName)
+                } else {
+                    failed.append(placement)
+                }
+            case .copied, .copiedForMove:
+                if let folder, (try? folder.remove(placement.name)) == nil { failed.append(placement) }
+            case nil:
+                // Possibly copied to its temporary name, not yet renamed into place.
+                try? folder?.remove(Self.temporaryName(placement.name))
+            }
+            if let aside = placement.setAside, let folder,
+                let damaged = try? destinationFolder(WriterConnection.damagedFolder).0
+            {
+                _ = try? damaged.rename(FilePathText.lastComponent(of: aside), to: folder, as: placement.name)
+            }
+            request(placement.request, clearDestinationAt: placement.resourceIndex)
+        }
+        defer { if !placements.isEmpty { clearIntentLog() } }
+        guard !failed.isEmpty else { return }
+        let kept: Void? = try? database.inTransaction(.immediate) {
+            for placement in failed {
+                let intent = placement.intent
+                try insertIntent(
+                    action: intent.action, method: intent.method, source: intent.source, inode: intent.inode,
+                    destination: intent.destination, batch: batch)
+            }
+        }
+        if kept == nil {
+            let keptLog = IntentLog.keptPath(session: session.id, batch: batch, locksDirectory: session.locksDirectory)
+            _ = try? SystemCall.copyFile(from: intentLogPath, to: keptLog, buffer: buffer, sync: true)
+        }
+    }
+
+    /// Gives a file that was taken over and then put back its old owner and mode (best effort).
+    private func restoreOwner(_ placement: Placement, in folder: Directory, name: String) {
+        guard let previous = placement.previousOwner,
+            let descriptor = try? folder.openFile(name, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        else { return }
+        defer { Glibc.close(descriptor) }
+        _ = fchown(descriptor, previous.uid, previous.gid)
+        _ = fchmod(descriptor, previous.mode)
+    }
+
+    /// Empties the ``IntentLog`` once its block is settled, so that a live writer between blocks shows no intents
+    /// in flight (`verify`). Not synced: a log that still holds a settled block's intents after a crash is harmless.
+    func clearIntentLog() {
+        _ = ftruncate(intentLog, 0)
+    }
+
+    private func request(_ request: AssetCreationRequest, clearDestinationAt index: Int) {
+        request.creation.withLock { $0.resources[index].destination = nil }
+    }
+
+    /// After the commit: removes sources of copies that stand for moves, and files of purged assets.
+    func finishCommitted(_ placements: [Placement], purged: [String], batch: Int64) {
+        if !placements.isEmpty { clearIntentLog() }
+        for placement in placements where placement.done == .copiedForMove {
+            try? placement.source.remove()
+        }
+        guard !purged.isEmpty else { return }
+        for path in purged { try? SystemCall.unlink(libraryPath + "/" + path) }
+        _ = try? database.inTransaction(.immediate) {
+            try database.run(
+                "DELETE FROM placement_intents WHERE session = ? AND batch = ?", [.text(session.id), .integer(batch)])
+        }
+    }
+
+    /// The absolute path of a library-relative path.
+    func absolute(_ relative: String) -> String { libraryPath + "/" + relative }
+
+    /// A ``PhotodropSystem/SystemError`` as the catalog's own error type.
+    func systemError(_ error: SystemError) -> SystemCallError {
+        SystemCallError(operation: error.call, path: error.path ?? libraryPath, errno: error.code)
+    }
+}
