@@ -40,9 +40,11 @@ let package = Package(
         .target(name: "PhotodropSystem", dependencies: ["CLinux"], swiftSettings: strict),
 
         // The PhotoKit-style library over SQLite. Knows nothing of inboxes or libmagic.
-        .target(name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite", "CCrypto"], swiftSettings: strict),
+        .target(
+            name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CLinux", "CSQLite", "CCrypto"],
+            swiftSettings: strict),
         // What a file is. Knows nothing of the library.
-        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic"], swiftSettings: strict),
+        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CLinux", "CMagic"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "CCrypto"],

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -13,9 +14,13 @@ import PhotodropSystem
 ///
 /// Order of a claim: (1) one journal transaction with a `claim` entry per file (``ClaimPayload``), (2) each file
 /// renamed to `<inbox>/.photodrop/claimed/<entry id>` — a dot-folder on the inbox's own file system, which the
-/// watcher and the scanner skip. A staged file without an entry is therefore always finished work. The entry is
-/// removed in the same transaction that stores the asset (``PhotoCatalog/JournalChangeRequest``), or after the file
-/// was rejected or put back.
+/// watcher and the scanner skip, and which only the daemon's user may enter (mode 0700): nobody else can touch a
+/// staged file between its hash and its placement. The entry is removed in the same transaction that stores the
+/// asset (``PhotoCatalog/JournalChangeRequest``), or after the file was rejected or put back.
+///
+/// Every rename goes through open folders (``FolderRoot``, ``PhotodropSystem/Directory``): a folder of the inbox
+/// swapped for a symbolic link between the look and the claim cannot make photodrop take a file from outside the
+/// inbox, and the staging folder is held open, so that replacing `.photodrop` in the inbox changes nothing.
 public struct ClaimJournal: Sendable {
     /// The journal kind of claim entries.
     public static let kind = "claim"
@@ -28,12 +33,19 @@ public struct ClaimJournal: Sendable {
         public var identity: FileIdentity
         /// The grace period of a truncated file ended: reject it if it is still truncated.
         public var graceExpired: Bool
+        /// What the probe found when the file was last read, if it was judged incomplete and has not changed since:
+        /// a file whose grace period ended is then rejected without being read again.
+        public var incompleteVerdict: IncompleteVerdict?
 
         /// A settled file.
-        public init(relativePath: String, identity: FileIdentity, graceExpired: Bool = false) {
+        public init(
+            relativePath: String, identity: FileIdentity, graceExpired: Bool = false,
+            incompleteVerdict: IncompleteVerdict? = nil
+        ) {
             self.relativePath = relativePath
             self.identity = identity
             self.graceExpired = graceExpired
+            self.incompleteVerdict = incompleteVerdict
         }
     }
 
@@ -47,42 +59,62 @@ public struct ClaimJournal: Sendable {
 
     /// What ``recover(logger:)`` found after a crash.
     public struct Recovery: Sendable {
-        /// Staged files whose entry survived: process them again.
+        /// Staged files to process (again): those whose entry survived, and staged files without an entry.
         public var jobs: [IngestJob] = []
         /// Entries whose file never left the inbox (crash between journal and rename): dropped; the scan takes them.
         public var returnedToInbox = 0
         /// Entries whose file was already finished (stored, or rejected just before the crash): dropped.
         public var alreadyFinished = 0
-        /// Staged files without an entry: their content was committed (a duplicate's dropped copy); removed.
-        public var removedStagedFiles = 0
+        /// Staged files without an entry (usually the dropped copy of a duplicate whose commit removed the entry just
+        /// before the crash): claimed again and processed like any drop, never deleted unseen.
+        public var unaccountedStagedFiles = 0
     }
 
     /// The library whose journal holds the claims.
     public let library: PhotoLibrary
-    /// The watched inbox (absolute).
-    public let inbox: String
-    /// `<inbox>/.photodrop/claimed`.
-    public let stagingFolder: String
+    /// The watched inbox.
+    public let inbox: FolderRoot
+    private let staging: StagingFolder
 
-    /// Claims for `inbox` (absolute), journaled in `library`.
+    /// Claims for the inbox at `inbox` (absolute), journaled in `library`.
     public init(library: PhotoLibrary, inbox: String) {
         self.library = library
-        self.inbox = inbox
-        self.stagingFolder = PathResolution.join(inbox, ".photodrop/claimed")
+        self.inbox = FolderRoot(path: inbox)
+        self.staging = StagingFolder()
     }
 
-    /// The staged path of the file claimed by entry `id`.
-    public func stagedPath(_ id: Int64) -> String { stagingFolder + "/" + String(id) }
+    /// `<inbox>/.photodrop/claimed`, for messages.
+    public var stagingPath: String { PathResolution.join(inbox.path, ClaimJournal.stagingRelativePath) }
 
-    /// The absolute path of a file in the inbox.
-    public func inboxPath(_ relative: String) -> String { PathResolution.join(inbox, relative) }
+    static let stagingRelativePath = ".photodrop/claimed"
 
-    /// Creates the staging folder (and the inbox and `.photodrop`) if missing.
+    /// The absolute path of a file in the inbox, for messages.
+    public func inboxPath(_ relative: String) -> String { PathResolution.join(inbox.path, relative) }
+
+    /// Opens (and creates, mode 0700) the inbox and its staging folder.
     public func prepare() throws(SystemError) {
-        try ClaimJournal.makeDirectories(stagingFolder)
+        _ = try stagingFolder()
     }
 
-    /// Claims `files`: one journal transaction, then one rename each.
+    /// The staging folder, held open; opened again only when it was deleted (an inbox removed and made anew).
+    func stagingFolder() throws(SystemError) -> Directory {
+        if let current = staging.current(), (try? current.status().st_nlink) ?? 0 > 0 { return current }
+        let root = try inbox.directory(creating: true)
+        let folder = try root.directory(ClaimJournal.stagingRelativePath, creating: true, mode: 0o700)
+        // Only the daemon's user may enter (folders made by an older photodrop were 0755).
+        _ = fchmod(folder.descriptor.rawValue, 0o700)
+        if let parent = try? root.directory(".photodrop") { _ = fchmod(parent.descriptor.rawValue, 0o700) }
+        staging.set(folder)
+        return folder
+    }
+
+    /// The staged file of entry `id`.
+    func staged(_ id: Int64, in folder: Directory) -> FileLocation {
+        FileLocation(directory: folder, relativePath: String(id))
+    }
+
+    /// Claims `files`: one journal transaction, then one rename each (from the file's folder, opened once per batch,
+    /// into the staging folder).
     ///
     /// - Throws: the database error when the journal could not be written; then no file was moved.
     public func claim(_ files: [SettledFile], now: ContinuousClock.Instant = .now) async throws -> Claimed {
@@ -91,28 +123,36 @@ public struct ClaimJournal: Sendable {
             Data(
                 ClaimPayload(
                     source: file.relativePath, album: CandidateFile.album(forRelativePath: file.relativePath),
-                    identity: file.identity, graceExpired: file.graceExpired
+                    identity: file.identity, graceExpired: file.graceExpired, incompleteVerdict: file.incompleteVerdict
                 ).encoded)
         }
         let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
         var claimed = Claimed()
         claimed.jobs.reserveCapacity(files.count)
         var orphans: [Int64] = []
+        var folders: [String: Directory] = [:]
+        let target: Directory
+        let root: Directory
+        do {
+            target = try stagingFolder()
+            root = try inbox.directory()
+        } catch {
+            try? await library.removeJournalEntries(ids)
+            throw error
+        }
         for (file, id) in zip(files, ids) {
-            let source = inboxPath(file.relativePath)
-            let staged = stagedPath(id)
             do throws(SystemError) {
-                var outcome: SafeRename.Outcome
-                do {
-                    outcome = try SafeRename.renameWithoutReplacing(from: source, to: staged)
-                } catch  where error.code == ENOENT && !ClaimJournal.exists(stagingFolder) {
-                    // The inbox was removed and made again: the staging folder went with it.
-                    try prepare()
-                    outcome = try SafeRename.renameWithoutReplacing(from: source, to: staged)
+                let (folderPath, name) = ClaimJournal.split(file.relativePath)
+                let folder: Directory
+                if let cached = folders[folderPath] {
+                    folder = cached
+                } else {
+                    folder = folderPath.isEmpty ? root : try root.directory(folderPath)
+                    folders[folderPath] = folder
                 }
-                if outcome == .destinationExists {
+                guard try folder.rename(name, to: target, as: String(id)) else {
                     // Only a stale file from a damaged staging folder can be in the way; never overwrite it.
-                    throw SystemError(code: EEXIST, call: "rename", path: staged)
+                    throw SystemError(code: EEXIST, call: "renameat2", path: PathResolution.join(stagingPath, String(id)))
                 }
             } catch {
                 orphans.append(id)
@@ -121,30 +161,31 @@ public struct ClaimJournal: Sendable {
             }
             claimed.jobs.append(
                 IngestJob(
-                    path: staged, displayPath: file.relativePath,
+                    source: staged(id, in: target), displayPath: file.relativePath,
                     album: CandidateFile.album(forRelativePath: file.relativePath),
                     originalName: PathResolution.lastComponent(of: file.relativePath), claimID: id,
-                    expectedIdentity: file.identity, graceExpired: file.graceExpired, startedAt: now))
+                    expectedIdentity: file.identity, graceExpired: file.graceExpired,
+                    incompleteVerdict: file.incompleteVerdict, startedAt: now))
         }
         if !orphans.isEmpty { try? await library.removeJournalEntries(orphans) }
         return claimed
     }
 
     /// Puts a claimed file back into the inbox at its old path (or, if a new file took that name meanwhile, beside
-    /// it as `name (2).ext`), and returns the path relative to the inbox. The caller removes the journal entry.
+    /// it as `name (2).ext`), and returns the path relative to the inbox. Missing folders on the way are made again.
+    /// The caller removes the journal entry.
     public func unclaim(_ job: IngestJob) throws(SystemError) -> String {
         let relative = job.displayPath
-        let folder = PathResolution.directory(of: inboxPath(relative))
-        try ClaimJournal.makeDirectories(folder)
-        let parent = relative.contains("/") ? PathResolution.directory(of: relative) + "/" : ""
+        let (folderPath, _) = ClaimJournal.split(relative)
+        let root = try inbox.directory(creating: true)
+        let folder = folderPath.isEmpty ? root : try root.directory(folderPath, creating: true)
+        let (from, name) = try job.source.parent()
+        let prefix = folderPath.isEmpty ? "" : folderPath + "/"
         for attempt in 1...1000 {
-            let name = attempt == 1 ? job.originalName : Quarantine.suffixed(job.originalName, attempt)
-            let candidate = parent + name
-            if try SafeRename.renameWithoutReplacing(from: job.path, to: inboxPath(candidate)) == .moved {
-                return candidate
-            }
+            let candidate = attempt == 1 ? job.originalName : Quarantine.suffixed(job.originalName, attempt)
+            if try from.rename(name, to: folder, as: candidate) { return prefix + candidate }
         }
-        throw SystemError(code: EEXIST, call: "rename", path: inboxPath(relative))
+        throw SystemError(code: EEXIST, call: "renameat2", path: inboxPath(relative))
     }
 
     /// Reconciles the journal with the staging folder after a crash. Run it after
@@ -154,34 +195,37 @@ public struct ClaimJournal: Sendable {
     /// - staged file exists → process it again (its job is returned);
     /// - staged file missing, source back in the inbox → drop the entry (the scan takes the file);
     /// - neither → the file was finished (stored or rejected) just before the crash: drop the entry;
-    /// - staged files without an entry → finished work (a duplicate's dropped copy): delete.
+    /// - staged files without an entry → claimed again and processed like any drop. They are usually the dropped
+    ///   copy of a duplicate whose entry went with its commit; the pipeline recognises that and removes them only
+    ///   once the stored original is known to be intact. Nothing is deleted unseen.
     public func recover(logger: Logger = .disabled) async throws -> Recovery {
-        try prepare()
+        let folder = try stagingFolder()
         var recovery = Recovery()
         let entries = try library.journalEntries(kind: ClaimJournal.kind)
         var known = Set<Int64>()
         var dropped: [Int64] = []
+        let root = try inbox.directory(creating: true)
         for entry in entries {
             known.insert(entry.id)
-            let staged = stagedPath(entry.id)
+            let name = String(entry.id)
             guard let payload = ClaimPayload(decoding: Array(entry.payload)) else {
                 logger.warning(
                     "dropping an unreadable claim journal entry",
-                    ["entry": .count(entry.id), "staged": .string(staged)])
-                if ClaimJournal.exists(staged) {
+                    ["entry": .count(entry.id), "staged": .string(PathResolution.join(stagingPath, name))])
+                if (try? folder.status(name)) != nil {
                     // Never delete bytes we cannot account for: put them back into the inbox root.
-                    _ = try? SafeRename.renameWithoutReplacing(from: staged, to: inboxPath("recovered-\(entry.id)"))
+                    _ = try? folder.rename(name, to: root, as: "recovered-\(entry.id)")
                 }
                 dropped.append(entry.id)
                 continue
             }
-            if ClaimJournal.exists(staged) {
+            if let info = try? folder.status(name) {
                 recovery.jobs.append(
                     IngestJob(
-                        path: staged, displayPath: payload.source, album: payload.album,
+                        source: staged(entry.id, in: folder), displayPath: payload.source, album: payload.album,
                         originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
-                        graceExpired: payload.graceExpired))
-            } else if ClaimJournal.exists(inboxPath(payload.source)) {
+                        graceExpired: payload.graceExpired, sizeHint: Int64(info.st_size)))
+            } else if ClaimJournal.exists(payload.source, in: root) {
                 recovery.returnedToInbox += 1
                 dropped.append(entry.id)
             } else {
@@ -190,24 +234,60 @@ public struct ClaimJournal: Sendable {
             }
         }
         if !dropped.isEmpty { try await library.removeJournalEntries(dropped) }
-        let stream = try DirectoryStream(path: stagingFolder)
+        var strays: [(name: String, info: stat)] = []
+        let stream = try folder.entries()
         while let item = try stream.next() {
-            guard let id = Int64(item.name), !known.contains(id), item.type == .regular else { continue }
-            if unlink(stagingFolder + "/" + item.name) == 0 { recovery.removedStagedFiles += 1 }
+            guard let id = Int64(item.name), !known.contains(id), item.type == .regular,
+                let info = try? folder.status(item.name)
+            else { continue }
+            strays.append((item.name, info))
+        }
+        guard !strays.isEmpty else { return recovery }
+        let payloads = strays.map { stray in
+            Data(
+                ClaimPayload(
+                    source: "recovered-\(stray.name)", album: nil, identity: FileIdentity(stray.info)
+                ).encoded)
+        }
+        let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
+        for (stray, id) in zip(strays, ids) {
+            guard (try? folder.rename(stray.name, to: folder, as: String(id))) == true else { continue }
+            recovery.unaccountedStagedFiles += 1
+            recovery.jobs.append(
+                IngestJob(
+                    source: staged(id, in: folder), displayPath: "recovered-\(stray.name)", album: nil,
+                    originalName: "recovered-\(stray.name)", claimID: id, expectedIdentity: FileIdentity(stray.info),
+                    sizeHint: Int64(stray.info.st_size)))
         }
         return recovery
     }
 
+    /// `Trip/2024/IMG_1.jpg` → (`Trip/2024`, `IMG_1.jpg`); `IMG_1.jpg` → (``, `IMG_1.jpg`).
+    static func split(_ relative: String) -> (folder: String, name: String) {
+        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", relative) }
+        return (String(relative[..<slash]), String(relative[relative.utf8.index(after: slash)...]))
+    }
+
+    /// Whether something is at `relative` below `root` (never through a link).
+    static func exists(_ relative: String, in root: Directory) -> Bool {
+        let (folderPath, name) = split(relative)
+        guard let folder = folderPath.isEmpty ? root : try? root.directory(folderPath) else { return false }
+        return ((try? folder.status(name)) ?? nil) != nil
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return FileNameEncoding.withPlatformString(path) { lstat($0, &info) } == 0
     }
 
     static func makeDirectories(_ path: String) throws(SystemError) {
-        var info = stat()
-        if stat(path, &info) == 0 { return }
-        let parent = PathResolution.directory(of: path)
-        if parent != path { try makeDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError.current("mkdir", path: path) }
+        try FolderRoot.makeDirectories(path, mode: 0o755)
     }
+}
+
+/// The staging folder's open descriptor, shared by the copies of a ``ClaimJournal``.
+private final class StagingFolder: Sendable {
+    private let folder = Mutex<Directory?>(nil)
+    func current() -> Directory? { folder.withLock { $0 } }
+    func set(_ directory: Directory) { folder.withLock { $0 = directory } }
 }

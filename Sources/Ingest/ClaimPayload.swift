@@ -9,13 +9,19 @@ public struct ClaimPayload: Sendable, Hashable {
     public var identity: FileIdentity
     /// Whether the file had already waited out the incomplete-file grace period (a truncated file is rejected now).
     public var graceExpired: Bool
+    /// What the probe found when it judged the file incomplete (see ``IncompleteVerdict``), if it did.
+    public var incompleteVerdict: IncompleteVerdict?
 
     /// A payload.
-    public init(source: String, album: String?, identity: FileIdentity, graceExpired: Bool = false) {
+    public init(
+        source: String, album: String?, identity: FileIdentity, graceExpired: Bool = false,
+        incompleteVerdict: IncompleteVerdict? = nil
+    ) {
         self.source = source
         self.album = album
         self.identity = identity
         self.graceExpired = graceExpired
+        self.incompleteVerdict = incompleteVerdict
     }
 
     /// The file's name as it arrived.
@@ -30,7 +36,13 @@ public struct ClaimPayload: Sendable, Hashable {
         text += ",\"size\":" + String(identity.size)
         text += ",\"mtime\":" + String(identity.modificationTime.seconds)
         text += ",\"mtimeNanoseconds\":" + String(identity.modificationTime.nanoseconds)
-        text += ",\"graceExpired\":" + (graceExpired ? "true" : "false") + "}"
+        text += ",\"graceExpired\":" + (graceExpired ? "true" : "false")
+        if let verdict = incompleteVerdict {
+            text += ",\"incomplete\":{\"code\":" + JSONText.quoted(verdict.code)
+            text += ",\"message\":" + JSONText.quoted(verdict.message)
+            text += ",\"mime\":" + (verdict.mime.map(JSONText.quoted) ?? "null") + "}"
+        }
+        text += "}"
         return Array(text.utf8)
     }
 
@@ -53,12 +65,20 @@ public struct ClaimPayload: Sendable, Hashable {
         }
         var grace = false
         if case .bool(let flag)? = fields["graceExpired"] { grace = flag }
-        self.init(
-            source: source, album: album,
-            identity: FileIdentity(
-                device: device, inode: inode, size: size,
-                modificationTime: UTCTimestamp(seconds: seconds, nanoseconds: nanoseconds)),
-            graceExpired: grace)
+        let identity = FileIdentity(
+            device: device, inode: inode, size: size,
+            modificationTime: UTCTimestamp(seconds: seconds, nanoseconds: nanoseconds))
+        var verdict: IncompleteVerdict?
+        if case .object(let members)? = fields["incomplete"] {
+            var parts: [String: JSONValue.Kind] = [:]
+            for member in members { parts[member.key] = member.value.kind }
+            if case .string(let code)? = parts["code"], case .string(let message)? = parts["message"] {
+                var mime: String?
+                if case .string(let text)? = parts["mime"] { mime = text }
+                verdict = IncompleteVerdict(identity: identity, code: code, message: message, mime: mime)
+            }
+        }
+        self.init(source: source, album: album, identity: identity, graceExpired: grace, incompleteVerdict: verdict)
     }
 
     private static func number(_ kind: JSONValue.Kind?) -> String? {

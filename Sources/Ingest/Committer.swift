@@ -1,6 +1,7 @@
 import Foundation
 import MediaProbe
 import PhotoCatalog
+import PhotodropSystem
 import Synchronization
 
 /// The pipeline's single writer: turns what the workers found into library changes, many files per transaction.
@@ -215,7 +216,7 @@ public actor Committer {
                 let request = try AssetCreationRequest.forAsset()
                 request.addResource(
                     with: item.isVideo ? .video : .photo,
-                    filePath: item.job.path,
+                    file: item.job.source,
                     options: AssetResourceCreationOptions(
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
@@ -273,14 +274,28 @@ public actor Committer {
         let now = ContinuousClock.now
         for (item, outcome) in zip(items, outcomes) {
             let kind: FileOutcome.Kind
-            let message: String
+            var message: String
             if outcome.isDuplicate {
                 kind = .duplicate
                 message =
                     outcome.restoredFromRecentlyDeleted
                     ? "same content as \(outcome.localIdentifier), which was restored from Recently Deleted"
                     : "same content as \(outcome.localIdentifier)"
-                if settings.removesDuplicateCopies { Committer.remove(item.job.path, logger: logger) }
+                if let repair = outcome.repairedOriginal {
+                    // The dropped copy is the stored original now (moved or copied there): nothing to remove.
+                    message +=
+                        "; \(repair.problem), so this copy replaced it"
+                        + (repair.damagedFileKeptAt.map { " (the damaged file is kept at \($0))" } ?? "")
+                    logger.warning(
+                        "repaired a stored original from a dropped copy",
+                        [
+                            "path": .string(item.job.displayPath), "asset": .string(outcome.localIdentifier),
+                            "original": .string(repair.path), "problem": .string(repair.problem),
+                            "damaged_file_kept_at": repair.damagedFileKeptAt.map { .string($0) } ?? .string("none"),
+                        ])
+                } else if settings.removesDuplicateCopies {
+                    Committer.remove(item.job.source, logger: logger)
+                }
             } else {
                 switch item.probe?.kind {
                 case .gif?: kind = .gif
@@ -300,7 +315,7 @@ public actor Committer {
 
     /// A duplicate whose asset is already where it belongs: no change to make, only the dropped copy to remove.
     private func alreadyStored(_ job: IngestJob, _ digest: FileDigest, _ known: KnownContent) {
-        if settings.removesDuplicateCopies { Committer.remove(job.path, logger: logger) }
+        if settings.removesDuplicateCopies { Committer.remove(job.source, logger: logger) }
         hooks.finished(
             FileOutcome(
                 path: job.displayPath, kind: .duplicate, message: "same content as \(known.assetID)", mime: known.mime,
@@ -362,11 +377,11 @@ public actor Committer {
             do {
                 rejectedPath =
                     try quarantine.reject(
-                        job.path, album: job.album, name: job.originalName,
+                        job.source, album: job.album, name: job.originalName,
                         reason: RejectionReason(code: code, message: probe.message, mime: probe.mime),
                         source: claims?.inboxPath(job.displayPath) ?? job.path
                     ).path
-            } catch {
+            } catch let error {
                 if let movedTo = error.movedTo {
                     rejectedPath = movedTo  // its reason file is completed by Quarantine.recover() at the next start
                     logger.warning("rejected file moved, but its reason file is pending", ["path": .string(movedTo)])
@@ -397,7 +412,7 @@ public actor Committer {
             fail(job, message: "\(reason)")
             return
         }
-        if !ClaimJournal.exists(job.path) {
+        if ((try? job.source.status()) ?? nil) == nil {
             // Nothing to put back (someone removed it from the staging folder): it ends here.
             fail(job, message: "the claimed file \(job.path) disappeared")
             settle(job)
@@ -450,11 +465,13 @@ public actor Committer {
         if let identifier = metadata.contentIdentifier { request.contentIdentifier = identifier }
     }
 
-    static func remove(_ path: String, logger: Logger) {
-        if unlink(path) != 0 && errno != ENOENT {
+    static func remove(_ file: FileLocation, logger: Logger) {
+        do {
+            try file.remove()
+        } catch {
             logger.warning(
                 "cannot remove the dropped copy of a duplicate",
-                ["path": .string(path), "error": .string(String(errno))])
+                ["path": .string(file.path), "error": .string(error.description)])
         }
     }
 

@@ -48,21 +48,26 @@ public struct FileLook: Sendable, Hashable {
         self.writers = writers
     }
 
-    /// Looks at the file at `path` without following a symbolic link and without blocking.
-    public static func take(atPath path: String) -> Outcome {
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY) }
-        if fd < 0 {
-            let code = errno
-            switch code {
+    /// Looks at the file `relativePath` below `root` without following any link and without blocking.
+    public static func take(in root: Directory, relativePath: String) -> Outcome {
+        let path = Directory.join(root.path, relativePath)
+        let fd: Int32
+        do {
+            fd = try root.openFile(relativePath, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        } catch {
+            switch error.code {
             case ENOENT, ENOTDIR: return .missing
-            case ELOOP: return .notRegularFile
+            // A link (below the root or as the file itself), or a socket (ENXIO): never taken.
+            case ELOOP, ENXIO: return .notRegularFile
             case EWOULDBLOCK:
                 // A writer holds a lease that our open would break: it is certainly in use.
-                var info = stat()
-                guard lstat(path, &info) == 0 else { return .missing }
-                guard info.st_mode & S_IFMT == S_IFREG else { return .notRegularFile }
-                return .file(FileLook(identity: FileIdentity(info), writers: .open))
-            default: return .failed(SystemError(code: code, call: "open", path: path))
+                let (folderPath, name) = ClaimJournal.split(relativePath)
+                guard let folder = folderPath.isEmpty ? root : try? root.directory(folderPath),
+                    let found = try? folder.status(name)
+                else { return .missing }
+                guard found.st_mode & S_IFMT == S_IFREG else { return .notRegularFile }
+                return .file(FileLook(identity: FileIdentity(found), writers: .open))
+            default: return .failed(SystemError(code: error.code, call: "open", path: path))
             }
         }
         defer { close(fd) }
@@ -76,5 +81,12 @@ public struct FileLook: Sendable, Hashable {
         case nil: writers = .unknown
         }
         return .file(FileLook(identity: FileIdentity(info), writers: writers))
+    }
+
+    /// Looks at the file at `path` (its folders as named) without following a link at the end and without blocking.
+    public static func take(atPath path: String) -> Outcome {
+        let (folder, name) = ClaimJournal.split(path)
+        guard let directory = try? Directory.open(atPath: folder.isEmpty ? "/" : folder) else { return .missing }
+        return take(in: directory, relativePath: name)
     }
 }

@@ -153,8 +153,19 @@ public final class ImportService: Sendable {
             for item in InboxScanner(root: path, albums: rule, ignore: ignore) {
                 switch item {
                 case .file(let candidate):
+                    let source: FileLocation
+                    if let location = candidate.location {
+                        source = location
+                    } else {
+                        do {
+                            source = try FileLocation(path: candidate.path)
+                        } catch {
+                            report(FileOutcome(path: candidate.path, kind: .failed, message: error.description))
+                            continue
+                        }
+                    }
                     let job = IngestJob(
-                        path: candidate.path, displayPath: candidate.path, album: candidate.album,
+                        source: source, displayPath: candidate.path, album: candidate.album,
                         originalName: PathResolution.lastComponent(of: candidate.relativePath))
                     do { try await pipeline.jobs.send(job) } catch { break feeding }
                 case .problem(let problem):

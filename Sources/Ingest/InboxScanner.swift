@@ -52,6 +52,8 @@ public struct InboxScanner: Sequence {
     public final class Iterator: IteratorProtocol {
         private let scanner: InboxScanner
         private var started = false
+        /// The root, opened once (a link there is followed); every folder below is opened through it.
+        private var rootDirectory: Directory?
         private var current: DirectoryStream?
         private var currentRelative = ""
         private var pending: [String] = []
@@ -80,8 +82,9 @@ public struct InboxScanner: Sequence {
                         pendingHead = 0
                     }
                     let path = PathResolution.join(scanner.root, relative)
+                    guard let rootDirectory else { continue }
                     do {
-                        current = try DirectoryStream(path: path)
+                        current = try rootDirectory.directory(relative).entries()
                         currentRelative = relative
                     } catch {
                         return .problem(ScanProblem(path: path, kind: .unreadableFolder(error)))
@@ -101,9 +104,6 @@ public struct InboxScanner: Sequence {
                 }
                 let relative = currentRelative.isEmpty ? entry.name : "\(currentRelative)/\(entry.name)"
                 if entry.name.utf8.first == UInt8(ascii: ".") { continue }  // hidden: never reported
-                guard entry.isValidUTF8 else {
-                    return .problem(ScanProblem(path: PathResolution.join(scanner.root, relative), kind: .invalidName))
-                }
                 switch entry.type {
                 case .directory:
                     if !scanner.ignore.skipsDirectory(named: entry.name, relativePath: relative) {
@@ -128,19 +128,36 @@ public struct InboxScanner: Sequence {
             let startPath = PathResolution.join(scanner.root, scanner.startingAt)
             var info = stat()
             // The root was named by a person (or the config): a link there is followed; links inside are not.
-            guard stat(startPath, &info) == 0 else {
-                return .problem(
-                    ScanProblem(path: startPath, kind: .unreadableFolder(SystemError.current("stat", path: startPath))))
+            guard FileNameEncoding.withPlatformString(scanner.root, { stat($0, &info) }) == 0 else {
+                let error = SystemError.current("stat", path: scanner.root)
+                return .problem(ScanProblem(path: startPath, kind: .unreadableFolder(error)))
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
+                do {
+                    rootDirectory = try Directory.open(atPath: scanner.root)
+                    if !scanner.startingAt.isEmpty {
+                        // A rescan of one folder: it must still be a folder below the root, not a link.
+                        guard let found = try rootDirectory?.directory(scanner.startingAt) else { return nil }
+                        _ = found
+                    }
+                } catch {
+                    return .problem(ScanProblem(path: startPath, kind: .unreadableFolder(error)))
+                }
                 pending.append(scanner.startingAt)
                 return nil
             case S_IFREG where scanner.startingAt.isEmpty:
                 let name = PathResolution.lastComponent(of: scanner.root)
                 let album: String?
                 if case .fixed(let fixed) = scanner.albums { album = fixed } else { album = nil }
-                return .file(CandidateFile(path: scanner.root, relativePath: name, album: album))
+                do {
+                    return .file(
+                        CandidateFile(
+                            path: scanner.root, relativePath: name, album: album,
+                            location: try FileLocation(path: scanner.root)))
+                } catch {
+                    return .problem(ScanProblem(path: scanner.root, kind: .unreadableFolder(error)))
+                }
             default:
                 return .problem(ScanProblem(path: startPath, kind: .notRegularFile))
             }
@@ -166,7 +183,8 @@ public struct InboxScanner: Sequence {
             case .fixed(let fixed): album = fixed
             }
             return CandidateFile(
-                path: PathResolution.join(scanner.root, relative), relativePath: relative, album: album)
+                path: PathResolution.join(scanner.root, relative), relativePath: relative, album: album,
+                location: rootDirectory.map { FileLocation(directory: $0, relativePath: relative) })
         }
     }
 }

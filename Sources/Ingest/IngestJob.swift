@@ -1,7 +1,12 @@
+import PhotodropSystem
+
 /// One file on its way through the pipeline: where to read it, how people know it, and where it goes.
 public struct IngestJob: Sendable {
-    /// The file to read: the staged copy below `.photodrop/claimed/` (watch) or the source itself (import).
-    public var path: String
+    /// The file to read, named against an open folder: the staged file below `.photodrop/claimed/` (watch) or the
+    /// source below its import root (import). Nothing resolves its path from the top again.
+    public var source: FileLocation
+    /// The file's path, for messages.
+    public var path: String { source.path }
     /// How logs and reports name the file: relative to the inbox (watch), or the path as found (import).
     public var displayPath: String
     /// The album title (NFC), or nil for "library only".
@@ -16,14 +21,22 @@ public struct IngestJob: Sendable {
     public var graceExpired: Bool
     /// When the pipeline took the file, for the duration in its log line.
     public var startedAt: ContinuousClock.Instant
+    /// What the probe said when the file was last read and judged incomplete (watch): if the file has not changed
+    /// since, its grace period's end rejects it without reading it again.
+    public var incompleteVerdict: IncompleteVerdict?
+    /// The file's size when known before it is opened (watch: from the settle step's look), for choosing a lane.
+    public var sizeHint: Int64?
+
+    /// The size the file is expected to have, if known.
+    public var expectedSize: Int64? { expectedIdentity?.size ?? sizeHint }
 
     /// A job.
     public init(
-        path: String, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
+        source: FileLocation, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
         expectedIdentity: FileIdentity? = nil, graceExpired: Bool = false,
-        startedAt: ContinuousClock.Instant = .now
+        incompleteVerdict: IncompleteVerdict? = nil, sizeHint: Int64? = nil, startedAt: ContinuousClock.Instant = .now
     ) {
-        self.path = path
+        self.source = source
         self.displayPath = displayPath
         self.album = album
         self.originalName = originalName
@@ -31,5 +44,19 @@ public struct IngestJob: Sendable {
         self.expectedIdentity = expectedIdentity
         self.graceExpired = graceExpired
         self.startedAt = startedAt
+        self.incompleteVerdict = incompleteVerdict
+        self.sizeHint = sizeHint
+    }
+}
+
+extension IngestJob {
+    /// A job for the file at `path` (its folder opened as named), for callers and tests that hold a path.
+    public init(
+        path: String, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
+        expectedIdentity: FileIdentity? = nil, graceExpired: Bool = false
+    ) throws(SystemError) {
+        self.init(
+            source: try FileLocation(path: path), displayPath: displayPath, album: album, originalName: originalName,
+            claimID: claimID, expectedIdentity: expectedIdentity, graceExpired: graceExpired)
     }
 }

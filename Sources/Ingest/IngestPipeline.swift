@@ -39,7 +39,10 @@ public final class IngestPipeline: Sendable {
         return { _ in
             let lookup = ContentLookup(library: library)
             return try IngestWorker(policy: policy, truncatedFiles: truncatedFiles) { digest, album in
-                guard let stored = try? lookup.asset(withSHA256: digest.hex, albumTitle: album), !stored.isDeleted
+                // A stored original that is missing or damaged is not "known": the file takes the full path and
+                // repairs it, instead of being thrown away as a duplicate.
+                guard let stored = try? lookup.asset(withSHA256: digest.hex, albumTitle: album), !stored.isDeleted,
+                    stored.isOriginalIntact
                 else { return nil }
                 return KnownContent(
                     assetID: stored.localIdentifier, mime: stored.mimeType, isVideo: stored.mediaType == .video,

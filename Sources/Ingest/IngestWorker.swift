@@ -54,10 +54,13 @@ public final class IngestWorker {
     }
 
     private func examine(_ job: IngestJob) -> WorkerFinding {
-        let fd = SourceFileOpener.openForReading(job.path)
-        guard fd >= 0 else {
-            let error = SystemError.current("open", path: job.path)
-            if error.code == ELOOP { return .failed("\(job.path) is a symbolic link; links are not followed") }
+        let fd: Int32
+        do {
+            fd = try SourceFileOpener.openForReading(job.source)
+        } catch {
+            if error.code == ELOOP {
+                return .failed("\(job.path) is, or lies below, a symbolic link; links are not followed")
+            }
             return .failed(error.description)
         }
         defer { close(fd) }

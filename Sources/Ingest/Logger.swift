@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// The daemon's log: one line per event on stderr, as text or JSON lines (`log.format`), filtered by `log.level`.
 ///
 /// Cheap by construction: a disabled level costs one comparison (the message is an autoclosure), timestamps are
@@ -116,6 +118,8 @@ public struct Logger: Sendable {
             line += text
             return
         }
+        // A file name that is not UTF-8 shows its stray bytes as \xFC.
+        let text = FileNameEncoding.displayText(text)
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\n": line += "\\n"

@@ -54,15 +54,23 @@ public struct QuarantineError: Error, Sendable, Hashable, CustomStringConvertibl
 /// `<name>.reason.json` and the folder synced. A crash before (2) leaves the file where it was plus a stale pending
 /// reason; after (2), the file is in `Rejected/` and ``recover()`` (run at start) completes its reason. A name that
 /// is taken — by a file, a reason or a pending reason — gets a suffix: `IMG_1 (2).jpg`, `IMG_1 (3).jpg`, …
+///
+/// Everything happens below `Rejected/`'s open folder and never through a link: `Rejected/Trip` replaced by a link
+/// to another folder is refused (`ELOOP`), not followed. Names are shortened to fit (``fittedName(_:suffix:)``).
 public struct Quarantine: Sendable {
     /// The `rejected` folder of the configuration.
     public let root: String
+    private let folder: FolderRoot
 
     static let pendingSuffix = ".reason.json.pending"
     static let reasonSuffix = ".reason.json"
+    /// The longest name a rejected file gets, in bytes: its pending reason, `.<name>.reason.json.pending`, must fit
+    /// in the 255 bytes a Linux file name may have.
+    static let maximumNameBytes = 255 - 1 - pendingSuffix.utf8.count
 
     public init(root: String) {
         self.root = root
+        self.folder = FolderRoot(path: root)
     }
 
     /// Moves `file` into quarantine.
@@ -75,49 +83,112 @@ public struct Quarantine: Sendable {
     ///   - source: where the file came from, for people (`Inbox/Trip/IMG_1.MOV`).
     ///   - time: when it was rejected.
     public func reject(
-        _ file: String, album: String?, name: String? = nil, reason: RejectionReason, source: String,
+        _ file: FileLocation, album: String?, name: String? = nil, reason: RejectionReason, source: String,
         at time: UTCTimestamp = .now()
     ) throws(QuarantineError) -> RejectedFile {
-        let folder = album.map { PathResolution.join(root, Quarantine.folderName(forAlbum: $0)) } ?? root
+        let target: Directory
         do {
-            try Quarantine.makeDirectories(folder)
+            let rootDirectory = try folder.directory(creating: true)
+            if let album {
+                let folderName = Quarantine.folderName(forAlbum: album)
+                let made = try rootDirectory.makeDirectory(folderName)
+                target = try rootDirectory.directory(folderName)
+                if made { try rootDirectory.sync() }
+            } else {
+                target = rootDirectory
+            }
         } catch {
-            throw QuarantineError(file: file, cause: error, movedTo: nil)
+            throw QuarantineError(file: file.path, cause: error, movedTo: nil)
         }
-        let baseName = Quarantine.safeFileName(name ?? PathResolution.lastComponent(of: file))
+        let baseName = Quarantine.safeFileName(name ?? file.name)
         let json = Quarantine.reasonJSON(reason, source: source, time: time)
         for attempt in 1...10_000 {
-            let candidate = attempt == 1 ? baseName : Quarantine.suffixed(baseName, attempt)
-            let target = PathResolution.join(folder, candidate)
-            let reasonPath = target + Quarantine.reasonSuffix
-            let pending = PathResolution.join(folder, "." + candidate + Quarantine.pendingSuffix)
-            if Quarantine.exists(target) || Quarantine.exists(reasonPath) { continue }
+            let candidate = Quarantine.fittedName(baseName, suffix: attempt == 1 ? nil : attempt)
+            let reasonName = candidate + Quarantine.reasonSuffix
+            let pending = "." + candidate + Quarantine.pendingSuffix
+            let targetPath = Directory.join(target.path, candidate)
+            do {
+                if try target.status(candidate) != nil { continue }
+                if try target.status(reasonName) != nil { continue }
+            } catch {
+                throw QuarantineError(file: file.path, cause: error, movedTo: nil)
+            }
             let written: Bool
             do {
-                written = try Quarantine.writeExclusively(json, to: pending)
+                written = try Quarantine.writeExclusively(json, to: pending, in: target)
             } catch {
-                throw QuarantineError(file: file, cause: error, movedTo: nil)
+                throw QuarantineError(file: file.path, cause: error, movedTo: nil)
             }
             guard written else { continue }  // someone else's pending reason: another name
-            let outcome: SafeRename.Outcome
+            let moved: Bool
             do {
-                outcome = try SafeRename.moveWithoutReplacing(from: file, to: target)
+                moved = try Quarantine.move(file, to: target, as: candidate)
             } catch {
-                unlink(pending)
-                throw QuarantineError(file: file, cause: error, movedTo: nil)
+                try? target.remove(pending)
+                throw QuarantineError(file: file.path, cause: error, movedTo: nil)
             }
-            guard outcome == .moved else {
-                unlink(pending)
+            guard moved else {
+                try? target.remove(pending)
                 continue
             }
-            guard rename(pending, reasonPath) == 0 else {
+            do {
+                try target.replace(pending, to: target, as: reasonName)
+            } catch {
                 // The file is safe in Rejected/; recover() renames the pending reason later.
-                throw QuarantineError(file: file, cause: .current("rename", path: pending), movedTo: target)
+                throw QuarantineError(file: file.path, cause: error, movedTo: targetPath)
             }
-            SafeRename.syncDirectory(folder)
-            return RejectedFile(path: target, reasonPath: reasonPath)
+            try? target.sync()
+            return RejectedFile(path: targetPath, reasonPath: targetPath + Quarantine.reasonSuffix)
         }
-        throw QuarantineError(file: file, cause: SystemError(code: EEXIST, call: "reject", path: folder), movedTo: nil)
+        throw QuarantineError(
+            file: file.path, cause: SystemError(code: EEXIST, call: "reject", path: target.path), movedTo: nil)
+    }
+
+    /// ``reject(_:album:name:reason:source:at:)`` for a file named by its path (its folder opened as named).
+    public func reject(
+        _ path: String, album: String?, name: String? = nil, reason: RejectionReason, source: String,
+        at time: UTCTimestamp = .now()
+    ) throws(QuarantineError) -> RejectedFile {
+        let file: FileLocation
+        do { file = try FileLocation(path: path) } catch {
+            throw QuarantineError(file: path, cause: error, movedTo: nil)
+        }
+        return try reject(file, album: album, name: name, reason: reason, source: source, at: time)
+    }
+
+    /// Moves `file` into `folder` as `name` without replacing anything; across file systems through a synced copy
+    /// beside the destination (the source is removed once the copy is in place). False when `name` is taken.
+    static func move(_ file: FileLocation, to folder: Directory, as name: String) throws(SystemError) -> Bool {
+        let (from, sourceName) = try file.parent()
+        do {
+            return try from.rename(sourceName, to: folder, as: name)
+        } catch where error.code == EXDEV {
+            let input = try from.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+            defer { close(input) }
+            var info = stat()
+            guard fstat(input, &info) == 0 else { throw SystemError.current("fstat", path: file.path) }
+            let temporary = ".\(name).photodrop-copy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let output = try folder.openFile(
+                temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode_t(info.st_mode & 0o777))
+            var keep = false
+            defer { if !keep { try? folder.remove(temporary) } }
+            do {
+                defer { close(output) }
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+                defer { buffer.deallocate() }
+                try FileCopy.copyContents(
+                    from: input, to: output, buffer: buffer, source: file.path,
+                    destination: Directory.join(folder.path, name))
+                var times = [info.st_atim, info.st_mtim]
+                _ = futimens(output, &times)
+                guard fsync(output) == 0 else { throw SystemError.current("fsync", path: temporary) }
+            }
+            guard try folder.rename(temporary, to: folder, as: name) else { return false }
+            keep = true
+            try? folder.sync()
+            try from.remove(sourceName)
+            return true
+        }
     }
 
     /// What ``recover()`` did.
@@ -129,50 +200,102 @@ public struct Quarantine: Sendable {
     }
 
     /// Finishes what a crash interrupted: completes pending reasons of files already moved, removes the others and
-    /// leftover temp copies. Run it at start, before new rejections.
+    /// leftover temp copies. Run it at start, before new rejections. Links below `Rejected/` are not followed.
     public func recover() -> Recovery {
         var recovery = Recovery()
-        var folders = [root]
-        while let folder = folders.popLast() {
-            guard let stream = try? DirectoryStream(path: folder) else { continue }
+        guard let rootDirectory = try? folder.directory() else { return recovery }
+        var folders = [rootDirectory]
+        while let current = folders.popLast() {
+            guard let stream = try? current.entries() else { continue }
             while let entry = try? stream.next() {
-                let path = PathResolution.join(folder, entry.name)
+                let path = Directory.join(current.path, entry.name)
                 if entry.type == .directory {
-                    if !entry.name.hasPrefix(".") { folders.append(path) }
+                    if !entry.name.hasPrefix("."), let child = try? current.directory(entry.name) {
+                        folders.append(child)
+                    }
                     continue
                 }
                 guard entry.type == .regular, entry.name.hasPrefix(".") else { continue }
                 if entry.name.hasSuffix(Quarantine.pendingSuffix) {
                     let name = String(entry.name.dropFirst().dropLast(Quarantine.pendingSuffix.count))
-                    let target = PathResolution.join(folder, name)
-                    let reasonPath = target + Quarantine.reasonSuffix
-                    if !name.isEmpty && Quarantine.exists(target) && !Quarantine.exists(reasonPath)
-                        && rename(path, reasonPath) == 0
+                    let reasonName = name + Quarantine.reasonSuffix
+                    if !name.isEmpty, (try? current.status(name)) ?? nil != nil,
+                        (try? current.status(reasonName)) ?? nil == nil,
+                        (try? current.replace(entry.name, to: current, as: reasonName)) != nil
                     {
-                        recovery.completed.append(reasonPath)
-                    } else if unlink(path) == 0 {
+                        recovery.completed.append(Directory.join(current.path, reasonName))
+                    } else if (try? current.remove(entry.name)) != nil {
                         recovery.discarded.append(path)
                     }
                 } else if entry.name.contains(".photodrop-copy-") {
-                    if unlink(path) == 0 { recovery.discarded.append(path) }
+                    if (try? current.remove(entry.name)) != nil { recovery.discarded.append(path) }
                 }
             }
         }
         return recovery
     }
 
-    /// An album title as a folder name: `/` and NUL become `_`, a leading `.` gets a `_` in front (it would be
-    /// hidden), at most 255 bytes.
+    /// An album title as a folder name: `/` becomes `_`, a leading `.` gets a `_` in front (it would be hidden), at
+    /// most 255 bytes.
     public static func folderName(forAlbum album: String) -> String {
-        safeFileName(album)
+        fittedName(safeFileName(album), suffix: nil, limit: 255)
     }
 
+    /// `/` (never part of a name) becomes `_`; a name that would be hidden or special gets a `_` in front.
     static func safeFileName(_ name: String) -> String {
-        var result = String(
-            name.unicodeScalars.map { $0 == "/" || $0 == "\u{0}" ? "_" : Character($0) })
+        var result = name.replacingOccurrences(of: "/", with: "_")
         if result.isEmpty || result == "." || result == ".." { result = "_" + result }
         if result.hasPrefix(".") { result = "_" + result }
-        while result.utf8.count > 255 - pendingSuffix.utf8.count - 1 { result.removeLast() }
+        return result
+    }
+
+    /// `name` with the clash suffix (` (2)`), shortened to at most `limit` bytes (``maximumNameBytes``): the stem is
+    /// cut at a character boundary (never inside a multi-byte character, nor inside a byte escape of a name that is
+    /// not UTF-8), the extension and the suffix are kept. So `<name>.reason.json` and the pending reason both fit
+    /// in 255 bytes.
+    static func fittedName(_ name: String, suffix number: Int?, limit: Int = maximumNameBytes) -> String {
+        let suffix = number.map { " (\($0))" } ?? ""
+        var stem = name
+        var ext = ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            let candidate = String(name[dot...])
+            // A short extension is kept whole; a "long extension" is just part of the name.
+            if FileNameEncoding.bytes(of: candidate).count <= 32 {
+                stem = String(name[..<dot])
+                ext = candidate
+            }
+        }
+        let budget = limit - FileNameEncoding.bytes(of: ext).count - suffix.utf8.count
+        return truncated(stem, toBytes: max(1, budget)) + suffix + ext
+    }
+
+    /// The longest prefix of `text` with at most `limit` bytes, cut between Unicode scalars and never inside a byte
+    /// escape.
+    static func truncated(_ text: String, toBytes limit: Int) -> String {
+        if FileNameEncoding.bytes(of: text).count <= limit { return text }
+        var result = ""
+        var used = 0
+        var stop = false
+        FileNameEncoding.forEachPart(of: text) { part in
+            guard !stop else { return }
+            switch part {
+            case .scalar(let scalar):
+                let size = String(scalar).utf8.count
+                if used + size > limit {
+                    stop = true
+                    return
+                }
+                used += size
+                result.unicodeScalars.append(scalar)
+            case .byte(let byte):
+                if used + 1 > limit {
+                    stop = true
+                    return
+                }
+                used += 1
+                result += FileNameEncoding.string(fromBytes: [byte]).text
+            }
+        }
         return result
     }
 
@@ -195,17 +318,15 @@ public struct Quarantine: Sendable {
         return "{\n" + members.map { "  \(JSONText.quoted($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n}\n"
     }
 
-    private static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 || errno != ENOENT
-    }
-
-    /// Creates and syncs `path` with `O_EXCL`; false when it already exists.
-    private static func writeExclusively(_ text: String, to path: String) throws(SystemError) -> Bool {
-        let fd = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        if fd < 0 {
-            if errno == EEXIST { return false }
-            throw SystemError.current("open", path: path)
+    /// Creates and syncs `name` in `folder` with `O_EXCL`; false when it already exists.
+    private static func writeExclusively(_ text: String, to name: String, in folder: Directory) throws(SystemError)
+        -> Bool
+    {
+        let fd: Int32
+        do {
+            fd = try folder.openFile(name, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+        } catch where error.code == EEXIST {
+            return false
         }
         defer { close(fd) }
         var text = text
@@ -219,22 +340,10 @@ public struct Quarantine: Sendable {
             return true
         }
         guard ok, fsync(fd) == 0 else {
-            let error = SystemError.current("write", path: path)
-            unlink(path)
+            let error = SystemError.current("write", path: Directory.join(folder.path, name))
+            try? folder.remove(name)
             throw error
         }
         return true
-    }
-
-    private static func makeDirectories(_ path: String) throws(SystemError) {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw SystemError(code: ENOTDIR, call: "mkdir", path: path) }
-            return
-        }
-        let parent = PathResolution.directory(of: path)
-        if parent != path { try makeDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError.current("mkdir", path: path) }
-        SafeRename.syncDirectory(parent)
     }
 }

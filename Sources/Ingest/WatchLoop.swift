@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -56,7 +57,7 @@ final class WatchLoop {
         mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics, logger: Logger,
         trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
     ) {
-        self.inbox = claims.inbox
+        self.inbox = claims.inbox.path
         self.ignore = config.ignoreRules
         self.claims = claims
         self.settled = settled
@@ -236,9 +237,16 @@ final class WatchLoop {
     private func claimDueFiles() async {
         let checks = tracker.dueChecks(at: .now)
         guard !checks.isEmpty else { return }
+        let root: Directory?
+        do {
+            root = try claims.inbox.directory()
+        } catch {
+            root = nil
+        }
         for check in checks {
             if isStopping { return }
-            let look = FileLook.take(atPath: claims.inboxPath(check.path))
+            let look: FileLook.Outcome =
+                root.map { FileLook.take(in: $0, relativePath: check.path) } ?? .missing
             let file: ClaimJournal.SettledFile
             switch tracker.inspect(check, look, at: .now) {
             case .ready(let identity):

@@ -126,14 +126,14 @@ public final class WatchService: Sendable {
             throw Failure(description: "cannot open or recover the library at \(config.library): \(error)")
         }
         if !recovery.jobs.isEmpty
-            || recovery.returnedToInbox + recovery.alreadyFinished + recovery.removedStagedFiles > 0
+            || recovery.returnedToInbox + recovery.alreadyFinished + recovery.unaccountedStagedFiles > 0
         {
             logger.info(
                 "recovered files that were in flight",
                 [
                     "reprocessed": .count(recovery.jobs.count), "back_in_inbox": .count(recovery.returnedToInbox),
                     "already_finished": .count(recovery.alreadyFinished),
-                    "staged_copies_removed": .count(recovery.removedStagedFiles),
+                    "staged_without_entry": .count(recovery.unaccountedStagedFiles),
                 ])
         }
 

@@ -1,3 +1,5 @@
+import CLinux
+import PhotodropSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,9 +17,8 @@ import Synchronization
 /// The first such refusal turns the flag off for the rest of the process (a Samba share or an rsync target whose
 /// files belong to another user would otherwise pay two `open` calls per file).
 public enum SourceFileOpener {
-    /// `O_NOATIME` (`01000000` on every Linux architecture but Alpha, SPARC and PA-RISC); glibc defines it only under
-    /// `_GNU_SOURCE`, so the Glibc module does not export it.
-    static let noAccessTime: Int32 = 0o1000000
+    /// `O_NOATIME`, which glibc declares only under `_GNU_SOURCE` (from CLinux).
+    static let noAccessTime: Int32 = photodrop_O_NOATIME
 
     /// Whether `O_NOATIME` is still worth trying.
     private static let noAccessTimeAllowed = Atomic<Bool>(true)
@@ -36,6 +37,20 @@ public enum SourceFileOpener {
             noAccessTimeAllowed.store(false, ordering: .relaxed)
         }
         return openRetryingOnInterrupt(path, flags)
+    }
+
+    /// A read-only descriptor for the file at `location`, opened below its folder without following any link; the
+    /// caller closes it.
+    public static func openForReading(_ location: FileLocation) throws(SystemError) -> Int32 {
+        let flags = baseFlags & ~O_CLOEXEC & ~O_NOFOLLOW  // both added by the folder
+        if noAccessTimeAllowed.load(ordering: .relaxed) {
+            do {
+                return try location.open(flags: flags | noAccessTime)
+            } catch where error.code == EPERM {
+                noAccessTimeAllowed.store(false, ordering: .relaxed)
+            }
+        }
+        return try location.open(flags: flags)
     }
 
     private static func openRetryingOnInterrupt(_ path: String, _ flags: Int32) -> Int32 {

@@ -83,7 +83,7 @@ struct IngestWorkerTests {
         let folder = try TemporaryFolder("worker")
         let path = try JPEGFixture.write(1, to: "a.jpg", in: folder)
         let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait)
-        let output = worker.process(IngestJob(path: path, displayPath: "a.jpg", album: nil, originalName: "a.jpg"))
+        let output = worker.process(try IngestJob(path: path, displayPath: "a.jpg", album: nil, originalName: "a.jpg"))
         guard case .accepted(let probe, let digest) = output.finding else {
             Issue.record("not accepted: \(output.finding)")
             return
@@ -96,7 +96,7 @@ struct IngestWorkerTests {
         let folder = try TemporaryFolder("worker")
         let path = folder.url("cut.jpg")
         try Data(JPEGFixture.bytes(2).prefix(120)).write(to: URL(fileURLWithPath: path))
-        let job = IngestJob(path: path, displayPath: "cut.jpg", album: nil, originalName: "cut.jpg")
+        let job = try IngestJob(path: path, displayPath: "cut.jpg", album: nil, originalName: "cut.jpg")
         let waiting = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait).process(job)
         guard case .truncated = waiting.finding else {
             Issue.record("expected truncated, got \(waiting.finding)")
@@ -122,7 +122,7 @@ struct IngestWorkerTests {
         stat(path, &info)
         var identity = FileIdentity(info)
         identity.size -= 1
-        let job = IngestJob(
+        let job = try IngestJob(
             path: path, displayPath: "a.jpg", album: nil, originalName: "a.jpg", expectedIdentity: identity)
         let output = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait).process(job)
         guard case .changed = output.finding else {
@@ -139,7 +139,7 @@ struct IngestWorkerTests {
             asked.withLock { $0.append(album) }
             return KnownContent(assetID: "X/L0/001", mime: "image/jpeg", isVideo: false, isComplete: true)
         }
-        let output = worker.process(IngestJob(path: path, displayPath: "a.jpg", album: "Trip", originalName: "a.jpg"))
+        let output = worker.process(try IngestJob(path: path, displayPath: "a.jpg", album: "Trip", originalName: "a.jpg"))
         guard case .known(_, let known) = output.finding else {
             Issue.record("expected known, got \(output.finding)")
             return
@@ -150,8 +150,9 @@ struct IngestWorkerTests {
 
     @Test func unreadableFilesFail() throws {
         let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .wait)
+        let folder = try TemporaryFolder("unreadable")
         let output = worker.process(
-            IngestJob(path: "/nonexistent/photodrop/x.jpg", displayPath: "x.jpg", album: nil, originalName: "x.jpg"))
+            try IngestJob(path: folder.url("x.jpg"), displayPath: "x.jpg", album: nil, originalName: "x.jpg"))
         guard case .failed(let message) = output.finding else {
             Issue.record("expected failed, got \(output.finding)")
             return

@@ -1,4 +1,9 @@
 import Foundation
+import PhotodropSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Answers "is this content already in the library?" for many files in a row, cheaply: one read connection and one
 /// prepared statement, reused for every lookup.
@@ -22,6 +27,10 @@ public final class ContentLookup {
         public let isDeleted: Bool
         /// Whether the asset is a member of the oldest album with the title asked about; nil when none was asked.
         public let isInAlbum: Bool?
+        /// Whether the stored original is there as recorded: a regular file of the recorded size, not found damaged
+        /// by `verify --deep`. When it is not, a new copy of the content must not be thrown away as a duplicate: it
+        /// repairs the asset (add it through `performChanges`).
+        public let isOriginalIntact: Bool
     }
 
     private let databasePath: String
@@ -29,6 +38,7 @@ public final class ContentLookup {
     private var database: Database?
     private var statement: Statement?
     private var membership: Statement?
+    private var libraryFolder: Directory?
 
     /// A lookup into `library`; opens nothing until the first lookup.
     public init(library: PhotoLibrary) {
@@ -61,13 +71,26 @@ public final class ContentLookup {
                 localIdentifier: LocalIdentifier.asset(uuid: uuid),
                 mimeType: statement.isNull(1) ? nil : statement.string(1),
                 mediaType: AssetMediaType(rawValue: statement.int(2)) ?? .unknown,
-                isDeleted: statement.bool(3), isInAlbum: isInAlbum)
+                isDeleted: statement.bool(3), isInAlbum: isInAlbum,
+                isOriginalIntact: statement.isNull(7)
+                    && isIntact(path: statement.string(5), byteCount: statement.int64(6)))
         } catch let error as DatabaseError {
             self.statement = nil
             self.membership = nil
             self.database = nil
             throw PhotosError.database(error, action: "look up content \(sha256)", library: libraryURL.path)
         }
+    }
+
+    /// One `fstatat` below the library's open folder: a regular file of the recorded size.
+    private func isIntact(path: String, byteCount: Int64) -> Bool {
+        if libraryFolder == nil { libraryFolder = try? Directory.open(atPath: libraryURL.path) }
+        guard let libraryFolder else { return false }
+        var info = stat()
+        let found = FileNameEncoding.withPlatformString(path) {
+            fstatat(libraryFolder.descriptor.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW)
+        }
+        return found == 0 && info.st_mode & S_IFMT == S_IFREG && Int64(info.st_size) == byteCount
     }
 
     private func prepared() throws -> Statement? {
@@ -79,7 +102,8 @@ public final class ContentLookup {
             try database.execute("PRAGMA cache_size = -256")
             let statement = try database.prepare(
                 """
-                SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL, a.id
+                SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL, a.id, r.path, r.byte_count,
+                    r.damage
                 FROM resources r JOIN assets a ON a.id = r.asset_id WHERE r.sha256 = ? LIMIT 1
                 """)
             let membership = try database.prepare(
