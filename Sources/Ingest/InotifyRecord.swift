@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// One raw `struct inotify_event` as the kernel wrote it, decoded without touching the C struct's `name` member
 /// (which Swift does not import: it is a flexible array member).
 struct InotifyRecord: Sendable, Hashable {
@@ -7,7 +9,7 @@ struct InotifyRecord: Sendable, Hashable {
     var cookie: UInt32
     /// The name inside the watched folder; empty for events on the folder itself.
     var name: String
-    /// False when the name is not valid UTF-8 (then `name` has U+FFFD in place of the bad bytes).
+    /// False when the name is not valid UTF-8 (then `name` holds its stray bytes escaped, see `FileNameEncoding`).
     var nameIsValidUTF8: Bool
 
     /// The fixed part of `struct inotify_event`: `wd`, `mask`, `cookie`, `len`.
@@ -31,12 +33,11 @@ struct InotifyRecord: Sendable, Hashable {
             var nameEnd = nameStart
             while nameEnd < nameStart + length && buffer[nameEnd] != 0 { nameEnd += 1 }
             let bytes = UnsafeRawBufferPointer(rebasing: buffer[nameStart..<nameEnd])
-            let utf8 = bytes.assumingMemoryBound(to: UInt8.self)
-            let valid = String(validating: utf8, as: UTF8.self)
+            let decoded = FileNameEncoding.string(fromBytes: bytes.assumingMemoryBound(to: UInt8.self))
             records.append(
                 InotifyRecord(
-                    watch: watch, mask: mask, cookie: cookie, name: valid ?? String(decoding: utf8, as: UTF8.self),
-                    nameIsValidUTF8: valid != nil || bytes.isEmpty))
+                    watch: watch, mask: mask, cookie: cookie, name: decoded.text,
+                    nameIsValidUTF8: decoded.isValidUTF8 || bytes.isEmpty))
             offset = nameStart + length
         }
         return records

@@ -186,10 +186,12 @@ final class InotifyWatcherCore {
     /// Device and inode of the watched inbox, and when to compare them with what its path names now: inotify says
     /// nothing when a parent folder of the inbox is renamed or the inbox is replaced under a mount.
     private var inboxIdentity: (device: UInt64, inode: UInt64)?
+    /// The inbox, opened when its watches are set up: folders below it are listed and watched through it, never
+    /// through a link.
+    private var rootDirectory: Directory?
     private var nextInboxCheck: ContinuousClock.Instant?
     private var nextFallbackPoll: ContinuousClock.Instant?
     private var warnedAboutLimit = false
-    private var warnedNames: Set<String> = []
 
     init(fd: Int32, inbox: String, options: InotifyWatcher.Options, logger: Logger) {
         self.fd = fd
@@ -325,13 +327,6 @@ final class InotifyWatcherCore {
             return
         }
         let relative = directory.isEmpty ? record.name : directory + "/" + record.name
-        guard record.nameIsValidUTF8 else {
-            if warnedNames.count < 1000 && warnedNames.insert(relative).inserted {
-                logger.warning(
-                    "ignoring a name that is not valid UTF-8; rename it", ["path": .string(relative)])
-            }
-            return
-        }
         if mask & Int32(IN_ISDIR) != 0 {
             handleDirectory(mask: mask, name: record.name, relative: relative)
             return
@@ -445,6 +440,7 @@ final class InotifyWatcherCore {
     /// when the inbox itself cannot be watched (missing, or not a folder).
     private func setUpWatches() -> Bool {
         guard addWatch("") == .added else { return false }
+        rootDirectory = try? Directory.open(atPath: inbox)
         var info = stat()
         if stat(inbox, &info) == 0 {
             inboxIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
@@ -455,9 +451,9 @@ final class InotifyWatcherCore {
         while head < queue.count {
             let relative = queue[head]
             head += 1
-            guard let stream = try? DirectoryStream(path: PathResolution.join(inbox, relative)) else { continue }
+            guard let stream = try? rootDirectory?.directory(relative).entries() else { continue }
             while let entry = try? stream.next() {
-                guard entry.type == .directory, entry.isValidUTF8 else { continue }
+                guard entry.type == .directory else { continue }
                 let child = relative.isEmpty ? entry.name : relative + "/" + entry.name
                 if options.ignore.skipsDirectory(named: entry.name, relativePath: child) { continue }
                 switch addWatch(child) {
@@ -474,9 +470,29 @@ final class InotifyWatcherCore {
         if let limit = options.simulatedWatchLimit, table.count >= limit, table.watch(for: relative) == nil {
             return watchLimitReached(relative, limit: limit)
         }
-        // The inbox itself may be a symbolic link to the real folder (followed); folders inside are never followed.
-        let mask = relative.isEmpty ? InotifyWatcherCore.mask & ~UInt32(IN_DONT_FOLLOW) : InotifyWatcherCore.mask
-        let watch = inotify_add_watch(fd, path, mask)
+        // The inbox itself may be a symbolic link to the real folder (followed); folders inside are never followed:
+        // each is opened below the inbox's descriptor (no link on the way) and watched through /proc/self/fd.
+        let watch: Int32
+        if relative.isEmpty {
+            watch = inotify_add_watch(fd, path, InotifyWatcherCore.mask & ~UInt32(IN_DONT_FOLLOW))
+        } else {
+            let folder: Directory
+            do {
+                guard let root = rootDirectory else { return .vanished }
+                folder = try root.directory(relative)
+            } catch {
+                switch error.code {
+                case ENOENT, ENOTDIR, ELOOP: return .vanished
+                default:
+                    logger.warning(
+                        "cannot watch a folder; files in it are not seen until the next rescan",
+                        ["path": .string(path), "error": .string(error.description)])
+                    return .failed
+                }
+            }
+            watch = inotify_add_watch(
+                fd, "/proc/self/fd/\(folder.descriptor.rawValue)", InotifyWatcherCore.mask & ~UInt32(IN_DONT_FOLLOW))
+        }
         if watch >= 0 {
             table.insert(watch: watch, path: relative)
             unwatched.remove(relative)
@@ -552,7 +568,7 @@ final class InotifyWatcherCore {
             }
             let listing = listings[listingsHead]
             listingsHead += 1
-            guard let stream = try? DirectoryStream(path: PathResolution.join(inbox, listing.relative)) else {
+            guard let stream = try? rootDirectory?.directory(listing.relative).entries() else {
                 return true  // gone again; its removal event tells the consumer
             }
             currentListing = (listing, stream)
@@ -563,7 +579,6 @@ final class InotifyWatcherCore {
                 currentListing = nil
                 return true
             }
-            guard entry.isValidUTF8 else { continue }
             let child = listing.relative.isEmpty ? entry.name : listing.relative + "/" + entry.name
             switch entry.type {
             case .directory:
