@@ -78,6 +78,9 @@ let package = Package(
             name: "catalog-history", dependencies: ["PhotoCatalog"], path: "Tests/Support/CatalogHistory",
             swiftSettings: strict),
 
+        // Runs a program with openat2 refused by a seccomp filter, so that tests take photodrop's fallback for real.
+        .executableTarget(name: "seccomp-deny", path: "Tests/Support/SeccompDeny"),
+
         // Fixtures that several test targets generate (tiny valid JPEGs).
         .target(name: "TestFixtures", path: "Tests/Fixtures", swiftSettings: strict),
         // The example is a dependency so that a plain `swift test` builds it next to the test bundle.
@@ -88,6 +91,10 @@ let package = Package(
         .testTarget(
             name: "IngestTests", dependencies: ["Ingest", "PhotodropSystem", "PhotodropCLI", "TestFixtures"],
             swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["photodrop", "PhotoCatalog", "TestFixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["photodrop", "seccomp-deny", "PhotoCatalog", "PhotodropSystem", "CLinux", "TestFixtures"],
+            swiftSettings: strict),
+        .testTarget(name: "PhotodropSystemTests", dependencies: ["PhotodropSystem", "CLinux"], swiftSettings: strict),
     ]
 )

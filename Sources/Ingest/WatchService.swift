@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -180,6 +181,7 @@ public final class WatchService: Sendable {
                 "inbox": .string(config.inbox), "library": .string(config.library),
                 "workers": .count(config.workerCount),
                 "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
+                "resolution": .string(Directory.usesOpenat2 ? "openat2" : "componentWalk"),
             ])
         var loopFailure: String?
         for job in recovery.jobs {

@@ -19,6 +19,33 @@ enum PhotodropBinary {
     }()
 
     static var isBuilt: Bool { url != nil }
+
+    /// Another executable of the package built next to `photodrop` (`seccomp-deny`), or nil.
+    static func sibling(_ name: String) -> URL? {
+        guard let url = url?.deletingLastPathComponent().appendingPathComponent(name),
+            FileManager.default.isExecutableFile(atPath: url.path)
+        else { return nil }
+        return url
+    }
+}
+
+/// A program that starts `photodrop` in a changed world: under a seccomp filter (`seccomp-deny EPERM --`), as
+/// another user (`setpriv --reuid=… --`). Its arguments come before photodrop's path.
+struct Launcher: Sendable {
+    var executable: URL
+    var arguments: [String]
+
+    /// openat2 fails with `errno` (EPERM or ENOSYS) for photodrop, as under some container runtimes.
+    static func withoutOpenat2(_ errno: String) -> Launcher? {
+        PhotodropBinary.sibling("seccomp-deny").map { Launcher(executable: $0, arguments: [errno, "--"]) }
+    }
+
+    /// photodrop runs as `uid`/`gid` with no supplementary groups (needs root and setpriv).
+    static func asUser(_ uid: uid_t, _ gid: gid_t) -> Launcher {
+        Launcher(
+            executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+            arguments: ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "--"])
+    }
 }
 
 /// The package root, from this file's path (Tests/EndToEndTests/Support/Photodrop.swift).
@@ -100,10 +127,13 @@ final class Sandbox: @unchecked Sendable {
 
     /// `photodrop --config <sandbox>/config.json ARGS…`, run to completion (killed after `timeout`).
     @discardableResult
-    func run(_ arguments: [String], timeout: TimeInterval = 120, environment: [String: String]? = nil) throws
-        -> RunResult
-    {
-        try runPhotodrop(["--config", config.path] + arguments, in: root, timeout: timeout, environment: environment)
+    func run(
+        _ arguments: [String], timeout: TimeInterval = 120, environment: [String: String]? = nil,
+        launcher: Launcher? = nil
+    ) throws -> RunResult {
+        try runPhotodrop(
+            ["--config", config.path] + arguments, in: root, timeout: timeout, environment: environment,
+            launcher: launcher)
     }
 
     /// Writes `bytes` to `relativePath` below the sandbox root, creating folders.
@@ -137,9 +167,15 @@ final class Sandbox: @unchecked Sendable {
 /// Runs the photodrop binary with `arguments` in `directory`; output goes through files, so a chatty child can
 /// never block on a full pipe.
 func runPhotodrop(
-    _ arguments: [String], in directory: URL, timeout: TimeInterval = 120, environment: [String: String]? = nil
+    _ arguments: [String], in directory: URL, timeout: TimeInterval = 120, environment: [String: String]? = nil,
+    launcher: Launcher? = nil
 ) throws -> RunResult {
     guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
+    if let launcher {
+        return try runProcess(
+            launcher.executable, launcher.arguments + [binary.path] + arguments, in: directory, timeout: timeout,
+            environment: environment)
+    }
     return try runProcess(binary, arguments, in: directory, timeout: timeout, environment: environment)
 }
 
@@ -187,7 +223,9 @@ class BackgroundPhotodrop: @unchecked Sendable {
     let stdoutURL: URL
     let stderrURL: URL
 
-    init(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String]? = nil) throws {
+    init(
+        _ sandbox: Sandbox, _ arguments: [String], environment: [String: String]? = nil, launcher: Launcher? = nil
+    ) throws {
         guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
         let stamp = UUID().uuidString
         stdoutURL = sandbox.root.appendingPathComponent("background-\(stamp).out")
@@ -195,8 +233,13 @@ class BackgroundPhotodrop: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process = Process()
-        process.executableURL = binary
-        process.arguments = ["--config", sandbox.config.path] + arguments
+        if let launcher {
+            process.executableURL = launcher.executable
+            process.arguments = launcher.arguments + [binary.path, "--config", sandbox.config.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = ["--config", sandbox.config.path] + arguments
+        }
         process.currentDirectoryURL = sandbox.root
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = FileHandle.nullDevice
@@ -251,8 +294,11 @@ class BackgroundPhotodrop: @unchecked Sendable {
 
 /// A `photodrop watch` child process; its log is stderr.
 final class WatchDaemon: BackgroundPhotodrop, @unchecked Sendable {
-    init(_ sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
-        try super.init(sandbox, ["watch"] + extraArguments, environment: environment)
+    init(
+        _ sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String]? = nil,
+        launcher: Launcher? = nil
+    ) throws {
+        try super.init(sandbox, ["watch"] + extraArguments, environment: environment, launcher: launcher)
     }
 
     var logURL: URL { stderrURL }
