@@ -1,3 +1,5 @@
+import PhotoCatalog
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -17,6 +19,8 @@ struct Claimer: Sendable {
     let mailbox: Mailbox<WatchInput>
     let stopRequested: StopFlag
     let logger: Logger
+    /// Checked before each batch (the daemon's lock is still its own); a failure stops the daemon.
+    var guardCheck: @Sendable () throws -> Void = {}
     var batchLimit = 512
 
     /// Claims until `settled` is finished; after a stop request, what is still waiting stays in the inbox.
@@ -26,7 +30,14 @@ struct Claimer: Sendable {
             let files = [first] + settled.receiveAvailable(upTo: batchLimit - 1)
             let claimed: ClaimJournal.Claimed
             do {
+                try guardCheck()
                 claimed = try await claims.claim(files)
+            } catch let error as PhotosError where error.code == .libraryVolumeOffline {
+                mailbox.post(.pipelineFailed(error.description))
+                continue
+            } catch let error as WatchLock.Failure {
+                mailbox.post(.pipelineFailed(error.description))
+                continue
             } catch {
                 logger.error(
                     "cannot record claims in the library's journal; the files stay in the inbox and are retried",

@@ -25,14 +25,24 @@ public actor Committer {
         public var finished: @Sendable (FileOutcome) -> Void
         /// Claimed files put back into the inbox (watch only).
         public var deferred: @Sendable (Deferral) -> Void
+        /// The library is gone (deleted, replaced, unmounted) or the daemon's lock was taken away: the daemon must
+        /// stop. Called once, with what happened and what to do.
+        public var libraryLost: @Sendable (String) -> Void
+        /// Checked before every batch (watch: the daemon's lock is still its own); throws to stop like
+        /// ``libraryLost``.
+        public var guardCheck: @Sendable () throws -> Void
 
-        /// Hooks; `deferred` only matters for claimed files (watch).
+        /// Hooks; `deferred`, `libraryLost` and `guardCheck` only matter for claimed files (watch).
         public init(
             finished: @escaping @Sendable (FileOutcome) -> Void,
-            deferred: @escaping @Sendable (Deferral) -> Void = { _ in }
+            deferred: @escaping @Sendable (Deferral) -> Void = { _ in },
+            libraryLost: @escaping @Sendable (String) -> Void = { _ in },
+            guardCheck: @escaping @Sendable () throws -> Void = {}
         ) {
             self.finished = finished
             self.deferred = deferred
+            self.libraryLost = libraryLost
+            self.guardCheck = guardCheck
         }
     }
 
@@ -61,6 +71,9 @@ public actor Committer {
     /// cache decides every title exactly once.
     private var isCommitting = false
     private var waitingBatches: [CheckedContinuation<Void, Never>] = []
+    /// Set once the library turned out gone (or the daemon's lock taken): from then on nothing is written, every
+    /// claimed file is put back into the inbox.
+    private var lostLibrary: String?
 
     /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
     public init(
@@ -114,6 +127,13 @@ public actor Committer {
     }
 
     private func commitInTurn(_ batch: [WorkerOutput]) async {
+        if lostLibrary == nil {
+            do { try hooks.guardCheck() } catch { loseLibrary("\(error)") }
+        }
+        if lostLibrary != nil {
+            for output in batch { putBackUnwritten(output.job) }
+            return
+        }
         var storable: [StoreItem] = []
         for output in batch {
             let job = output.job
@@ -130,10 +150,18 @@ public actor Committer {
                 reject(job, probe, bytes: digest.size)
             case .truncated(let probe, let identity):
                 if settings.usesClaims {
-                    putBack(job, .incomplete(identity))
+                    putBack(
+                        job,
+                        .incomplete(
+                            IncompleteVerdict(
+                                identity: identity, code: probe.rejection?.rawValue ?? "corrupt",
+                                message: probe.message, mime: probe.mime)))
                 } else {
                     reject(job, probe, bytes: identity.size)
                 }
+            case .stillIncomplete(let verdict):
+                reject(
+                    job, code: verdict.code, message: verdict.message, mime: verdict.mime, bytes: verdict.identity.size)
             case .changed:
                 let message = "\(job.displayPath) changed while it was being read; a writer is still at work"
                 if settings.usesClaims {
@@ -154,11 +182,13 @@ public actor Committer {
         } else if !storable.isEmpty {
             await store(storable)
         }
-        if !settledClaims.isEmpty {
+        if !settledClaims.isEmpty && lostLibrary == nil {
             let ids = settledClaims
             settledClaims.removeAll()
             do {
                 try await library.removeJournalEntries(ids)
+            } catch let error as PhotosError where error.code == .libraryVolumeOffline {
+                loseLibrary(error.description)
             } catch {
                 // Harmless: at the next start each entry finds its file gone from the staging folder and is dropped.
                 logger.warning("cannot remove finished claim journal entries", ["error": .string("\(error)")])
@@ -171,6 +201,9 @@ public actor Committer {
     private func store(_ items: [StoreItem]) async {
         do {
             deliver(items, try await storeBlock(items))
+        } catch let error as PhotosError where error.code == .libraryVolumeOffline {
+            loseLibrary(error.description)
+            for item in items { putBackUnwritten(item.job) }
         } catch {
             albums.removeAll()
             guard items.count > 1 else {
@@ -181,8 +214,15 @@ public actor Committer {
                 "a group commit failed; committing its files one by one",
                 ["files": .count(items.count), "error": .string(Committer.describe(error))])
             for item in items {
+                if lostLibrary != nil {
+                    putBackUnwritten(item.job)
+                    continue
+                }
                 do {
                     deliver([item], try await storeBlock([item]))
+                } catch let error as PhotosError where error.code == .libraryVolumeOffline {
+                    loseLibrary(error.description)
+                    putBackUnwritten(item.job)
                 } catch {
                     albums.removeAll()
                     failStored(item, error)
@@ -371,14 +411,17 @@ public actor Committer {
 
     /// Rejects a file (its claim entry goes once it left the staging folder).
     private func reject(_ job: IngestJob, _ probe: ProbeResult, bytes: Int64) {
-        let code = probe.rejection?.rawValue ?? "corrupt"
+        reject(job, code: probe.rejection?.rawValue ?? "corrupt", message: probe.message, mime: probe.mime, bytes: bytes)
+    }
+
+    private func reject(_ job: IngestJob, code: String, message: String, mime: String?, bytes: Int64) {
         var rejectedPath: String?
         if settings.quarantinesRejected {
             do {
                 rejectedPath =
                     try quarantine.reject(
                         job.source, album: job.album, name: job.originalName,
-                        reason: RejectionReason(code: code, message: probe.message, mime: probe.mime),
+                        reason: RejectionReason(code: code, message: message, mime: mime),
                         source: claims?.inboxPath(job.displayPath) ?? job.path
                     ).path
             } catch let error {
@@ -396,7 +439,7 @@ public actor Committer {
         }
         hooks.finished(
             FileOutcome(
-                path: job.displayPath, kind: .rejected, reason: code, message: probe.message, mime: probe.mime,
+                path: job.displayPath, kind: .rejected, reason: code, message: message, mime: mime,
                 album: job.album, bytes: bytes, rejectedPath: rejectedPath,
                 elapsed: job.startedAt.duration(to: .now)))
         settle(job)
@@ -431,6 +474,33 @@ public actor Committer {
         } catch {
             logger.error(
                 "cannot put a claimed file back into the inbox; it stays staged and is retried at the next start",
+                ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
+        }
+    }
+
+    /// Stops writing: the library is gone, or the daemon's lock is no longer its own.
+    private func loseLibrary(_ message: String) {
+        guard lostLibrary == nil else { return }
+        lostLibrary = message
+        logger.error(
+            "the library is gone; nothing more is written, claimed files go back into the inbox, and photodrop stops",
+            ["error": .string(message)])
+        hooks.libraryLost(message)
+    }
+
+    /// Puts a claimed file back into the inbox without touching the library (its journal entry stays; the next
+    /// start, on whatever library is there then, finds the file back in the inbox and drops it).
+    private func putBackUnwritten(_ job: IngestJob) {
+        guard let claims else {
+            fail(job, message: "not stored: \(lostLibrary ?? "the library is gone")")
+            return
+        }
+        do {
+            let relative = try claims.unclaim(job)
+            logger.info("put back into the inbox", ["path": .string(relative)])
+        } catch {
+            logger.error(
+                "cannot put a claimed file back into the inbox; it stays staged and is taken at the next start",
                 ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
         }
     }

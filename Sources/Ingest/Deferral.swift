@@ -2,8 +2,9 @@
 public struct Deferral: Sendable, Hashable {
     /// Why it went back.
     public enum Reason: Sendable, Hashable {
-        /// It probed as truncated: wait for the incomplete-file grace period (``SettleTracker/markIncomplete``).
-        case incomplete(FileIdentity)
+        /// It probed as truncated: wait for the incomplete-file grace period (``SettleTracker/markIncomplete``); the
+        /// verdict is kept so that the unchanged file is not read again when the period ends.
+        case incomplete(IncompleteVerdict)
         /// It changed after it settled: settle again.
         case changed
         /// An I/O or database error: try again after a back-off.

@@ -93,8 +93,16 @@ public final class ImportService: Sendable {
                 )
             }
         }
+        if !request.dryRun {
+            do {
+                try LibraryLocation.checkWritable(config)
+                try LibraryLocation.checkGroup(config)
+            } catch {
+                throw UsageFailure(description: error.description)
+            }
+        }
         let album = request.album.map { CandidateFile.albumTitle(forFolderName: $0) }
-        let library = PhotoLibrary(url: URL(fileURLWithPath: config.library, isDirectory: true))
+        let library = LibraryLocation.library(config)
         let statistics = IngestStatistics()
         let started = ContinuousClock.now
         let totals = Mutex<(files: Int?, bytes: Int64?)>((nil, nil))

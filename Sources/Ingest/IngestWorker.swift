@@ -64,6 +64,11 @@ public final class IngestWorker {
             return .failed(error.description)
         }
         defer { close(fd) }
+        if job.graceExpired, let verdict = job.incompleteVerdict {
+            // Judged incomplete before and waited out its grace period: unchanged, it is rejected unread.
+            var info = stat()
+            if fstat(fd, &info) == 0 && FileIdentity(info) == verdict.identity { return .stillIncomplete(verdict) }
+        }
         let digest: FileDigest
         do {
             digest = try reader.read(fileDescriptor: fd, path: job.path)

@@ -22,6 +22,8 @@ public final class WatchLock: Sendable {
         case held(path: String, pid: Int32?)
         /// The library folder or the lock file could not be made or opened.
         case system(SystemError)
+        /// The lock file was deleted or replaced while the daemon ran.
+        case lost(path: String)
 
         public var description: String {
             switch self {
@@ -31,6 +33,10 @@ public final class WatchLock: Sendable {
                     "another photodrop watch (\(who)) is already running on this library (\(path) is locked); stop it first, or give this one another library in its config"
             case .system(let error):
                 return "cannot take the watch lock: \(error.description)"
+            case .lost(let path):
+                return
+                    "the watch lock \(path) was deleted or replaced while this daemon ran (was the library folder removed?); "
+                    + "stopping so that no second daemon works beside this one. Restore the library, then start again"
             }
         }
     }
@@ -47,7 +53,7 @@ public final class WatchLock: Sendable {
             throw .system(error)
         }
         let path = PathResolution.join(library, WatchLock.fileName)
-        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644) }
+        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640) }
         guard fd >= 0 else { throw .system(.current("open", path: path)) }
         if retryingOnInterrupt({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
             let code = errno
@@ -66,6 +72,17 @@ public final class WatchLock: Sendable {
 
     deinit {
         close(fd)
+    }
+
+    /// Throws when the lock file at ``path`` is no longer the file this daemon locked (deleted with its library, or
+    /// replaced): another daemon could then start beside this one, so this one must stop.
+    public func checkStillHeld() throws(Failure) {
+        var onDisk = stat()
+        var held = stat()
+        guard fstat(fd, &held) == 0 else { throw .system(.current("fstat", path: path)) }
+        if lstat(path, &onDisk) != 0 || FileNode(onDisk) != FileNode(held) {
+            throw .lost(path: path)
+        }
     }
 
     /// Clears the pid and gives the lock up (also happens when the process exits).

@@ -42,6 +42,9 @@ final class WatchLoop {
     /// the tracker forget it then.
     private var ownClaims: [String: Instant] = [:]
     private var failures: [String: (attempts: Int, last: Instant)] = [:]
+    /// What the probe found about files waiting out their incomplete-file grace period, so that an unchanged one is
+    /// rejected at the end without being read again.
+    private var incompleteVerdicts: [String: IncompleteVerdict] = [:]
     private var reportedProblems: Set<String> = []
     private(set) var failure: String?
     private var stopping = false
@@ -152,8 +155,10 @@ final class WatchLoop {
         ownMoves[deferral.path] = now
         if ownMoves.count > 10_000 { pruneOwnMoves(now) }
         switch deferral.reason {
-        case .incomplete(let identity):
-            tracker.markIncomplete(path: deferral.path, identity: identity, at: now)
+        case .incomplete(let verdict):
+            tracker.markIncomplete(path: deferral.path, identity: verdict.identity, at: now)
+            if incompleteVerdicts.count >= trackerCapacity { incompleteVerdicts.removeAll() }
+            incompleteVerdicts[deferral.path] = verdict
             logger.info(
                 "incomplete; left in the inbox until it has been quiet for the grace period",
                 ["path": .string(deferral.path), "grace_s": .count(tracker.incompleteGrace.components.seconds)])
@@ -252,7 +257,10 @@ final class WatchLoop {
             case .ready(let identity):
                 file = ClaimJournal.SettledFile(relativePath: check.path, identity: identity)
             case .incompleteExpired(let identity):
-                file = ClaimJournal.SettledFile(relativePath: check.path, identity: identity, graceExpired: true)
+                let verdict = incompleteVerdicts.removeValue(forKey: check.path)
+                file = ClaimJournal.SettledFile(
+                    relativePath: check.path, identity: identity, graceExpired: true,
+                    incompleteVerdict: verdict?.identity == identity ? verdict : nil)
             case .forgotten(.unreadable(let error)):
                 logger.warning(
                     "cannot look at a file; it is skipped until it changes or the next rescan",

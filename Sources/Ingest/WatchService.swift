@@ -97,6 +97,21 @@ public final class WatchService: Sendable {
         }
         defer { signalTask.cancel() }
 
+        // An existing folder without a library (an unmounted disk's mount point) is never made into a new library.
+        let existing = LibraryLocation.state(of: config.library)
+        do {
+            try LibraryLocation.checkWritable(config)
+            try LibraryLocation.checkGroup(config)
+        } catch {
+            throw Failure(description: error.description)
+        }
+        let library = LibraryLocation.library(config)
+        if existing == .missing {
+            // The first run: the library is created here, with its folder's mode and group, before the lock file.
+            do { try await library.recoverInterruptedChanges() } catch {
+                throw Failure(description: "cannot create the library at \(config.library): \(error)")
+            }
+        }
         let lock: WatchLock
         do {
             lock = try WatchLock(library: config.library)
@@ -110,7 +125,24 @@ public final class WatchService: Sendable {
             throw Failure(description: "cannot create the inbox: \(error.description)")
         }
 
-        let library = PhotoLibrary(url: URL(fileURLWithPath: config.library, isDirectory: true))
+        if existing == .library {
+            // A damaged catalog is reported, never written to, and never replaced by a new one.
+            do {
+                let damage = try library.checkDatabase()
+                if !damage.isEmpty {
+                    throw Failure(
+                        description:
+                            "the library database \(library.url.path)/\(PhotoLibrary.databaseName) is damaged "
+                            + "(SQLite's quick_check: \(damage.prefix(3).joined(separator: "; "))). Nothing was changed. "
+                            + "Stop photodrop, copy the library folder away, then restore library.sqlite from a backup "
+                            + "(or try 'sqlite3 library.sqlite .recover'); photodrop never replaces it with a new library.")
+                }
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                throw Failure(description: "\(error)")
+            }
+        }
         let claims = ClaimJournal(library: library, inbox: config.inbox)
         let quarantine = Quarantine(root: config.rejected)
         let recovery: ClaimJournal.Recovery
@@ -146,7 +178,9 @@ public final class WatchService: Sendable {
                     statistics.record(outcome)
                     OutcomeLog.write(outcome, to: logger)
                 },
-                deferred: { mailbox.post(.deferred($0)) }),
+                deferred: { mailbox.post(.deferred($0)) },
+                libraryLost: { mailbox.post(.pipelineFailed($0)) },
+                guardCheck: { try lock.checkStillHeld() }),
             logger: logger)
         let pipeline = IngestPipeline(
             workers: config.workerCount, committer: committer,
@@ -190,7 +224,7 @@ public final class WatchService: Sendable {
         let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
         let claimer = Claimer(
             claims: claims, settled: settled, jobs: pipeline.jobs, mailbox: mailbox, stopRequested: stopRequested,
-            logger: logger)
+            logger: logger, guardCheck: { try lock.checkStillHeld() })
         let claimerTask = Task { await claimer.run() }
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
@@ -216,7 +250,10 @@ public final class WatchService: Sendable {
                 "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
                 "rejected": .count(counts.rejected), "failed": .count(counts.failed),
             ])
-        if let failure = pipelineFailure ?? loopFailure {
+        if let failure = loopFailure {
+            throw Failure(description: failure)
+        }
+        if let failure = pipelineFailure {
             throw Failure(description: "the workers could not run: \(failure)")
         }
     }

@@ -10,6 +10,8 @@ public enum WorkerFinding: Sendable {
     case rejected(ProbeResult, FileDigest)
     /// Truncated (an upload that may resume) and still within the grace period.
     case truncated(ProbeResult, FileIdentity)
+    /// Judged truncated before, its grace period over, and unchanged since: rejected without being read again.
+    case stillIncomplete(IncompleteVerdict)
     /// The file changed since it settled, or while it was being read: a writer is still at work.
     case changed
     /// It could not be read (I/O error); the message says why.

@@ -16,3 +16,27 @@ extension PhotoLibrary {
         try LibraryVerifier(library: self, deep: deep).run()
     }
 }
+
+extension PhotoLibrary {
+    /// SQLite's `quick_check` of the library's database, on a connection of its own: what a daemon runs once at
+    /// start so that it never writes into a damaged catalog (a photodrop addition).
+    ///
+    /// - Returns: SQLite's messages; empty when the database is intact.
+    /// - Throws: ``PhotosError`` when the file cannot be opened as a database at all (it is not one, or it is
+    ///   unreadable), naming the file and what to do.
+    public func checkDatabase() throws -> [String] {
+        do {
+            let database = try Database(path: databasePath, mode: .readOnly)
+            let messages = try database.rows("PRAGMA quick_check(20)") { $0.string(0) }
+            return messages == ["ok"] ? [] : messages
+        } catch let error as DatabaseError {
+            throw PhotosError(
+                .internalError, title: "Damaged library database",
+                message: "'\(databasePath)' cannot be read as a photodrop catalog (\(error.message)). Nothing was "
+                    + "changed. Stop photodrop, copy the library folder away, then restore library.sqlite from a "
+                    + "backup (or try 'sqlite3 library.sqlite .recover'); photodrop never replaces it with a new, "
+                    + "empty library.",
+                cause: .database(error))
+        }
+    }
+}

@@ -3,5 +3,6 @@ extension CommandHandlers {
     static let pipelineCommands: [String: CommandHandler] = [
         "watch": WatchCommand.run,
         "import": ImportCommand.run,
+        "init": InitCommand.run,
     ]
 }

@@ -23,7 +23,7 @@ struct LibraryAccess {
     /// - Throws: ``CommandFailure`` (exit 1) when there is no library yet, naming the folder and the configuration.
     static func open(_ config: IngestConfig) throws(CommandFailure) -> LibraryAccess {
         guard exists(config) else { throw CommandFailure(noLibraryMessage(config)) }
-        return LibraryAccess(library: PhotoLibrary(url: URL(fileURLWithPath: config.library)), config: config)
+        return LibraryAccess(library: LibraryLocation.library(config), config: config)
     }
 
     /// Whether the configured library exists (its database file is there).

@@ -22,6 +22,11 @@ public enum PhotodropCommands {
                     "The inbox is scanned at start, so files that arrived while photodrop was not running are taken too. Each first-level folder of the inbox is an album; files directly in the inbox join the library without an album. On SIGINT or SIGTERM photodrop stops taking new files, finishes those in flight and exits 0."
             ),
             CommandSpec(
+                "init", summary: "Create the library in the configured folder, on purpose.",
+                discussion:
+                    "watch and import create a library only where the library folder does not exist yet. A folder that exists without a library in it (the empty mount point of a disk that is not mounted, a wrong path) is refused, so that photodrop never starts a new library beside the real one and files the inbox into it. Run init to create a library in such a folder deliberately. A folder that already holds a library is left as it is."
+            ),
+            CommandSpec(
                 "import", summary: "Import files and folders in one batch.",
                 discussion:
                     "A folder is read like an inbox: its first-level subfolders become albums and files directly in it join the library without an album, unless --album puts everything into one album. Sources are kept (copied, or reflinked where the file system can) unless --move. A progress bar is shown on a terminal. Exit status 0 when nothing was rejected or failed, 1 otherwise, 2 for usage or configuration errors.",

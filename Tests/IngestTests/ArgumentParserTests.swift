@@ -301,7 +301,7 @@ struct PhotodropCommandLineTests {
             for sub in spec.subcommands { collect(sub, path + [sub.name]) }
         }
         for command in PhotodropCommands.root.subcommands { collect(command, [command.name]) }
-        #expect(declared.count == 15)
+        #expect(declared.count == 16)
         #expect(Set(CommandHandlers.available.keys).isSubset(of: declared))
     }
 

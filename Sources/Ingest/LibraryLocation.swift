@@ -1,0 +1,87 @@
+import Foundation
+import PhotoCatalog
+import PhotodropSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Where the configured library is, and whether a command may write there.
+///
+/// The rule protects against a library disk that is not mounted: its mount point is an ordinary empty folder, and a
+/// daemon that created a fresh library there would consume the inbox into the root file system while the real
+/// library sits unseen on the unmounted disk. So `watch` and `import` create a library only where the library
+/// folder does not exist yet (the first run); an existing folder without a library in it is refused, and
+/// `photodrop init` creates one there on purpose.
+public enum LibraryLocation {
+    /// What is at the library path.
+    public enum State: Sendable, Hashable {
+        /// Nothing: the first write creates the folder and the library.
+        case missing
+        /// A folder with a library (its database).
+        case library
+        /// A folder without a library: an unmounted disk's mount point, or a wrong path.
+        case folderWithoutLibrary(entries: Int)
+        /// Something that is not a folder, or cannot be looked at.
+        case unusable(String)
+    }
+
+    /// Why a command may not write the configured library.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// What is at `path` now.
+    public static func state(of path: String) -> State {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            let code = errno
+            if code == ENOENT { return .missing }
+            return .unusable("cannot look at '\(path)': \(SystemError.describe(code))")
+        }
+        var folder = stat()
+        guard stat(path, &folder) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
+            return .unusable("'\(path)' is not a folder")
+        }
+        if lstat(path + "/" + PhotoLibrary.databaseName, &info) == 0 { return .library }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? 0
+        return .folderWithoutLibrary(entries: entries)
+    }
+
+    /// Throws unless a command may write the library of `config`: there is one, or nothing at all is at its path.
+    public static func checkWritable(_ config: IngestConfig) throws(Refusal) {
+        switch state(of: config.library) {
+        case .missing, .library:
+            return
+        case .folderWithoutLibrary(let entries):
+            let what = entries == 0 ? "an empty folder" : "a folder with \(entries) entries but no library.sqlite"
+            throw Refusal(
+                description:
+                    "the library folder '\(config.library)' (\"library\" in \(config.sourceFile ?? "the defaults")) is "
+                    + "\(what): no photodrop library is in it. If the library lives on a disk that is not mounted, "
+                    + "mount it and start again. To start a new library in this folder on purpose, run "
+                    + "'photodrop init' first.")
+        case .unusable(let problem):
+            throw Refusal(description: "the library folder cannot be used: \(problem)")
+        }
+    }
+
+    /// The library of `config`, with the configured permissions.
+    public static func library(_ config: IngestConfig) -> PhotoLibrary {
+        PhotoLibrary(
+            url: URL(fileURLWithPath: config.library, isDirectory: true),
+            permissions: LibraryPermissions(groupID: config.libraryGroup?.id))
+    }
+
+    /// Throws when the config's `libraryGroup` is one this process cannot give files to.
+    public static func checkGroup(_ config: IngestConfig) throws(Refusal) {
+        guard let group = config.libraryGroup, !group.isUsableByThisProcess else { return }
+        throw Refusal(
+            description:
+                "\"libraryGroup\" in \(config.sourceFile ?? "the configuration") is \"\(group.name)\", but this user "
+                + "(uid \(geteuid())) is not a member of it and cannot give files to it; add the user to the group "
+                + "(usermod -aG \(group.name) USER) or remove the key")
+    }
+}

@@ -1,0 +1,29 @@
+import Ingest
+import PhotoCatalog
+
+/// `photodrop init`: creates the library in the configured folder, also when the folder exists already (which `watch`
+/// and `import` refuse, see ``Ingest/LibraryLocation``).
+enum InitCommand {
+    static func run(_ context: CommandContext) async -> Int32 {
+        await context.run {
+            let config = context.config
+            if LibraryLocation.state(of: config.library) == .library {
+                context.print("'\(config.library)' already holds a photodrop library; nothing was changed")
+                return ExitStatus.success
+            }
+            do {
+                try LibraryLocation.checkGroup(config)
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+            let library = LibraryLocation.library(config)
+            do {
+                try await library.recoverInterruptedChanges()
+            } catch {
+                throw CommandFailure("cannot create a library at '\(config.library)': \(error)")
+            }
+            context.print("Created a photodrop library at '\(config.library)'")
+            return ExitStatus.success
+        }
+    }
+}
