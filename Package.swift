@@ -50,7 +50,9 @@ let package = Package(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "CCrypto"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
-        .target(name: "PhotodropCLI", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe"], swiftSettings: strict),
+        .target(
+            name: "PhotodropCLI", dependencies: ["Ingest", "PhotodropSystem", "PhotoCatalog", "MediaProbe"],
+            swiftSettings: strict),
         .executableTarget(name: "photodrop", dependencies: ["PhotodropCLI"], swiftSettings: strict),
 
         .executableTarget(

@@ -130,7 +130,8 @@ public struct ClaimJournal: Sendable {
         var claimed = Claimed()
         claimed.jobs.reserveCapacity(files.count)
         var orphans: [Int64] = []
-        var folders: [String: Directory] = [:]
+        // Keyed by bytes: Swift's String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
+        var folders: [[UInt8]: Directory] = [:]
         let target: Directory
         let root: Directory
         do {
@@ -144,11 +145,12 @@ public struct ClaimJournal: Sendable {
             do throws(SystemError) {
                 let (folderPath, name) = ClaimJournal.split(file.relativePath)
                 let folder: Directory
-                if let cached = folders[folderPath] {
+                let key = Array(folderPath.utf8)
+                if let cached = folders[key] {
                     folder = cached
                 } else {
                     folder = folderPath.isEmpty ? root : try root.directory(folderPath)
-                    folders[folderPath] = folder
+                    folders[key] = folder
                 }
                 guard try folder.rename(name, to: target, as: String(id)) else {
                     // Only a stale file from a damaged staging folder can be in the way; never overwrite it.

@@ -39,20 +39,20 @@ struct Claimer: Sendable {
                 mailbox.post(.pipelineFailed(error.description))
                 continue
             } catch {
+                let busy = Committer.isDatabaseBusy(error)
                 logger.error(
                     "cannot record claims in the library's journal; the files stay in the inbox and are retried",
-                    ["files": .count(files.count), "error": .string("\(error)")])
-                mailbox.post(.claimFailed(files.map(\.relativePath)))
+                    ["files": .count(files.count), "error": .string(Committer.describe(error))])
+                mailbox.post(
+                    .claimFailed(
+                        files.map(\.relativePath), message: Committer.describe(error), kind: busy ? .databaseBusy : .file))
                 continue
             }
-            var retry: [String] = []
+            // Files that could not be moved (a read-only folder, a file a link replaced): the watch loop retries them
+            // with back-off and logs them (a warning the first time only).
             for missed in claimed.missed where missed.error.code != ENOENT {
-                logger.warning(
-                    "cannot take a file out of the inbox; it is tried again later",
-                    ["path": .string(missed.path), "error": .string("\(missed.error)")])
-                retry.append(missed.path)
+                mailbox.post(.claimFailed([missed.path], message: missed.error.description, kind: .file))
             }
-            if !retry.isEmpty { mailbox.post(.claimFailed(retry)) }
             for job in claimed.jobs {
                 do {
                     try await jobs.send(job)

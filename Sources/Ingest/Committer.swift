@@ -171,7 +171,7 @@ public actor Committer {
                 }
             case .failed(let message):
                 if settings.usesClaims {
-                    putBack(job, .failed(message))
+                    putBack(job, .failed(message, .file))
                 } else {
                     fail(job, message: message)
                 }
@@ -367,7 +367,7 @@ public actor Committer {
     private func failStored(_ item: StoreItem, _ error: any Error) {
         let message = Committer.describe(error)
         if settings.usesClaims {
-            putBack(item.job, .failed(message))
+            putBack(item.job, .failed(message, Committer.isDatabaseBusy(error) ? .databaseBusy : .file))
         } else {
             fail(item.job, message: message, bytes: item.digest.size)
         }
@@ -429,7 +429,7 @@ public actor Committer {
                     rejectedPath = movedTo  // its reason file is completed by Quarantine.recover() at the next start
                     logger.warning("rejected file moved, but its reason file is pending", ["path": .string(movedTo)])
                 } else if settings.usesClaims {
-                    putBack(job, .failed(error.description))
+                    putBack(job, .failed(error.description, .quarantine))
                     return
                 } else {
                     fail(job, message: error.description, bytes: bytes)
@@ -464,7 +464,7 @@ public actor Committer {
         do {
             let relative = try claims.unclaim(job)
             hooks.deferred(Deferral(path: relative, reason: reason))
-            if case .failed(let message) = reason {
+            if case .failed(let message, _) = reason {
                 hooks.finished(
                     FileOutcome(
                         path: relative, kind: .failed, message: message + "; it stays in the inbox and is retried",
@@ -543,6 +543,12 @@ public actor Committer {
                 "cannot remove the dropped copy of a duplicate",
                 ["path": .string(file.path), "error": .string(error.description)])
         }
+    }
+
+    /// Whether `error` is SQLite's "database is locked" (another process held the write lock past the busy timeout).
+    static func isDatabaseBusy(_ error: any Error) -> Bool {
+        guard let error = error as? PhotosError, case .database(let cause)? = error.cause else { return false }
+        return cause.resultCode == 5 || cause.resultCode == 6
     }
 
     static func describe(_ error: any Error) -> String {

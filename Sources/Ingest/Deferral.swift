@@ -8,7 +8,7 @@ public struct Deferral: Sendable, Hashable {
         /// It changed after it settled: settle again.
         case changed
         /// An I/O or database error: try again after a back-off.
-        case failed(String)
+        case failed(String, HealthMonitor.FailureKind)
     }
 
     /// Where it is now, relative to the inbox.

@@ -44,15 +44,18 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
         /// Pretends the kernel's watch limit is this many watches (for tests of the fallback without changing the
         /// system-wide sysctl). Nil: the real limit only.
         public var simulatedWatchLimit: Int?
+        /// Told when the watch limit is reached and when every folder has a watch again.
+        public var health: HealthMonitor?
 
         public init(
             fallbackRescanInterval: Duration = .seconds(30), inboxPollInterval: Duration = .seconds(1),
-            ignore: IgnoreRules = IgnoreRules(), simulatedWatchLimit: Int? = nil
+            ignore: IgnoreRules = IgnoreRules(), simulatedWatchLimit: Int? = nil, health: HealthMonitor? = nil
         ) {
             self.fallbackRescanInterval = fallbackRescanInterval
             self.inboxPollInterval = inboxPollInterval
             self.ignore = ignore
             self.simulatedWatchLimit = simulatedWatchLimit
+            self.health = health
         }
     }
 
@@ -512,6 +515,7 @@ final class InotifyWatcherCore {
 
     private func watchLimitReached(_ relative: String, limit: Int?) -> WatchResult {
         unwatched.insert(relative)
+        options.health?.watchLimit(unwatched: unwatched.count)
         if nextFallbackPoll == nil { nextFallbackPoll = .now + options.fallbackRescanInterval }
         if !warnedAboutLimit {
             warnedAboutLimit = true
@@ -540,6 +544,7 @@ final class InotifyWatcherCore {
             }
             enqueueListing(Listing(relative: relative, mode: .poll))
         }
+        options.health?.watchLimit(unwatched: unwatched.count)
         if unwatched.isEmpty {
             if warnedAboutLimit {
                 logger.info("every inbox folder has an inotify watch again", ["watched": .count(table.count)])

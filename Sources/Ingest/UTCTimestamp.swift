@@ -86,4 +86,36 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         return (year, month, day)
     }
+
+    /// Reads back what ``iso8601`` writes (`YYYY-MM-DDTHH:MM:SS.mmmZ`, four-digit years); nil for anything else.
+    public init?(iso8601 text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            let millisecond = number(20..<23), (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        // Days from civil (the inverse of `civil(fromDays:)`).
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthPrime = Int64(month > 2 ? month - 3 : month + 9)
+        let dayOfYear = (153 * monthPrime + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        self.init(
+            seconds: days * 86_400 + Int64(hour * 3600 + minute * 60 + second),
+            nanoseconds: Int32(millisecond * 1_000_000))
+    }
 }

@@ -3,8 +3,9 @@ enum WatchInput: Sendable {
     case event(InboxEvent)
     case deferred(Deferral)
     case stop(UnixSignal)
-    /// The claim journal could not be written for these files (relative paths); they stay in the inbox.
-    case claimFailed([String])
+    /// These files (relative paths) could not be claimed (the journal could not be written, or the file not moved);
+    /// they stay in the inbox and are tried again after a back-off.
+    case claimFailed([String], message: String, kind: HealthMonitor.FailureKind)
     /// The pipeline died (a worker could not start); stop and report this.
     case pipelineFailed(String)
 }

@@ -28,6 +28,7 @@ final class WatchLoop {
     private let stopRequested: StopFlag
     private let logger: Logger
     private let statistics: IngestStatistics
+    private let health: HealthMonitor
     private let trackerCapacity: Int
     private let summaryInterval: Duration
 
@@ -57,8 +58,8 @@ final class WatchLoop {
 
     init(
         config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<ClaimJournal.SettledFile>,
-        mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics, logger: Logger,
-        trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
+        mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics,
+        health: HealthMonitor = HealthMonitor(), logger: Logger, trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
     ) {
         self.inbox = claims.inbox.path
         self.ignore = config.ignoreRules
@@ -67,6 +68,7 @@ final class WatchLoop {
         self.mailbox = mailbox
         self.stopRequested = stopRequested
         self.statistics = statistics
+        self.health = health
         self.logger = logger
         self.trackerCapacity = max(16, trackerCapacity)
         self.summaryInterval = summaryInterval
@@ -92,11 +94,13 @@ final class WatchLoop {
                 if currentScan == nil && scans.isEmpty {
                     logger.debug("periodic rescan of the inbox")
                     scans = [""]
+                    health.scanCompleted()
                 }
             }
             feedScan()
             await claimDueFiles()
             summarizeIfDue()
+            health.setWaiting(tracker.count)
         }
     }
 
@@ -109,10 +113,11 @@ final class WatchLoop {
         case .deferred(let deferral): handle(deferral, at: now)
         case .stop:
             stopping = true
-        case .claimFailed(let paths):
+        case .claimFailed(let paths, let message, let kind):
             for path in paths {
                 ownClaims.removeValue(forKey: path)
-                tracker.retry(path: path, at: now + .seconds(5))
+                tracker.forget(path: path)
+                retryLater(path, message: message, kind: kind, at: now, what: "cannot take a file out of the inbox")
             }
         case .pipelineFailed(let message):
             failure = message
@@ -164,21 +169,34 @@ final class WatchLoop {
                 ["path": .string(deferral.path), "grace_s": .count(tracker.incompleteGrace.components.seconds)])
         case .changed:
             _ = tracker.observe(.modified, path: deferral.path, at: now)
-        case .failed:
-            var entry = failures[deferral.path] ?? (0, now)
-            if now - entry.last > .seconds(900) { entry.attempts = 0 }
-            entry.attempts += 1
-            entry.last = now
-            if failures.count > 10_000 { failures.removeAll() }
-            failures[deferral.path] = entry
-            let delay = WatchLoop.backoff(attempt: entry.attempts)
-            tracker.retry(path: deferral.path, at: now + delay)
-            logger.info(
-                "will retry",
-                [
-                    "path": .string(deferral.path), "attempt": .count(entry.attempts),
-                    "in_s": .count(delay.components.seconds),
-                ])
+        case .failed(let message, let kind):
+            retryLater(deferral.path, message: message, kind: kind, at: now, what: "cannot store a file")
+        }
+    }
+
+    /// Schedules another try of `path` after a back-off that grows with each failure (1 s … 5 min). The first
+    /// failure of a path is a warning; later ones are logged at debug level only, so that a file in a read-only
+    /// folder does not fill the log, while `photodrop status` reports it as stuck.
+    private func retryLater(
+        _ path: String, message: String, kind: HealthMonitor.FailureKind, at now: Instant, what: String
+    ) {
+        var entry = failures[path] ?? (0, now)
+        if now - entry.last > .seconds(900) { entry.attempts = 0 }
+        entry.attempts += 1
+        entry.last = now
+        if failures.count > 10_000 { failures.removeAll() }
+        failures[path] = entry
+        health.fileFailed(path, kind: kind, message: message)
+        let delay = WatchLoop.backoff(attempt: entry.attempts)
+        tracker.retry(path: path, at: now + delay)
+        let fields: KeyValuePairs<String, LogValue> = [
+            "path": .string(path), "error": .string(message), "attempt": .count(entry.attempts),
+            "retry_in_s": .count(delay.components.seconds),
+        ]
+        if entry.attempts == 1 {
+            logger.warning("\(what); it stays in the inbox and is retried with back-off", fields)
+        } else {
+            logger.debug("will retry", fields)
         }
     }
 
@@ -229,7 +247,10 @@ final class WatchLoop {
             case .file(let candidate):
                 _ = tracker.observe(.listed, path: candidate.relativePath, at: now)
             case .problem(let problem):
-                if case .unreadableFolder(let error) = problem.kind, error.code == ENOENT { continue }
+                if case .unreadableFolder(let error) = problem.kind {
+                    if error.code == ENOENT { continue }
+                    health.folderUnreadable(problem.path, message: problem.description)
+                }
                 if reportedProblems.count < 1000 && reportedProblems.insert(problem.path).inserted {
                     logger.warning(problem.description, ["path": .string(problem.path)])
                 }

@@ -171,12 +171,17 @@ public final class WatchService: Sendable {
         }
 
         let statistics = IngestStatistics()
+        let health = HealthMonitor()
         let committer = Committer(
             library: library, settings: .watch(duplicates: config.duplicates), quarantine: quarantine, claims: claims,
             hooks: Committer.Hooks(
                 finished: { outcome in
                     statistics.record(outcome)
                     OutcomeLog.write(outcome, to: logger)
+                    if outcome.kind != .failed {
+                        health.fileFinished(outcome.path)
+                        health.libraryWritable()
+                    }
                 },
                 deferred: { mailbox.post(.deferred($0)) },
                 libraryLost: { mailbox.post(.pipelineFailed($0)) },
@@ -188,6 +193,7 @@ public final class WatchService: Sendable {
 
         var watcherOptions = options.watcher
         watcherOptions.ignore = config.ignoreRules
+        watcherOptions.health = health
         let watcher: InotifyWatcher
         do {
             watcher = try InotifyWatcher(inbox: config.inbox, options: watcherOptions, logger: logger)
@@ -226,9 +232,29 @@ public final class WatchService: Sendable {
             claims: claims, settled: settled, jobs: pipeline.jobs, mailbox: mailbox, stopRequested: stopRequested,
             logger: logger, guardCheck: { try lock.checkStillHeld() })
         let claimerTask = Task { await claimer.run() }
+        let startedAt = UTCTimestamp.now()
+        let libraryFolder = FolderRoot(path: config.library)
+        let statusTask = Task {
+            var written: (change: Int, counts: IngestStatistics.Counts, at: ContinuousClock.Instant)?
+            while !Task.isCancelled {
+                let counts = statistics.snapshot
+                let change = health.changeCount
+                let due = written.map { $0.change != change || $0.counts != counts || .now - $0.at >= DaemonStatus.heartbeat }
+                if due ?? true {
+                    let status = DaemonStatus(
+                        pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting, counts: counts,
+                        problems: health.problems())
+                    if let folder = try? libraryFolder.directory(), (try? status.write(into: folder)) != nil {
+                        written = (change, counts, .now)
+                    }
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        defer { statusTask.cancel() }
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
-            statistics: statistics, logger: logger, trackerCapacity: options.trackerCapacity,
+            statistics: statistics, health: health, logger: logger, trackerCapacity: options.trackerCapacity,
             summaryInterval: options.summaryInterval)
         await loop.run()
         loopFailure = loop.failure

@@ -1,4 +1,5 @@
 import Foundation
+import Ingest
 
 #if canImport(Glibc)
     import Glibc
@@ -39,6 +40,13 @@ enum DaemonLock {
         let code = errno
         if code == EWOULDBLOCK { return .running(pid: pid) }
         return .unknown("cannot test the lock on '\(path)': \(String(cString: strerror(code)))")
+    }
+
+    /// When the daemon holding the lock took it (the lock file's modification time: the daemon writes its pid then).
+    static func lockedSince(library: String) -> UTCTimestamp? {
+        var info = stat()
+        guard lstat(library + "/" + fileName, &info) == 0 else { return nil }
+        return UTCTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec))
     }
 
     /// The first decimal number in the file (the daemon writes its pid, perhaps with a newline).

@@ -11,7 +11,10 @@ enum FolderCensus {
     struct Count {
         var files = 0
         var bytes: Int64 = 0
-        var problems: [String] = []
+        /// Folders that could not be read: (path, what went wrong).
+        var problems: [(path: String, message: String)] = []
+        /// Entries that are never taken: links, FIFOs, sockets, devices (path, why).
+        var untakeable: [(path: String, message: String)] = []
         var exists = true
     }
 
@@ -23,7 +26,12 @@ enum FolderCensus {
         for item in InboxScanner(root: path, ignore: ignore) {
             switch item {
             case .file: count.files += 1
-            case .problem(let problem): count.problems.append(problem.description)
+            case .problem(let problem):
+                if case .unreadableFolder = problem.kind {
+                    count.problems.append((problem.path, problem.description))
+                } else {
+                    count.untakeable.append((problem.path, problem.description))
+                }
             }
         }
         return count
@@ -40,7 +48,7 @@ enum FolderCensus {
             do {
                 names = try FileManager.default.contentsOfDirectory(atPath: folder)
             } catch {
-                count.problems.append("cannot list \(folder): \(error.localizedDescription)")
+                count.problems.append((folder, "cannot list \(folder): \(error.localizedDescription)"))
                 continue
             }
             let present = Set(names)
@@ -68,12 +76,12 @@ enum FolderCensus {
         if stat(path, &info) != 0 {
             let code = errno
             count.exists = false
-            if code != ENOENT { count.problems.append("cannot read \(path): \(String(cString: strerror(code)))") }
+            if code != ENOENT { count.problems.append((path, "cannot read \(path): \(String(cString: strerror(code)))")) }
             return false
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             count.exists = false
-            count.problems.append("\(path) is not a folder")
+            count.problems.append((path, "\(path) is not a folder"))
             return false
         }
         return true

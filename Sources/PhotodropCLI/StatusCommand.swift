@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import PhotoCatalog
+import PhotodropSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -9,9 +10,11 @@ import PhotoCatalog
 /// `photodrop status [--json]`: counts, sizes, the last change, the inbox and rejected folders, the daemon, and
 /// health problems.
 ///
-/// Works without a library (it says there is none yet) and while a daemon writes. Exit status 0 when no health
-/// problem was found, 1 otherwise (an unreadable folder or database, a missing inbox, claimed files while no daemon
-/// runs).
+/// Works without a library (it says there is none yet) and while a daemon writes. Health is the list of
+/// ``Ingest/HealthProblem``s: what a running daemon reports about itself (its status file: stuck files, a locked
+/// library, rejected files that cannot be quarantined, unreadable inbox folders, the watch limit) and what this
+/// command finds itself (no daemon while files wait or claims are in flight, a daemon that stopped reporting, a
+/// missing inbox, a read-only or unreadable library). Exit status 0 when the list is empty, 1 otherwise.
 enum StatusCommand {
     /// The journal kind of the ingest pipeline's claims.
     static let claimKind = "claim"
@@ -29,7 +32,8 @@ enum StatusCommand {
         var inboxCount = FolderCensus.Count()
         var rejected: String
         var rejectedCount = FolderCensus.Count()
-        var problems: [String] = []
+        var daemonStatus: DaemonStatus?
+        var problems: [HealthProblem] = []
 
         var claims: Int { statistics?.journalEntryCounts[StatusCommand.claimKind] ?? 0 }
         var daemonRunning: Bool {
@@ -54,19 +58,26 @@ enum StatusCommand {
         var report = Report(
             library: config.library, configFile: config.sourceFile, inbox: config.inbox, rejected: config.rejected)
         report.libraryExists = LibraryAccess.exists(config)
+        let now = UTCTimestamp.now()
         if report.libraryExists {
             let library = PhotoLibrary(url: URL(fileURLWithPath: config.library))
             do {
                 report.statistics = try library.statistics()
             } catch {
-                report.problems.append("cannot read the library: \(error)")
+                report.problems.append(
+                    HealthProblem(
+                        code: "libraryUnreadable", oldestPath: config.library,
+                        message: "cannot read the library: \(error)"))
             }
             switch library.authorizationStatus(for: .readWrite) {
             case .authorized, .limited: report.writable = true
             case .restricted:
                 report.writable = false
                 report.problems.append(
-                    "the library at \(config.library) is on a read-only filesystem: nothing can be imported")
+                    HealthProblem(
+                        code: "libraryReadOnly", oldestPath: config.library,
+                        message: "the library at \(config.library) is on a read-only filesystem: nothing can be "
+                            + "imported; mount it read-write"))
             case .denied: report.writable = false
             case .notDetermined: report.writable = nil
             }
@@ -78,19 +89,68 @@ enum StatusCommand {
             }
         }
         report.daemon = DaemonLock.inspect(library: config.library)
-        if case .unknown(let problem) = report.daemon { report.problems.append(problem) }
+        if case .unknown(let problem) = report.daemon {
+            report.problems.append(HealthProblem(code: "libraryUnreadable", oldestPath: config.library, message: problem))
+        }
+        if report.daemonRunning {
+            report.daemonStatus = DaemonStatus.read(library: config.library)
+            if let status = report.daemonStatus, now.seconds - status.updated.seconds <= DaemonStatus.staleAfterSeconds {
+                report.problems += status.problems
+            } else if let since = report.daemonStatus?.updated ?? DaemonLock.lockedSince(library: config.library),
+                now.seconds - since.seconds > DaemonStatus.staleAfterSeconds
+            {
+                report.problems.append(
+                    HealthProblem(
+                        code: "daemonUnresponsive", since: since,
+                        message: "photodrop watch holds the library but has not reported since \(since.iso8601) "
+                            + "(its status file \(DaemonStatus.fileName) is old or missing): it may be stuck. Look at "
+                            + "its log; restart it if it does not recover"))
+            }
+        }
         report.inboxCount = FolderCensus.inbox(config.inbox, ignore: config.ignoreRules)
         if !report.inboxCount.exists && report.inboxCount.problems.isEmpty {
-            report.problems.append("the inbox \(config.inbox) does not exist; create it, files are dropped there")
-        }
-        report.problems += report.inboxCount.problems
-        report.rejectedCount = FolderCensus.rejected(config.rejected)
-        report.problems += report.rejectedCount.problems
-        if report.claims > 0 && !report.daemonRunning {
             report.problems.append(
-                "\(TextFormat.plural(report.claims, "file")) claimed from the inbox "
-                    + "\(report.claims == 1 ? "waits" : "wait") to be finished, but no daemon runs; start "
-                    + "'photodrop watch'")
+                HealthProblem(
+                    code: "inboxMissing", oldestPath: config.inbox,
+                    message: "the inbox \(config.inbox) does not exist; create it, files are dropped there"))
+        }
+        if !report.inboxCount.problems.isEmpty, !report.problems.contains(where: { $0.code == "inboxUnreadable" }) {
+            report.problems.append(
+                HealthProblem(
+                    code: "inboxUnreadable", count: report.inboxCount.problems.count,
+                    oldestPath: report.inboxCount.problems[0].path, message: report.inboxCount.problems[0].message))
+        }
+        if let first = report.inboxCount.untakeable.first {
+            report.problems.append(
+                HealthProblem(
+                    code: "untakeableEntries", count: report.inboxCount.untakeable.count, oldestPath: first.path,
+                    message: "entries in the inbox that photodrop never takes (symbolic links, FIFOs, sockets): "
+                        + first.message))
+        }
+        report.rejectedCount = FolderCensus.rejected(config.rejected)
+        if !report.rejectedCount.problems.isEmpty, !report.problems.contains(where: { $0.code == "rejectedUnreadable" }) {
+            report.problems.append(
+                HealthProblem(
+                    code: "rejectedUnreadable", count: report.rejectedCount.problems.count,
+                    oldestPath: report.rejectedCount.problems[0].path, message: report.rejectedCount.problems[0].message))
+        }
+        if !report.daemonRunning {
+            if report.claims > 0 {
+                report.problems.append(
+                    HealthProblem(
+                        code: "claimsWaiting", count: report.claims,
+                        message: "\(TextFormat.plural(report.claims, "file")) claimed from the inbox "
+                            + "\(report.claims == 1 ? "waits" : "wait") to be finished, but no daemon runs; start "
+                            + "'photodrop watch'"))
+            }
+            if report.inboxCount.files > 0 {
+                report.problems.append(
+                    HealthProblem(
+                        code: "notWatching", count: report.inboxCount.files,
+                        message: "\(TextFormat.plural(report.inboxCount.files, "file")) "
+                            + "\(report.inboxCount.files == 1 ? "waits" : "wait") in the inbox, but no daemon runs; "
+                            + "start 'photodrop watch' (or import them with 'photodrop import')"))
+            }
         }
         return report
     }
@@ -154,7 +214,14 @@ enum StatusCommand {
         var text =
             lines.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 }
             .joined(separator: "\n") + "\n"
-        for problem in report.problems { text += "  - \(problem)\n" }
+        for problem in report.problems {
+            var details: [String] = []
+            if problem.count > 1 { details.append("\(problem.count)") }
+            if let path = problem.oldestPath { details.append("oldest: \(FileNameEncoding.displayText(path))") }
+            if let since = problem.since { details.append("since \(since.iso8601)") }
+            text += "  - \(problem.code): \(problem.message)"
+            text += details.isEmpty ? "\n" : " (\(details.joined(separator: ", ")))\n"
+        }
         return text
     }
 
@@ -217,7 +284,17 @@ enum StatusCommand {
                 ])
             ),
             ("healthy", .bool(report.problems.isEmpty)),
-            ("problems", .strings(report.problems)),
+            (
+                "problems",
+                .array(
+                    report.problems.map { problem in
+                        .object([
+                            ("code", .string(problem.code)), ("count", .int(problem.count)),
+                            ("oldestPath", .string(problem.oldestPath)),
+                            ("since", .string(problem.since?.iso8601)), ("message", .string(problem.message)),
+                        ])
+                    })
+            ),
         ]
         return .object(members)
     }

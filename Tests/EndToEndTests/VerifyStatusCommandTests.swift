@@ -91,8 +91,10 @@ struct VerifyStatusCommandTests {
         #expect(report["claimsInFlight"] as? Int == 1)
         #expect((report["daemon"] as? [String: Any])?["running"] as? Bool == false)
         #expect(report["healthy"] as? Bool == false)
-        let problems = try #require(report["problems"] as? [String])
-        #expect(problems.count == 1 && problems[0].contains("start 'photodrop watch'"), "\(problems)")
+        let problems = try #require(report["problems"] as? [[String: Any]])
+        #expect(problems.map { $0["code"] as? String } == ["claimsWaiting", "notWatching"], "\(problems)")
+        #expect(problems.allSatisfy { ($0["message"] as? String)?.contains("start 'photodrop watch'") == true })
+        #expect(problems.last?["count"] as? Int == 2)
 
         // A daemon holds the lock: it is reported with its pid, and the claim is its business.
         let lock = try WatchLockHolder(library: sandbox.library, pid: 4242)
@@ -101,7 +103,7 @@ struct VerifyStatusCommandTests {
         report = try healthy.jsonObject()
         #expect((report["daemon"] as? [String: Any])?["running"] as? Bool == true)
         #expect((report["daemon"] as? [String: Any])?["pid"] as? Int == 4242)
-        #expect(report["healthy"] as? Bool == true && report["problems"] as? [String] == [])
+        #expect(report["healthy"] as? Bool == true && (report["problems"] as? [Any])?.isEmpty == true)
 
         let text = try sandbox.run(["status"])
         #expect(text.status == 0, "\(text)")
@@ -126,8 +128,10 @@ struct VerifyStatusCommandTests {
         try await library.removeJournalEntries(try library.journalEntries(kind: "claim").map(\.id))
         let linked = try sandbox.run(["status"])
         #expect(linked.status == 1, "\(linked)")
-        #expect(linked.stdout.contains("Health            1 problem"), "\(linked)")
+        #expect(linked.stdout.contains("Health            2 problems"), "\(linked)")
+        #expect(linked.stdout.contains("untakeableEntries: "), "\(linked)")
         #expect(linked.stdout.contains("link.jpg: symbolic links are not followed"), "\(linked)")
+        #expect(linked.stdout.contains("notWatching: 2 files wait in the inbox, but no daemon runs"), "\(linked)")
     }
 
     @Test("status: a missing inbox is a health problem")

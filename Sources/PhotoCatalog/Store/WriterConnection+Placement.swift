@@ -135,7 +135,7 @@ extension WriterConnection {
 
     /// The placement step's work: resolves every source's folder, makes the intents durable, then places the files.
     func resolveAndPlace(_ placements: inout [Placement], batch: Int64) throws {
-        var sourceFolders: [String: (Directory, FileNode)] = [:]
+        var sourceFolders: [[UInt8]: (Directory, FileNode)] = [:]
         var resolved: [(Directory, String)] = []
         resolved.reserveCapacity(placements.count)
         for index in placements.indices {
@@ -150,14 +150,15 @@ extension WriterConnection {
     }
 
     /// The folder holding `source` (opened once per block and folder) with its identity, and the file's name.
-    private func resolvedParent(_ source: FileLocation, cache: inout [String: (Directory, FileNode)]) throws -> (
+    private func resolvedParent(_ source: FileLocation, cache: inout [[UInt8]: (Directory, FileNode)]) throws -> (
         (Directory, FileNode), String
     ) {
         let relative = source.relativePath
         let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/"))
         let parent = slash.map { String(relative[..<$0]) } ?? ""
         let name = slash.map { String(relative[relative.utf8.index(after: $0)...]) } ?? relative
-        let key = "\(ObjectIdentifier(source.directory).hashValue)/\(parent)"
+        // Bytes, not a String: String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
+        let key = Array("\(ObjectIdentifier(source.directory).hashValue)/\(parent)".utf8)
         if let cached = cache[key] { return (cached, name) }
         do throws(SystemError) {
             let folder = parent.isEmpty ? source.directory : try source.directory.directory(parent)

@@ -7,11 +7,21 @@ import Testing
 
 /// The built `photodrop` binary, next to the test bundle in the build folder (`swift build --build-tests` builds it,
 /// because the test target depends on it).
+///
+/// `PHOTODROP_TEST_BINARY=/path/to/photodrop` runs the end-to-end tests against another build instead (for example
+/// the previous release, to see a new test fail there).
 enum PhotodropBinary {
-    static let url: URL? = {
+    private static let buildFolders: [URL] = {
         let buildFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent()
-        for candidate in [buildFolder, buildFolder.deletingLastPathComponent()] {
+        return [buildFolder, buildFolder.deletingLastPathComponent()]
+    }()
+
+    static let url: URL? = {
+        if let override = ProcessInfo.processInfo.environment["PHOTODROP_TEST_BINARY"] {
+            return URL(fileURLWithPath: override)
+        }
+        for candidate in buildFolders {
             let url = candidate.appendingPathComponent("photodrop")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
@@ -22,10 +32,9 @@ enum PhotodropBinary {
 
     /// Another executable of the package built next to `photodrop` (`seccomp-deny`), or nil.
     static func sibling(_ name: String) -> URL? {
-        guard let url = url?.deletingLastPathComponent().appendingPathComponent(name),
-            FileManager.default.isExecutableFile(atPath: url.path)
-        else { return nil }
-        return url
+        buildFolders.map { $0.appendingPathComponent(name) }.first {
+            FileManager.default.isExecutableFile(atPath: $0.path)
+        }
     }
 }
 

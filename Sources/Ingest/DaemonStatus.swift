@@ -1,0 +1,103 @@
+import PhotodropSystem
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What a running `photodrop watch` tells other processes about itself: `<library>/watch.status.json`, rewritten
+/// (atomically: a temporary file renamed over it) whenever its problems or counts change, and at least every
+/// ``heartbeat`` so that `photodrop status` can tell a wedged daemon from a quiet one.
+public struct DaemonStatus: Sendable, Equatable {
+    /// The file's name in the library folder.
+    public static let fileName = "watch.status.json"
+    /// The longest a running daemon leaves its status unwritten.
+    public static let heartbeat: Duration = .seconds(30)
+    /// A status older than this, from a daemon that still holds its lock, means it has stopped working.
+    public static let staleAfterSeconds: Int64 = 120
+
+    public var pid: Int32
+    public var started: UTCTimestamp
+    public var updated: UTCTimestamp
+    /// Files tracked in the inbox (settling, waiting to be retried, incomplete).
+    public var waiting: Int
+    public var counts: IngestStatistics.Counts
+    public var problems: [HealthProblem]
+
+    public init(
+        pid: Int32, started: UTCTimestamp, updated: UTCTimestamp, waiting: Int, counts: IngestStatistics.Counts,
+        problems: [HealthProblem]
+    ) {
+        self.pid = pid
+        self.started = started
+        self.updated = updated
+        self.waiting = waiting
+        self.counts = counts
+        self.problems = problems
+    }
+
+    /// The JSON text.
+    public var json: String {
+        var text = "{\"pid\":\(pid),\"started\":" + JSONText.quoted(started.iso8601)
+        text += ",\"updated\":" + JSONText.quoted(updated.iso8601) + ",\"waiting\":\(waiting)"
+        text += ",\"stored\":\(counts.imported),\"duplicates\":\(counts.duplicates)"
+        text += ",\"rejected\":\(counts.rejected),\"failed\":\(counts.failed)"
+        text += ",\"problems\":[" + problems.map(\.json).joined(separator: ",") + "]}\n"
+        return text
+    }
+
+    /// Reads the status of the daemon of the library at `library`; nil when there is none or it cannot be read.
+    public static func read(library: String) -> DaemonStatus? {
+        let path = library + "/" + fileName
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count < 1 << 20 {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        guard let value = try? JSONParser.parse(bytes), case .object(let members) = value.kind else { return nil }
+        var fields: [String: JSONValue] = [:]
+        for member in members { fields[member.key] = member.value }
+        func number(_ key: String) -> Int? {
+            if case .number(let text)? = fields[key]?.kind { return Int(text) }
+            return nil
+        }
+        func time(_ key: String) -> UTCTimestamp? {
+            if case .string(let text)? = fields[key]?.kind { return UTCTimestamp(iso8601: text) }
+            return nil
+        }
+        guard let pid = number("pid"), let started = time("started"), let updated = time("updated") else { return nil }
+        var counts = IngestStatistics.Counts()
+        counts.photos = number("stored") ?? 0
+        counts.duplicates = number("duplicates") ?? 0
+        counts.rejected = number("rejected") ?? 0
+        counts.failed = number("failed") ?? 0
+        var problems: [HealthProblem] = []
+        if case .array(let items)? = fields["problems"]?.kind {
+            problems = items.compactMap(HealthProblem.init(json:))
+        }
+        return DaemonStatus(
+            pid: Int32(pid), started: started, updated: updated, waiting: number("waiting") ?? 0, counts: counts,
+            problems: problems)
+    }
+
+    /// Writes the status into the library folder: a temporary file, then a rename over the old one.
+    func write(into library: Directory) throws(SystemError) {
+        let temporary = ".\(DaemonStatus.fileName).\(getpid()).tmp"
+        try? library.remove(temporary)
+        let fd = try library.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o640)
+        var text = json
+        let written = text.withUTF8 { buffer in Glibc.write(fd, buffer.baseAddress, buffer.count) }
+        close(fd)
+        guard written == text.utf8.count else {
+            try? library.remove(temporary)
+            throw SystemError.current("write", path: Directory.join(library.path, temporary))
+        }
+        try library.replace(temporary, to: library, as: DaemonStatus.fileName)
+    }
+}
