@@ -95,7 +95,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["photodrop", "seccomp-deny", "PhotoCatalog", "PhotodropSystem", "CLinux", "TestFixtures"],
+            dependencies: [
+                "photodrop", "seccomp-deny", "catalog-history", "PhotoCatalog", "PhotodropSystem", "CLinux",
+                "TestFixtures",
+            ],
             swiftSettings: strict),
         .testTarget(name: "PhotodropSystemTests", dependencies: ["PhotodropSystem", "CLinux"], swiftSettings: strict),
     ]

@@ -15,7 +15,7 @@ import PhotoCatalog
 struct Claimer: Sendable {
     let claims: ClaimJournal
     let settled: BoundedQueue<ClaimJournal.SettledFile>
-    let jobs: BoundedQueue<IngestJob>
+    let pipeline: IngestPipeline
     let mailbox: Mailbox<WatchInput>
     let stopRequested: StopFlag
     let logger: Logger
@@ -55,7 +55,7 @@ struct Claimer: Sendable {
             }
             for job in claimed.jobs {
                 do {
-                    try await jobs.send(job)
+                    try await pipeline.send(job)
                 } catch {
                     // The pipeline is gone; the claimed file stays staged and is recovered at the next start.
                     return

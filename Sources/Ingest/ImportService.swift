@@ -153,7 +153,7 @@ public final class ImportService: Sendable {
                 try await pipeline.run()
                 return nil
             } catch {
-                pipeline.jobs.finish()
+                pipeline.finishIntake()
                 return "\(error)"
             }
         }
@@ -175,13 +175,13 @@ public final class ImportService: Sendable {
                     let job = IngestJob(
                         source: source, displayPath: candidate.path, album: candidate.album,
                         originalName: PathResolution.lastComponent(of: candidate.relativePath))
-                    do { try await pipeline.jobs.send(job) } catch { break feeding }
+                    do { try await pipeline.send(job) } catch { break feeding }
                 case .problem(let problem):
                     report(FileOutcome(path: problem.path, kind: .failed, message: problem.description))
                 }
             }
         }
-        pipeline.jobs.finish()
+        pipeline.finishIntake()
         if let failure = await pipelineTask.value {
             report(FileOutcome(path: request.paths.joined(separator: " "), kind: .failed, message: failure))
         }

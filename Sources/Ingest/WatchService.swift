@@ -206,7 +206,7 @@ public final class WatchService: Sendable {
                 try await pipeline.run()
                 return nil as String?
             } catch {
-                pipeline.jobs.finish()
+                pipeline.finishIntake()
                 mailbox.post(.pipelineFailed("\(error)"))
                 return "\(error)"
             }
@@ -225,11 +225,11 @@ public final class WatchService: Sendable {
             ])
         var loopFailure: String?
         for job in recovery.jobs {
-            do { try await pipeline.jobs.send(job) } catch { break }
+            do { try await pipeline.send(job) } catch { break }
         }
         let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
         let claimer = Claimer(
-            claims: claims, settled: settled, jobs: pipeline.jobs, mailbox: mailbox, stopRequested: stopRequested,
+            claims: claims, settled: settled, pipeline: pipeline, mailbox: mailbox, stopRequested: stopRequested,
             logger: logger, guardCheck: { try lock.checkStillHeld() })
         let claimerTask = Task { await claimer.run() }
         let startedAt = UTCTimestamp.now()
@@ -263,7 +263,7 @@ public final class WatchService: Sendable {
         stopRequested.flag.store(true, ordering: .relaxed)
         settled.finish()
         await claimerTask.value
-        pipeline.jobs.finish()
+        pipeline.finishIntake()
         let pipelineFailure = await pipelineTask.value
         mailbox.close()
         watcherTask.cancel()

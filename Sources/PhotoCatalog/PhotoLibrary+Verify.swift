@@ -40,3 +40,36 @@ extension PhotoLibrary {
         }
     }
 }
+
+/// A stored original whose damage `verify --deep` records (or clears).
+struct DamageRecord: Sendable, Hashable {
+    var path: String
+    var sha256: String
+}
+
+extension PhotoLibrary {
+    /// Records in the catalog which stored originals a deep check found damaged (SHA-256 changed) and which it found
+    /// intact again, in one transaction. A creation request with the same content later replaces a recorded one.
+    func recordDamage(found: [DamageRecord], healed: [DamageRecord]) throws {
+        try writer.sync {
+            let connection = try openWriter()
+            do {
+                try connection.checkLibraryInPlace()
+                try connection.database.inTransaction(.immediate) {
+                    for record in found {
+                        try connection.database.run(
+                            "UPDATE resources SET damage = 'hashMismatch' WHERE path = ? AND sha256 = ?",
+                            [.text(record.path), .text(record.sha256)])
+                    }
+                    for record in healed {
+                        try connection.database.run(
+                            "UPDATE resources SET damage = NULL WHERE path = ? AND sha256 = ?",
+                            [.text(record.path), .text(record.sha256)])
+                    }
+                }
+            } catch {
+                throw connection.mapped(error, action: "record what verify found")
+            }
+        }
+    }
+}

@@ -13,6 +13,7 @@ enum VerifyCommand {
             } else {
                 context.console.output(describe(report, library: access.path))
             }
+            if let note = report.note { context.console.error("photodrop verify: note: \(note)\n") }
             return report.isClean ? ExitStatus.success : ExitStatus.failure
         }
     }

@@ -26,6 +26,8 @@ struct LibraryVerifier {
         var sha256: String
         var byteCount: Int64
         var assetUUID: String
+        /// What an earlier deep check recorded (`hashMismatch`), or nil.
+        var damage: String?
     }
 
     /// One placement intent.
@@ -111,6 +113,10 @@ struct LibraryVerifier {
         // 4. Every original the catalog refers to.
         var hashedBytes: Int64 = 0
         var missingCandidates: [Original] = []
+        // What the deep check learned, recorded in the catalog afterwards (a later drop of the same content then
+        // replaces a damaged original instead of being thrown away as a duplicate).
+        var foundDamaged: [DamageRecord] = []
+        var foundHealed: [DamageRecord] = []
         let buffer = deep ? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096) : nil
         defer { buffer?.deallocate() }
         for original in snapshot.originals {
@@ -141,20 +147,29 @@ struct LibraryVerifier {
                         kind: .sizeMismatch, path: path, assetIdentifier: assetID,
                         message: "The original of asset \(assetID) at '\(path)' has \(info.st_size) bytes, the "
                             + "catalog recorded \(original.byteCount): the file was changed or truncated. Restore it "
-                            + "from a backup."))
+                            + "from a backup, or drop (or import) a good copy of the file: photodrop then replaces "
+                            + "the damaged one and keeps it under damaged/."))
                 continue
             }
             guard let buffer else { continue }
             do {
                 let (digest, count) = try SHA256Hasher.hashFile(atPath: path, buffer: buffer)
                 hashedBytes += count
-                if digest != original.sha256 {
+                if digest == original.sha256 {
+                    if original.damage != nil {
+                        foundHealed.append(DamageRecord(path: original.path, sha256: original.sha256))
+                    }
+                } else {
+                    if original.damage == nil {
+                        foundDamaged.append(DamageRecord(path: original.path, sha256: original.sha256))
+                    }
                     issues.append(
                         VerificationIssue(
                             kind: .hashMismatch, path: path, assetIdentifier: assetID,
                             message: "The original of asset \(assetID) at '\(path)' has SHA-256 \(digest), the "
                                 + "catalog recorded \(original.sha256): its content changed (bit rot, or an edit in "
-                                + "place). Restore it from a backup."))
+                                + "place). Restore it from a backup, or drop (or import) a good copy of the file: "
+                                + "photodrop then replaces the damaged one and keeps it under damaged/."))
                 }
             } catch let error as SystemCallError {
                 issues.append(unreadable(path, assetID, error))
@@ -174,7 +189,8 @@ struct LibraryVerifier {
                     VerificationIssue(
                         kind: .missingOriginal, path: absolute(original.path), assetIdentifier: assetID,
                         message: "The original of asset \(assetID) is missing: '\(absolute(original.path))' does not "
-                            + "exist. Restore it from a backup, or delete the asset ('photodrop delete \(assetID)')."))
+                            + "exist. Restore it from a backup, drop (or import) a good copy of the file (photodrop "
+                            + "then stores it there), or delete the asset ('photodrop delete \(assetID)')."))
             }
         }
 
@@ -203,6 +219,19 @@ struct LibraryVerifier {
                         kind: .recoveredFile, path: recovered + "/" + name,
                         message: "'\(recovered)/\(name)' was set aside by crash recovery because its original place "
                             + "was taken. Import it again if it is wanted, then delete it."))
+            }
+        }
+
+        // 6b. Damaged originals that a good copy replaced.
+        let damaged = libraryPath + "/" + WriterConnection.damagedFolder
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: damaged) {
+            for name in names.sorted() {
+                issues.append(
+                    VerificationIssue(
+                        kind: .damagedOriginalKept, path: damaged + "/" + name,
+                        message: "'\(damaged)/\(name)' is a stored original that was missing its bytes or had the "
+                            + "wrong ones; a good copy of the same content replaced it. It is kept for you to "
+                            + "inspect (was the disk failing?); delete it when you are done."))
             }
         }
 
@@ -253,10 +282,20 @@ struct LibraryVerifier {
             if left != right { return left < right }
             return lhs.offset < rhs.offset
         }.map(\.element)
+        var note: String?
+        if !foundDamaged.isEmpty || !foundHealed.isEmpty {
+            do {
+                try library.recordDamage(found: foundDamaged, healed: foundHealed)
+            } catch {
+                note =
+                    "the damage found could not be recorded in the catalog (\(error)); run 'photodrop verify --deep' "
+                    + "as the library's owner so that a good copy dropped later replaces the damaged file"
+            }
+        }
         return VerificationReport(
             issues: sorted + listing.problems, isDeep: deep, assetCount: snapshot.assetCount,
             originalCount: snapshot.originals.count, filesOnDisk: listing.files.count, hashedBytes: hashedBytes,
-            changesInFlight: liveIntentCount)
+            changesInFlight: liveIntentCount, note: note)
     }
 
     private func absolute(_ relative: String) -> String { libraryPath + "/" + relative }
@@ -366,10 +405,12 @@ struct LibraryVerifier {
     private func readCatalog(_ database: Database, into snapshot: inout Snapshot) throws {
         snapshot.assetCount = Int(try database.int64("SELECT count(*) FROM assets") ?? 0)
         snapshot.originals = try database.rows(
-            "SELECT r.path, r.sha256, r.byte_count, a.uuid FROM resources r JOIN assets a ON a.id = r.asset_id "
-                + "ORDER BY r.path"
+            "SELECT r.path, r.sha256, r.byte_count, a.uuid, r.damage FROM resources r JOIN assets a "
+                + "ON a.id = r.asset_id ORDER BY r.path"
         ) { row in
-            Original(path: row.string(0), sha256: row.string(1), byteCount: row.int64(2), assetUUID: row.string(3))
+            Original(
+                path: row.string(0), sha256: row.string(1), byteCount: row.int64(2), assetUUID: row.string(3),
+                damage: row.optionalString(4))
         }
         snapshot.intents = try database.rows(
             "SELECT session, action, destination FROM placement_intents ORDER BY id"

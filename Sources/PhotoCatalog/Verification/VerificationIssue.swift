@@ -22,6 +22,8 @@ public struct VerificationIssue: Sendable, Hashable, CustomStringConvertible {
         case interruptedChange
         /// A file that crash recovery kept in `recovered/` because its original place was taken.
         case recoveredFile
+        /// A damaged stored original that a good copy replaced, kept in `damaged/` for a person to inspect.
+        case damagedOriginalKept
         /// An album's stored member count differs from its members.
         case albumCountMismatch
         /// SQLite's own check (`quick_check`/`integrity_check`, `foreign_key_check`) found damage.

@@ -17,12 +17,16 @@ public struct VerificationReport: Sendable, Hashable {
     /// Files that writers which are still running are placing or removing right now; they are neither orphans nor
     /// missing, and are not problems.
     public var changesInFlight: Int
+    /// Something a person should know that is not a problem of the library itself (the damage a deep check found
+    /// could not be recorded in the catalog, for example for a user who may only read it).
+    public var note: String?
 
     /// A report.
     public init(
         issues: [VerificationIssue], isDeep: Bool, assetCount: Int, originalCount: Int, filesOnDisk: Int,
-        hashedBytes: Int64, changesInFlight: Int
+        hashedBytes: Int64, changesInFlight: Int, note: String? = nil
     ) {
+        self.note = note
         self.issues = issues
         self.isDeep = isDeep
         self.assetCount = assetCount

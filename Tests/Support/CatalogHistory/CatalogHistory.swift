@@ -13,6 +13,9 @@ import PhotoCatalog
 ///     catalog-history hold-read --library DIR
 ///         opens its own read transaction, prints the asset count, waits for a line on stdin, prints the count seen
 ///         by the same transaction, ends it and prints the count seen afterwards
+///     catalog-history hold-write --library DIR --seconds N
+///         takes the database's write lock (BEGIN EXCLUSIVE), prints "held", keeps it N seconds (longer than any busy
+///         timeout of photodrop's), rolls back and prints "released": another process holding the library
 ///     catalog-history auth --library DIR [--uid N] [--write]
 ///         (after dropping to user N) prints the authorization status, whether reading works and, with --write,
 ///         what an attempt to create an album did
@@ -33,6 +36,7 @@ struct CatalogHistory {
             switch command {
             case "changes": try changes(libraryURL, since: options["since"])
             case "hold-read": try holdRead(libraryURL)
+            case "hold-write": try holdWrite(libraryURL, seconds: options["seconds"].flatMap(Double.init) ?? 10)
             case "auth":
                 try await auth(libraryURL, uid: options["uid"].flatMap(UInt32.init), write: options["write"] != nil)
             case "import":
@@ -120,6 +124,17 @@ struct CatalogHistory {
         emit("count \(try count())")
         try database.execute("COMMIT")
         emit("after \(try count())")
+    }
+
+    static func holdWrite(_ libraryURL: URL, seconds: Double) throws {
+        let database = try Database(
+            path: libraryURL.appendingPathComponent(PhotoLibrary.databaseName).path,
+            mode: .readWrite(create: false))
+        try database.execute("BEGIN EXCLUSIVE")
+        emit("held")
+        usleep(UInt32(seconds * 1_000_000))
+        try database.execute("ROLLBACK")
+        emit("released")
     }
 
     static func auth(_ libraryURL: URL, uid: UInt32?, write: Bool) async throws {
