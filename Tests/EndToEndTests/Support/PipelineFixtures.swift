@@ -164,3 +164,48 @@ extension Sandbox {
 
 /// Whether a tool is installed (rsync, tar).
 func toolExists(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+/// Whether the tests run as root: tests that need a second user (`setpriv`), mounts or namespaces need it.
+var runningAsRoot: Bool { getuid() == 0 }
+
+/// CI sets `PHOTODROP_TESTS_MUST_NOT_SKIP=1`: a test that would skip for lack of root, a tool or the corpus fails
+/// there instead, so that what CI must run cannot quietly not run.
+let skippingIsFailure = ProcessInfo.processInfo.environment["PHOTODROP_TESTS_MUST_NOT_SKIP"] == "1"
+
+/// True when `condition` holds. Otherwise prints why the test is skipped and returns false, or, where skipping is a
+/// failure (`PHOTODROP_TESTS_MUST_NOT_SKIP=1`), records an issue.
+func canRun(_ condition: Bool, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    if condition { return true }
+    if skippingIsFailure {
+        Issue.record("cannot run, and must not skip here: \(reason)", sourceLocation: sourceLocation)
+    } else {
+        print("skipped: \(reason)")
+    }
+    return false
+}
+
+/// The users of the permission tests: the daemon's and an uploader's (no entries in /etc/passwd are needed).
+enum TestUsers {
+    static let daemon: (uid: uid_t, gid: gid_t) = (4242, 4242)
+    static let uploader: (uid: uid_t, gid: gid_t) = (4343, 4343)
+}
+
+extension Sandbox {
+    /// Prepares the sandbox for a daemon that runs as ``TestUsers/daemon`` (root only): the sandbox root and the
+    /// rejected folder belong to it, the inbox is writable by everyone (uploaders of other users drop files there).
+    func handOverToDaemonUser() throws {
+        let (uid, gid) = TestUsers.daemon
+        #expect(chown(root.path, uid, gid) == 0 && chmod(root.path, 0o755) == 0)
+        #expect(chmod(config.path, 0o644) == 0)
+        #expect(chown(inbox.path, uid, gid) == 0 && chmod(inbox.path, 0o777) == 0)
+    }
+
+    /// Writes `bytes` as a file of ``TestUsers/uploader`` with `mode`.
+    @discardableResult
+    func writeAsUploader(_ relativePath: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws -> URL {
+        let url = try write(relativePath, bytes)
+        let (uid, gid) = TestUsers.uploader
+        #expect(chown(url.path, uid, gid) == 0 && chmod(url.path, mode) == 0)
+        return url
+    }
+}
