@@ -101,9 +101,10 @@ public struct ClaimJournal: Sendable {
         if let current = staging.current(), (try? current.status().st_nlink) ?? 0 > 0 { return current }
         let root = try inbox.directory(creating: true)
         let folder = try root.directory(ClaimJournal.stagingRelativePath, creating: true, mode: 0o700)
-        // Only the daemon's user may enter (folders made by an older photodrop were 0755).
+        // Only the daemon's user may enter the staging folder (folders made by an older photodrop were 0755);
+        // .photodrop itself stays readable: it may hold the daemon's status when the library cannot be written.
         _ = fchmod(folder.descriptor.rawValue, 0o700)
-        if let parent = try? root.directory(".photodrop") { _ = fchmod(parent.descriptor.rawValue, 0o700) }
+        if let parent = try? root.directory(".photodrop") { _ = fchmod(parent.descriptor.rawValue, 0o755) }
         staging.set(folder)
         return folder
     }

@@ -8,7 +8,9 @@ import PhotodropSystem
 
 /// What a running `photodrop watch` tells other processes about itself: `<library>/watch.status.json`, rewritten
 /// (atomically: a temporary file renamed over it) whenever its problems or counts change, and at least every
-/// ``heartbeat`` so that `photodrop status` can tell a wedged daemon from a quiet one.
+/// ``heartbeat`` so that `photodrop status` can tell a wedged daemon from a quiet one. When the library cannot be
+/// written (read-only, full), the status goes to `<inbox>/.photodrop/watch.status.json` instead, so that the problem
+/// can still be reported; readers take the newer of the two.
 public struct DaemonStatus: Sendable, Equatable {
     /// The file's name in the library folder.
     public static let fileName = "watch.status.json"
@@ -47,9 +49,13 @@ public struct DaemonStatus: Sendable, Equatable {
         return text
     }
 
-    /// Reads the status of the daemon of the library at `library`; nil when there is none or it cannot be read.
-    public static func read(library: String) -> DaemonStatus? {
-        let path = library + "/" + fileName
+    /// The newer status of the daemon of `library` (and its `inbox`); nil when there is none or none can be read.
+    public static func read(library: String, inbox: String) -> DaemonStatus? {
+        let candidates = [read(path: library + "/" + fileName), read(path: inbox + "/.photodrop/" + fileName)]
+        return candidates.compactMap { $0 }.max { $0.updated < $1.updated }
+    }
+
+    static func read(path: String) -> DaemonStatus? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -86,11 +92,11 @@ public struct DaemonStatus: Sendable, Equatable {
             problems: problems)
     }
 
-    /// Writes the status into the library folder: a temporary file, then a rename over the old one.
-    func write(into library: Directory) throws(SystemError) {
+    /// Writes the status into `folder`: a temporary file, then a rename over the old one.
+    func write(into library: Directory, mode: mode_t = 0o640) throws(SystemError) {
         let temporary = ".\(DaemonStatus.fileName).\(getpid()).tmp"
         try? library.remove(temporary)
-        let fd = try library.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o640)
+        let fd = try library.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
         var text = json
         let written = text.withUTF8 { buffer in Glibc.write(fd, buffer.baseAddress, buffer.count) }
         close(fd)

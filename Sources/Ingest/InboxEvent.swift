@@ -20,12 +20,15 @@ public enum RescanReason: Sendable, Hashable, CustomStringConvertible {
     case overflow
     /// The inbox folder was removed or moved away and is back; the watches were rebuilt.
     case inboxRecreated
+    /// A folder that could not be watched (no permission) had its permissions changed and now has a watch.
+    case folderReadable
 
     public var description: String {
         switch self {
         case .startup: return "startup"
         case .overflow: return "inotify queue overflow"
         case .inboxRecreated: return "inbox recreated"
+        case .folderReadable: return "a folder that could not be read has new permissions"
         }
     }
 }

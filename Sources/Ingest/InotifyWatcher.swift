@@ -357,6 +357,15 @@ final class InotifyWatcherCore {
         } else if mask & (Int32(IN_DELETE) | Int32(IN_MOVED_FROM)) != 0 {
             forgetDirectory(relative)
             emit(.directoryRemoved(relative))
+        } else if mask & Int32(IN_ATTRIB) != 0, table.watch(for: relative) == nil, !unwatched.contains(relative),
+            !options.ignore.skipsDirectory(named: name, relativePath: relative)
+        {
+            // A folder that could not be watched (no permission) may be readable now: watch it, list it, and have the
+            // inbox scanned again so that its files are taken and its health problem is cleared.
+            if addWatch(relative) == .added {
+                enqueueListing(Listing(relative: relative, mode: .report))
+                emit(.rescanNeeded(.folderReadable))
+            }
         }
     }
 

@@ -149,6 +149,7 @@ final class WatchLoop {
             // Events before this one are lost: expectations of own events are void (and would only grow).
             ownClaims.removeAll()
             ownMoves.removeAll()
+            health.scanCompleted()
             scans = [""]
             currentScan = nil
             overflowFolders.removeAll()
@@ -283,9 +284,9 @@ final class WatchLoop {
                     relativePath: check.path, identity: identity, graceExpired: true,
                     incompleteVerdict: verdict?.identity == identity ? verdict : nil)
             case .forgotten(.unreadable(let error)):
-                logger.warning(
-                    "cannot look at a file; it is skipped until it changes or the next rescan",
-                    ["path": .string(check.path), "error": .string(error.description)])
+                // Unreadable (EACCES, an I/O error): retried with back-off and reported, never silently dropped.
+                retryLater(
+                    check.path, message: error.description, kind: .file, at: .now, what: "cannot look at a file")
                 continue
             case .wait, .forgotten, .superseded:
                 continue

@@ -246,6 +246,15 @@ public final class WatchService: Sendable {
                         problems: health.problems())
                     if let folder = try? libraryFolder.directory(), (try? status.write(into: folder)) != nil {
                         written = (change, counts, .now)
+                        if let inbox = try? claims.inbox.directory() {
+                            try? inbox.directory(".photodrop").remove(DaemonStatus.fileName)
+                        }
+                    } else if let inbox = try? claims.inbox.directory(),
+                        let folder = try? inbox.directory(".photodrop"),
+                        (try? status.write(into: folder, mode: 0o644)) != nil
+                    {
+                        // The library cannot be written (read-only, full): report from the inbox instead.
+                        written = (change, counts, .now)
                     }
                 }
                 try? await Task.sleep(for: .seconds(1))

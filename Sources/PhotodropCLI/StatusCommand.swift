@@ -93,7 +93,7 @@ enum StatusCommand {
             report.problems.append(HealthProblem(code: "libraryUnreadable", oldestPath: config.library, message: problem))
         }
         if report.daemonRunning {
-            report.daemonStatus = DaemonStatus.read(library: config.library)
+            report.daemonStatus = DaemonStatus.read(library: config.library, inbox: config.inbox)
             if let status = report.daemonStatus, now.seconds - status.updated.seconds <= DaemonStatus.staleAfterSeconds {
                 report.problems += status.problems
             } else if let since = report.daemonStatus?.updated ?? DaemonLock.lockedSince(library: config.library),

@@ -5,6 +5,10 @@ import PhotodropSystem
 #endif
 
 /// Making the library's own folders and files with the modes and group of its ``LibraryPermissions``.
+///
+/// Never open `library.sqlite` (or its `-wal`/`-shm`) here: a process that closes any descriptor of a file loses every
+/// POSIX lock it holds on that file, SQLite's included, and another process could then checkpoint the WAL away under
+/// the daemon's feet.
 enum LibraryFiles {
     /// Sets the folder's mode and group.
     static func apply(_ permissions: LibraryPermissions, toFolder folder: Directory) throws(SystemError) {
@@ -68,15 +72,19 @@ enum LibraryFiles {
                     if (try? apply(permissions, toFolder: child)) == nil { complete = false }
                     folders.append((child, isOriginals || (folder === library && entry.name == "originals")))
                 case .regular:
+                    // By name, never by opening the file: closing any descriptor of library.sqlite would drop every
+                    // POSIX lock this process holds on it (fcntl locks belong to the process, not the descriptor), and
+                    // SQLite's locking with it.
                     let mode = isOriginals ? permissions.originalMode : permissions.databaseMode
-                    guard let descriptor = try? folder.openFile(entry.name, flags: O_RDONLY | O_NONBLOCK) else {
-                        complete = false
-                        continue
+                    let changed = FileNameEncoding.withPlatformString(entry.name) { name -> Bool in
+                        if let group = permissions.groupID,
+                            fchownat(folder.descriptor.rawValue, name, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0
+                        {
+                            return false
+                        }
+                        return fchmodat(folder.descriptor.rawValue, name, mode, 0) == 0
                     }
-                    if (try? apply(permissions, descriptor: descriptor, mode: mode, path: entry.name)) == nil {
-                        complete = false
-                    }
-                    close(descriptor)
+                    if !changed { complete = false }
                 default:
                     continue
                 }

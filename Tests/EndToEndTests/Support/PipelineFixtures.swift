@@ -200,6 +200,13 @@ extension Sandbox {
         #expect(chown(inbox.path, uid, gid) == 0 && chmod(inbox.path, 0o777) == 0)
     }
 
+    /// An inbox folder anybody may write (uploaders of several users, a daemon of its own user), created if needed.
+    func sharedInboxAlbum(_ album: String) throws -> URL {
+        let url = try inboxAlbum(album)
+        #expect(chmod(url.path, 0o777) == 0)
+        return url
+    }
+
     /// Writes `bytes` as a file of ``TestUsers/uploader`` with `mode`.
     @discardableResult
     func writeAsUploader(_ relativePath: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws -> URL {
