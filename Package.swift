@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CLinux", "CMagic"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
-            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "CCrypto"],
+            name: "Ingest", dependencies: ["PhotodropSystem", "CLinux", "PhotoCatalog", "MediaProbe", "CCrypto"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(

@@ -22,6 +22,8 @@ const uint32_t photodrop_RENAME_NOREPLACE = RENAME_NOREPLACE;
 const uint32_t photodrop_RENAME_EXCHANGE = RENAME_EXCHANGE;
 const int32_t photodrop_F_SETLEASE = F_SETLEASE;
 const unsigned long photodrop_FICLONE = FICLONE;
+const int32_t photodrop_SEEK_DATA = SEEK_DATA;
+const int32_t photodrop_SEEK_HOLE = SEEK_HOLE;
 
 int photodrop_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve) {
 #ifdef SYS_openat2

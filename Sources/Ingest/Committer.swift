@@ -160,6 +160,9 @@ public actor Committer {
                     reject(job, probe, bytes: identity.size)
                 }
             case .stillIncomplete(let verdict):
+                logger.info(
+                    "still incomplete after its grace period and unchanged: rejected without reading it again",
+                    ["path": .string(job.displayPath), "bytes": .count(Int(verdict.identity.size))])
                 reject(
                     job, code: verdict.code, message: verdict.message, mime: verdict.mime, bytes: verdict.identity.size)
             case .changed:

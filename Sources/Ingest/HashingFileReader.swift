@@ -1,4 +1,5 @@
 import CCrypto
+import CLinux
 import MediaProbe
 import PhotodropSystem
 
@@ -140,8 +141,26 @@ public final class HashingFileReader {
         // The rest, if the head was full.
         if headCount == headCapacity {
             let chunk = buffer
+            // A file with holes (fewer blocks than bytes): holes are hashed as the zeros they read as, without
+            // reading them, so that the kernel does not zero-fill page cache for gigabytes of nothing.
+            let sparse = Int64(before.st_blocks) * 512 < size
+            var dataEnd = sparse ? offset : size
             while offset < size {
-                let wanted = Int(min(Int64(chunk.count), size - offset))
+                if offset >= dataEnd {
+                    let start = lseek(fd, off_t(offset), photodrop_SEEK_DATA)
+                    let dataStart = start >= 0 ? min(Int64(start), size) : (errno == ENXIO ? size : offset)
+                    while offset < dataStart {
+                        let count = Int(min(Int64(HashingFileReader.zeros.count), dataStart - offset))
+                        let bytes = UnsafeRawBufferPointer(rebasing: HashingFileReader.zeros[0..<count])
+                        try update(bytes)
+                        try visit(bytes, offset)
+                        offset += Int64(count)
+                    }
+                    if offset >= size { break }
+                    let hole = lseek(fd, off_t(offset), photodrop_SEEK_HOLE)
+                    dataEnd = hole > offset ? min(Int64(hole), size) : size
+                }
+                let wanted = Int(min(Int64(chunk.count), min(size, dataEnd) - offset))
                 let count = retryingOnInterrupt { pread(fd, chunk.baseAddress, wanted, off_t(offset)) }
                 if count < 0 { throw FileReadError.system(.current("read", path: path)) }
                 if count == 0 { break }
@@ -165,6 +184,14 @@ public final class HashingFileReader {
         else { throw FileReadError.crypto("EVP_DigestFinal_ex") }
         return FileDigest(sha256: digest, identity: identity)
     }
+
+    /// 1 MiB of zeros: what a hole of a sparse file reads as.
+    /// Allocated once, never freed (`calloc`: the pages stay untouched until a sparse file is read); read only, by
+    /// any number of threads.
+    nonisolated(unsafe) private static let zeros: UnsafeRawBufferPointer = {
+        let count = 1 << 20
+        return UnsafeRawBufferPointer(start: calloc(count, 1), count: count)
+    }()
 
     /// The head of the file read last (its first bytes, up to ``headCapacity``; the whole file if it is smaller), as
     /// an array whose first `count` bytes are valid (the array is longer when the file was smaller than

@@ -29,6 +29,12 @@ public enum FileCopy {
         guard fstat(input, &info) == 0 else { throw SystemError.current("fstat", path: source) }
         let size = Int64(info.st_size)
         if size > 0, ioctl(output, photodrop_FICLONE, input) == 0 { return .reflink }
+        if size > 0 && Int64(info.st_blocks) * 512 < size,
+            let method = try copySparse(from: input, to: output, size: size, buffer: buffer, source: source,
+                destination: destination)
+        {
+            return method
+        }
         var copied: Int64 = 0
         var method = Method.readWrite
         if size > 0 {
@@ -59,5 +65,49 @@ public enum FileCopy {
             }
         }
         return method
+    }
+
+    /// Copies only the data extents of a file with holes (`SEEK_DATA`/`SEEK_HOLE`), so that the copy has the same
+    /// holes: a sparse 5 GB file does not become 5 GB of written zeros. Nil when the file system cannot say where the
+    /// data is (then the caller copies everything).
+    private static func copySparse(
+        from input: Int32, to output: Int32, size: Int64, buffer: UnsafeMutableRawBufferPointer, source: String,
+        destination: String
+    ) throws(SystemError) -> Method? {
+        var position: Int64 = 0
+        while position < size {
+            let start = lseek(input, off_t(position), photodrop_SEEK_DATA)
+            if start < 0 {
+                if errno == ENXIO { break }  // only a hole is left
+                if position == 0 { return nil }
+                throw SystemError.current("lseek", path: source)
+            }
+            let end = min(Int64(lseek(input, start, photodrop_SEEK_HOLE)), size)
+            guard end > Int64(start), lseek(input, start, SEEK_SET) == start, lseek(output, start, SEEK_SET) == start
+            else { throw SystemError.current("lseek", path: source) }
+            var remaining = end - Int64(start)
+            while remaining > 0 {
+                let count = photodrop_copy_file_range(input, output, Int(min(remaining, 1 << 30)))
+                if count > 0 {
+                    remaining -= Int64(count)
+                    continue
+                }
+                if count < 0 && errno == EINTR { continue }
+                // copy_file_range refused (or the file shrank): read and write this extent.
+                let chunk = retryingOnInterrupt { read(input, buffer.baseAddress, min(buffer.count, Int(remaining))) }
+                if chunk < 0 { throw SystemError.current("read", path: source) }
+                if chunk == 0 { break }
+                var written = 0
+                while written < chunk {
+                    let result = retryingOnInterrupt { write(output, buffer.baseAddress! + written, chunk - written) }
+                    if result < 0 { throw SystemError.current("write", path: destination) }
+                    written += result
+                }
+                remaining -= Int64(chunk)
+            }
+            position = end
+        }
+        guard ftruncate(output, off_t(size)) == 0 else { throw SystemError.current("ftruncate", path: destination) }
+        return .copyFileRange
     }
 }

@@ -20,6 +20,9 @@ extern const uint32_t photodrop_RENAME_NOREPLACE;
 extern const uint32_t photodrop_RENAME_EXCHANGE;
 /// F_SETLEASE, F_GETLEASE.
 extern const int32_t photodrop_F_SETLEASE;
+/// SEEK_DATA, SEEK_HOLE (lseek on files with holes).
+extern const int32_t photodrop_SEEK_DATA;
+extern const int32_t photodrop_SEEK_HOLE;
 /// FICLONE (linux/fs.h): a reflink of a whole file.
 extern const unsigned long photodrop_FICLONE;
 

@@ -1,3 +1,4 @@
+import CLinux
 import CCrypto
 import Foundation
 
@@ -53,18 +54,44 @@ public struct SHA256Hasher: ~Copyable {
         return try hashFile(descriptor: descriptor, path: path, buffer: buffer)
     }
 
-    /// Hashes an open file from its current offset with reads into `buffer`.
+    /// Hashes an open file from its current offset with reads into `buffer`. Holes of a sparse file are hashed as
+    /// the zeros they read as, without reading them (the kernel would zero-fill page cache for them).
     static func hashFile(descriptor: Int32, path: String, buffer: UnsafeMutableRawBufferPointer) throws -> (
         String, Int64
     ) {
         _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
         var hasher = SHA256Hasher()
         var total: Int64 = 0
+        var info = stat()
+        let sparse = fstat(descriptor, &info) == 0 && Int64(info.st_blocks) * 512 < Int64(info.st_size)
+        let size = Int64(info.st_size)
+        var position = Int64(lseek(descriptor, 0, SEEK_CUR))
+        var dataEnd = sparse ? position : Int64.max
         while true {
-            let count = try SystemCall.retrying("read", path) { read(descriptor, buffer.baseAddress, buffer.count) }
+            if sparse && position >= dataEnd && position < size {
+                let start = lseek(descriptor, off_t(position), photodrop_SEEK_DATA)
+                let dataStart = start >= 0 ? min(Int64(start), size) : (errno == ENXIO ? size : position)
+                if dataStart > position {
+                    buffer.initializeMemory(as: UInt8.self, repeating: 0)
+                    while position < dataStart {
+                        let count = Int(min(Int64(buffer.count), dataStart - position))
+                        hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                        position += Int64(count)
+                        total += Int64(count)
+                    }
+                }
+                let hole = lseek(descriptor, off_t(position), photodrop_SEEK_HOLE)
+                dataEnd = hole > position ? Int64(hole) : Int64.max
+                guard lseek(descriptor, off_t(position), SEEK_SET) == position else {
+                    throw SystemCallError(operation: "lseek", path: path, errno: errno)
+                }
+            }
+            let wanted = sparse ? Int(min(Int64(buffer.count), max(1, dataEnd - position))) : buffer.count
+            let count = try SystemCall.retrying("read", path) { read(descriptor, buffer.baseAddress, wanted) }
             if count == 0 { break }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             total += Int64(count)
+            position += Int64(count)
         }
         return (hasher.finalize(), total)
     }
