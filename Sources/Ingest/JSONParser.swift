@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// A strict RFC 8259 JSON parser that keeps positions, made for configuration files.
 ///
 /// Differences from `JSONSerialization` that matter for a config file: errors carry a line and column and say what
@@ -160,7 +162,7 @@ public struct JSONParser {
             case UInt8(ascii: "\\"):
                 flush(self, upTo: index, into: &scalars)
                 advance()
-                scalars.append(try parseEscape())
+                try parseEscape(into: &scalars)
                 runStart = index
             case 0x00..<0x20:
                 throw error("a control character (0x\(String(byte, radix: 16))) must be escaped inside a string")
@@ -170,18 +172,35 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseEscape() throws(SyntaxError) -> Unicode.Scalar {
+    private mutating func parseEscape(into scalars: inout String.UnicodeScalarView) throws(SyntaxError) {
+        switch try parseEscape() {
+        case .scalar(let scalar): scalars.append(scalar)
+        case .fileNameByte(let byte):
+            // A byte of a file name that is not UTF-8, as photodrop writes it (`surrogateescape`), read back into the
+            // name's escaped form (see `FileNameEncoding`).
+            scalars.append(contentsOf: FileNameEncoding.string(fromBytes: [byte]).text.unicodeScalars)
+        }
+    }
+
+    /// What one escape stands for.
+    private enum Escaped {
+        case scalar(Unicode.Scalar)
+        /// A lone low surrogate from U+DC80 to U+DCFF: the byte 0x80…0xFF of a file name that is not UTF-8.
+        case fileNameByte(UInt8)
+    }
+
+    private mutating func parseEscape() throws(SyntaxError) -> Escaped {
         guard let byte = peek else { throw error("the document ends inside an escape sequence") }
         advance()
         switch byte {
-        case UInt8(ascii: "\""): return "\""
-        case UInt8(ascii: "\\"): return "\\"
-        case UInt8(ascii: "/"): return "/"
-        case UInt8(ascii: "b"): return "\u{08}"
-        case UInt8(ascii: "f"): return "\u{0C}"
-        case UInt8(ascii: "n"): return "\n"
-        case UInt8(ascii: "r"): return "\r"
-        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "\""): return .scalar("\"")
+        case UInt8(ascii: "\\"): return .scalar("\\")
+        case UInt8(ascii: "/"): return .scalar("/")
+        case UInt8(ascii: "b"): return .scalar("\u{08}")
+        case UInt8(ascii: "f"): return .scalar("\u{0C}")
+        case UInt8(ascii: "n"): return .scalar("\n")
+        case UInt8(ascii: "r"): return .scalar("\r")
+        case UInt8(ascii: "t"): return .scalar("\t")
         case UInt8(ascii: "u"):
             let first = try parseHex4()
             if (0xD800..<0xDC00).contains(first) {
@@ -193,10 +212,11 @@ public struct JSONParser {
                 let second = try parseHex4()
                 guard (0xDC00..<0xE000).contains(second) else { throw error("invalid low surrogate in a \\u escape") }
                 let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-                return Unicode.Scalar(value)!
+                return .scalar(Unicode.Scalar(value)!)
             }
+            if (0xDC80...0xDCFF).contains(first) { return .fileNameByte(UInt8(first & 0xFF)) }
             guard let scalar = Unicode.Scalar(first) else { throw error("a lone low surrogate in a \\u escape") }
-            return scalar
+            return .scalar(scalar)
         default:
             throw error("unknown escape sequence \\\(String(UnicodeScalar(byte)))")
         }
