@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-@Suite("The built binary")
+@Suite("The built binary", ProcessBudget.endToEnd)
 struct BinaryTests {
     @Test("photodrop --help lists every command and exits 0", .enabled(if: PhotodropBinary.isBuilt))
-    func helpListsCommands() throws {
+    func helpListsCommands() async throws {
         let sandbox = try Sandbox("help")
-        let result = try runPhotodrop(["--help"], in: sandbox.root)
+        let result = try await runPhotodrop(["--help"], in: sandbox.root)
         #expect(result.status == 0, "\(result)")
         for command in ["watch", "import", "probe", "albums", "assets", "show", "album", "events", "verify", "status"] {
             #expect(result.stdout.contains(command), "help does not mention \(command)\n\(result)")
@@ -14,9 +14,9 @@ struct BinaryTests {
     }
 
     @Test("a mistyped command exits 2 and suggests the right one", .enabled(if: PhotodropBinary.isBuilt))
-    func mistypedCommand() throws {
+    func mistypedCommand() async throws {
         let sandbox = try Sandbox("typo")
-        let result = try sandbox.run(["improt"])
+        let result = try await sandbox.run(["improt"])
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains("import"), "\(result)")
     }

@@ -2,13 +2,13 @@ import Foundation
 import PhotoCatalog
 import Testing
 
-@Suite("photodrop albums, assets, show", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("photodrop albums, assets, show", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct BrowseCommandTests {
     @Test("albums: regular albums then smart albums, as an aligned table and as JSON lines")
-    func albums() throws {
+    func albums() async throws {
         let sandbox = try Sandbox("albums")
         let content = try sandbox.populateCatalog()
-        let json = try sandbox.run(["albums", "--json"])
+        let json = try await sandbox.run(["albums", "--json"])
         #expect(json.status == 0, "\(json)")
         let albums = try json.jsonLines()
         #expect(albums.count == 2 + 7, "two albums and the seven smart albums")
@@ -27,7 +27,7 @@ struct BrowseCommandTests {
         #expect(smart["Recently Deleted"]?["count"] as? Int == 0)
         #expect(Set(albums[0].keys) == ["id", "title", "count", "type"])
 
-        let text = try sandbox.run(["albums"])
+        let text = try await sandbox.run(["albums"])
         #expect(text.status == 0, "\(text)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("ID") && lines[0].contains("TYPE") && lines[0].hasSuffix("TITLE"))
@@ -43,10 +43,10 @@ struct BrowseCommandTests {
     }
 
     @Test("assets: filters by album title or id, kind and favourite; JSON has DESIGN.md's fields")
-    func assets() throws {
+    func assets() async throws {
         let sandbox = try Sandbox("assets")
         let content = try sandbox.populateCatalog()
-        let all = try sandbox.run(["assets", "--json"])
+        let all = try await sandbox.run(["assets", "--json"])
         #expect(all.status == 0, "\(all)")
         let items = try all.jsonLines()
         #expect(Set(items.compactMap { $0["id"] as? String }) == Set(content.assets))
@@ -75,22 +75,22 @@ struct BrowseCommandTests {
         #expect(gif["kind"] as? String == "gif" && gif["albums"] as? [String] == [])
         #expect(gif["creationDate"] is String, "the catalog falls back to the file's date")
 
-        func ids(_ arguments: [String]) throws -> [String] {
-            let result = try sandbox.run(["assets", "--json"] + arguments)
+        func ids(_ arguments: [String]) async throws -> [String] {
+            let result = try await sandbox.run(["assets", "--json"] + arguments)
             #expect(result.status == 0, "\(arguments): \(result)")
             return try result.jsonLines().compactMap { $0["id"] as? String }
         }
-        #expect(try ids(["--album", "Trip"]) == [content.photo1, content.photo2, content.video], "album order")
-        #expect(try ids(["--album", content.family]) == [content.photo1], "by identifier")
-        #expect(try ids(["--album", String(content.family.prefix(8))]) == [content.photo1], "by prefix")
-        #expect(try ids(["--album", "Favorites"]) == [content.photo1], "smart album by title")
-        #expect(try Set(ids(["--kind", "photo"])) == [content.photo1, content.photo2])
-        #expect(try ids(["--kind", "gif"]) == [content.gif])
-        #expect(try ids(["--kind", "video"]) == [content.video])
-        #expect(try ids(["--favorites"]) == [content.photo1])
-        #expect(try ids(["--album", "Trip", "--kind", "video", "--favorites"]).isEmpty)
+        #expect(try await ids(["--album", "Trip"]) == [content.photo1, content.photo2, content.video], "album order")
+        #expect(try await ids(["--album", content.family]) == [content.photo1], "by identifier")
+        #expect(try await ids(["--album", String(content.family.prefix(8))]) == [content.photo1], "by prefix")
+        #expect(try await ids(["--album", "Favorites"]) == [content.photo1], "smart album by title")
+        #expect(try Set(await ids(["--kind", "photo"])) == [content.photo1, content.photo2])
+        #expect(try await ids(["--kind", "gif"]) == [content.gif])
+        #expect(try await ids(["--kind", "video"]) == [content.video])
+        #expect(try await ids(["--favorites"]) == [content.photo1])
+        #expect(try await ids(["--album", "Trip", "--kind", "video", "--favorites"]).isEmpty)
 
-        let text = try sandbox.run(["assets", "--album", "Trip"])
+        let text = try await sandbox.run(["assets", "--album", "Trip"])
         #expect(text.status == 0, "\(text)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("ID") && lines[0].contains("KIND") && lines[0].contains("ALBUMS"))
@@ -98,25 +98,25 @@ struct BrowseCommandTests {
         #expect(first.contains("photo") && first.contains("2021-06-05 14:30") && first.contains("640×480"))
         #expect(first.contains("IMG_0001.JPG") && first.hasSuffix("Trip, Family") && first.contains(" * "))
         #expect(lines.last?.hasPrefix("3 assets") == true, "\(text)")
-        let none = try sandbox.run(["assets", "--album", "Family", "--kind", "gif"])
+        let none = try await sandbox.run(["assets", "--album", "Family", "--kind", "gif"])
         #expect(none.status == 0 && none.stdout == "No assets match.\n", "\(none)")
     }
 
     @Test("show: text and JSON, by full id, bare UUID, lowercase prefix; deleted assets too")
-    func show() throws {
+    func show() async throws {
         let sandbox = try Sandbox("show")
         let content = try sandbox.populateCatalog()
-        let json = try sandbox.run(["show", "--json", content.photo1])
+        let json = try await sandbox.run(["show", "--json", content.photo1])
         #expect(json.status == 0, "\(json)")
         let object = try json.jsonObject()
         #expect(object["id"] as? String == content.photo1)
         #expect(object["albums"] as? [String] == ["Trip", "Family"])
         #expect(object["isDeleted"] as? Bool == false)
         for form in [String(content.photo1.prefix(36)), String(content.photo1.prefix(6)).lowercased()] {
-            let result = try sandbox.run(["show", "--json", form])
+            let result = try await sandbox.run(["show", "--json", form])
             #expect(try result.jsonObject()["id"] as? String == content.photo1, "\(form): \(result)")
         }
-        let text = try sandbox.run(["show", content.video])
+        let text = try await sandbox.run(["show", content.video])
         #expect(text.status == 0, "\(text)")
         for expected in [
             "ID        \(content.video)", "Kind      video (video/quicktime)", "File      clip.mov",
@@ -125,19 +125,19 @@ struct BrowseCommandTests {
             #expect(text.stdout.contains(expected), "missing '\(expected)' in\n\(text.stdout)")
         }
         #expect(text.stdout.contains("Original  \(sandbox.library.path)/originals/"))
-        let delete = try sandbox.run(["delete", content.gif])
+        let delete = try await sandbox.run(["delete", content.gif])
         #expect(delete.status == 0, "\(delete)")
-        let deleted = try sandbox.run(["show", content.gif])
+        let deleted = try await sandbox.run(["show", content.gif])
         #expect(deleted.status == 0 && deleted.stdout.contains("(in Recently Deleted)"), "\(deleted)")
     }
 
     @Test("bad identifiers and titles: exit 1, the message names them and says what to do")
-    func badIdentifiers() throws {
+    func badIdentifiers() async throws {
         let sandbox = try Sandbox("bad-ids")
         let content = try sandbox.populateCatalog()
         let more = try sandbox.addPhotos(20)
 
-        let unknown = try sandbox.run(["show", "00000000-DEAD-BEEF-0000-000000000000"])
+        let unknown = try await sandbox.run(["show", "00000000-DEAD-BEEF-0000-000000000000"])
         #expect(unknown.status == 1, "\(unknown)")
         #expect(
             unknown.stderr.contains(
@@ -145,50 +145,50 @@ struct BrowseCommandTests {
         #expect(unknown.stderr.contains("photodrop assets"))
         #expect(unknown.stdout.isEmpty)
 
-        let garbage = try sandbox.run(["show", "not-an-id"])
+        let garbage = try await sandbox.run(["show", "not-an-id"])
         #expect(garbage.status == 1 && garbage.stderr.contains("'not-an-id'"), "\(garbage)")
 
         // 24 assets over 16 first hex digits: some digit starts several identifiers.
         let ids = content.assets + more
         let shared = try #require(
             Dictionary(grouping: ids, by: { $0.prefix(1) }).first { $0.value.count > 1 }?.key)
-        let ambiguous = try sandbox.run(["favorite", String(shared)])
+        let ambiguous = try await sandbox.run(["favorite", String(shared)])
         #expect(ambiguous.status == 1, "\(ambiguous)")
         #expect(ambiguous.stderr.contains("'\(shared)' is ambiguous"), "\(ambiguous)")
 
         let lonely = try #require(Dictionary(grouping: ids, by: { $0.prefix(3) }).first { $0.value.count == 1 })
-        let short = try sandbox.run(["show", String(lonely.key)])
+        let short = try await sandbox.run(["show", String(lonely.key)])
         #expect(short.status == 1 && short.stderr.contains("too short"), "\(short)")
 
-        let albumAsAsset = try sandbox.run(["show", content.trip])
+        let albumAsAsset = try await sandbox.run(["show", content.trip])
         #expect(albumAsAsset.status == 1 && albumAsAsset.stderr.contains("identifier of an album"), "\(albumAsAsset)")
-        let assetAsAlbum = try sandbox.run(["album", "delete", content.photo1])
+        let assetAsAlbum = try await sandbox.run(["album", "delete", content.photo1])
         #expect(assetAsAlbum.status == 1 && assetAsAlbum.stderr.contains("identifier of an asset"), "\(assetAsAlbum)")
-        let titleAsID = try sandbox.run(["album", "rename", "Trip", "Voyage"])
+        let titleAsID = try await sandbox.run(["album", "rename", "Trip", "Voyage"])
         #expect(titleAsID.status == 1, "\(titleAsID)")
         #expect(titleAsID.stderr.contains("'Trip' is the title of album \(content.trip)"), "\(titleAsID)")
 
-        let noAlbum = try sandbox.run(["assets", "--album", "Nowhere"])
+        let noAlbum = try await sandbox.run(["assets", "--album", "Nowhere"])
         #expect(noAlbum.status == 1 && noAlbum.stderr.contains("no album is titled 'Nowhere'"), "\(noAlbum)")
         // PhotoKit allows two albums with one title; the command line then asks for the identifier.
         try sandbox.openCatalog().performChangesAndWait {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip")
         }
-        let twoTrips = try sandbox.run(["assets", "--album", "Trip"])
+        let twoTrips = try await sandbox.run(["assets", "--album", "Trip"])
         #expect(twoTrips.status == 1 && twoTrips.stderr.contains("2 albums are titled 'Trip'"), "\(twoTrips)")
 
-        let badKind = try sandbox.run(["assets", "--kind", "movie"])
+        let badKind = try await sandbox.run(["assets", "--kind", "movie"])
         #expect(badKind.status == 2 && badKind.stderr.contains("--kind"), "\(badKind)")
     }
 
     @Test("no library yet: reading and changing commands say where they looked, exit 1, and create nothing")
-    func noLibrary() throws {
+    func noLibrary() async throws {
         let sandbox = try Sandbox("no-library")
         for arguments in [
             ["albums"], ["assets"], ["show", "ABCD"], ["album", "create", "X"], ["favorite", "ABCD"], ["verify"],
             ["events"], ["delete", "ABCD"],
         ] {
-            let result = try sandbox.run(arguments)
+            let result = try await sandbox.run(arguments)
             #expect(result.status == 1, "\(arguments): \(result)")
             #expect(result.stderr.contains("there is no library yet at '\(sandbox.library.path)'"), "\(result)")
             #expect(result.stderr.contains(sandbox.config.path), "names the configuration: \(result)")

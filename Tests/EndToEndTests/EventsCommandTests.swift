@@ -6,10 +6,10 @@ import Testing
     import Glibc
 #endif
 
-@Suite("photodrop events", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("photodrop events", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct EventsCommandTests {
     @Test("the history as JSON lines: token, date, inserted/updated/deleted per object type; --since continues")
-    func history() throws {
+    func history() async throws {
         let sandbox = try Sandbox("events")
         let content = try sandbox.populateCatalog()
         try sandbox.openCatalog().performChangesAndWait {
@@ -18,7 +18,7 @@ struct EventsCommandTests {
             try AssetChangeRequest(for: asset).isFavorite = true
         }
         for arguments in [["events"], ["events", "--json"]] {
-            let result = try sandbox.run(arguments)
+            let result = try await sandbox.run(arguments)
             #expect(result.status == 0, "\(result)")
             let lines = try result.jsonLines()
             #expect(lines.count == 2, "\(result)")
@@ -33,27 +33,27 @@ struct EventsCommandTests {
             #expect(date.count == 24 && date.hasSuffix("Z"), "ISO 8601 with milliseconds: \(date)")
             #expect((lines[1]["assets"] as? [String: [String]])?["updated"] == [content.gif])
         }
-        let all = try sandbox.run(["events"]).jsonLines()
+        let all = try await sandbox.run(["events"]).jsonLines()
         let firstToken = try #require(all[0]["token"] as? String)
-        let rest = try sandbox.run(["events", "--since", firstToken])
+        let rest = try await sandbox.run(["events", "--since", firstToken])
         #expect(rest.status == 0)
         #expect(try rest.jsonLines().map { $0["token"] as? String } == [all[1]["token"] as? String])
         let last = try #require(all[1]["token"] as? String)
-        let none = try sandbox.run(["events", "--since", last])
+        let none = try await sandbox.run(["events", "--since", last])
         #expect(none.status == 0 && none.stdout.isEmpty, "\(none)")
     }
 
     @Test("bad tokens: malformed is a usage error (2); another library's or a future one is a failure (1)")
-    func badTokens() throws {
+    func badTokens() async throws {
         let sandbox = try Sandbox("events-tokens")
         try sandbox.populateCatalog()
-        let malformed = try sandbox.run(["events", "--since", "yesterday"])
+        let malformed = try await sandbox.run(["events", "--since", "yesterday"])
         #expect(malformed.status == 2, "\(malformed)")
         #expect(malformed.stderr.contains("'yesterday' is not a change token"), "\(malformed)")
-        let foreign = try sandbox.run(["events", "--since", "0123456789abcdef:1"])
+        let foreign = try await sandbox.run(["events", "--since", "0123456789abcdef:1"])
         #expect(foreign.status == 1 && foreign.stderr.contains("another library"), "\(foreign)")
         let token = try sandbox.openCatalog().currentChangeToken
-        let future = try sandbox.run(["events", "--since", "\(token.libraryID):99"])
+        let future = try await sandbox.run(["events", "--since", "\(token.libraryID):99"])
         #expect(future.status == 1 && future.stderr.contains("newer than this library's history"), "\(future)")
 
         // A writer with a short history prunes it: old tokens expire, and plain 'events' starts at the oldest kept.
@@ -65,18 +65,20 @@ struct EventsCommandTests {
                 _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Pruned \(index)")
             }
         }
-        let expired = try sandbox.run(["events", "--since", "\(token.libraryID):1"])
+        let expired = try await sandbox.run(["events", "--since", "\(token.libraryID):1"])
         #expect(expired.status == 1, "\(expired)")
         #expect(expired.stderr.contains("no longer kept") && expired.stderr.contains("without --since"), "\(expired)")
-        let kept = try sandbox.run(["events"])
+        let kept = try await sandbox.run(["events"])
         #expect(kept.status == 0, "\(kept)")
         let tokens = try kept.jsonLines().compactMap { $0["token"] as? String }
         #expect(!tokens.isEmpty && tokens.count < 5, "\(tokens)")
         #expect(tokens.last == (try pruning.currentChangeToken).stringValue)
     }
 
-    @Test("--follow prints a change made by another process within a second, and exits 0 on SIGINT and SIGTERM")
-    func follow() throws {
+    @Test(
+        "--follow prints a change made by another process within a second, and exits 0 on SIGINT and SIGTERM",
+        ProcessBudget.alone)
+    func follow() async throws {
         let sandbox = try Sandbox("events-follow")
         let content = try sandbox.populateCatalog()
         let library = sandbox.openCatalog()
@@ -87,43 +89,43 @@ struct EventsCommandTests {
             try library.performChangesAndWait {
                 _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Started \(signal)")
             }
-            #expect(eventually(timeout: 20) { follower.jsonLines.count == 1 }, "\(follower.stderr)")
+            #expect(await eventually(timeout: 20) { follower.jsonLines.count == 1 }, "\(follower.stderr)")
             // A change by this test process through the API.
             let asset = try #require(
                 try Asset.fetchAssets(withLocalIdentifiers: [content.photo2], library: library).firstObject)
             let flag = !asset.isFavorite
             let committed = Date()
             try library.performChangesAndWait { try AssetChangeRequest(for: asset).isFavorite = flag }
-            #expect(eventually(timeout: 10) { follower.jsonLines.count == 2 }, "\(follower.stderr)")
+            #expect(await eventually(timeout: 10) { follower.jsonLines.count == 2 }, "\(follower.stderr)")
             let latency = Date().timeIntervalSince(committed)
             #expect(latency < 1.0, "the follower took \(latency) s")
             #expect((follower.jsonLines[1]["assets"] as? [String: [String]])?["updated"] == [content.photo2])
 
             // A change by a second photodrop process.
-            let renamed = try sandbox.run(["album", "rename", content.family, "Family \(signal)"])
+            let renamed = try await sandbox.run(["album", "rename", content.family, "Family \(signal)"])
             #expect(renamed.status == 0, "\(renamed)")
             let finished = Date()
-            #expect(eventually(timeout: 10) { follower.jsonLines.count == 3 })
+            #expect(await eventually(timeout: 10) { follower.jsonLines.count == 3 })
             #expect(Date().timeIntervalSince(finished) < 1.0, "seen within a second")
             #expect((follower.jsonLines[2]["albums"] as? [String: [String]])?["updated"] == [content.family])
 
-            #expect(try follower.stop(signal: signal) == 0, "signal \(signal): \(follower.stderr)")
+            #expect(try await follower.stop(signal: signal) == 0, "signal \(signal): \(follower.stderr)")
             #expect(follower.stderr.isEmpty, "\(follower.stderr)")
         }
     }
 
     @Test("--follow before the library exists waits for it; plain events says there is none")
-    func followWaitsForLibrary() throws {
+    func followWaitsForLibrary() async throws {
         let sandbox = try Sandbox("events-wait")
-        let plain = try sandbox.run(["events"])
+        let plain = try await sandbox.run(["events"])
         #expect(plain.status == 1 && plain.stderr.contains("no library yet"), "\(plain)")
         let follower = try BackgroundPhotodrop(sandbox, ["events", "--follow"])
-        #expect(eventually(timeout: 10) { follower.stderr.contains("waiting for it to be created") })
+        #expect(await eventually(timeout: 10) { follower.stderr.contains("waiting for it to be created") })
         #expect(!FileManager.default.fileExists(atPath: sandbox.library.path), "the follower creates nothing")
         let content = try sandbox.populateCatalog()
-        #expect(eventually(timeout: 10) { follower.jsonLines.count == 1 }, "\(follower.stdout)\n\(follower.stderr)")
+        #expect(await eventually(timeout: 10) { follower.jsonLines.count == 1 }, "\(follower.stdout)\n\(follower.stderr)")
         let inserted = (follower.jsonLines.first?["assets"] as? [String: [String]])?["inserted"] ?? []
         #expect(Set(inserted) == Set(content.assets))
-        #expect(try follower.stop(signal: SIGTERM) == 0)
+        #expect(try await follower.stop(signal: SIGTERM) == 0)
     }
 }

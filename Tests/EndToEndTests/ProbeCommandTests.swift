@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("photodrop probe", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("photodrop probe", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct ProbeCommandTests {
     /// A folder of generated files: accepted ones, rejected ones, a dot file and a nested folder.
     private func mixedFolder(_ sandbox: Sandbox) throws -> URL {
@@ -19,10 +19,10 @@ struct ProbeCommandTests {
     }
 
     @Test("--json: one object per file with path, outcome, reason, message, mime and metadata; folders recursively")
-    func json() throws {
+    func json() async throws {
         let sandbox = try Sandbox("probe-json")
         let folder = try mixedFolder(sandbox)
-        let result = try sandbox.run(["probe", "--json", folder.path])
+        let result = try await sandbox.run(["probe", "--json", folder.path])
         #expect(result.status == 1, "rejected files make the exit status 1\n\(result)")
         let items = try result.jsonLines()
         let byName = Dictionary(
@@ -56,12 +56,12 @@ struct ProbeCommandTests {
     }
 
     @Test("text: a block per file with outcome, reason, message, MIME type and metadata; exit 0 when all accepted")
-    func text() throws {
+    func text() async throws {
         let sandbox = try Sandbox("probe-text")
         let photo = try sandbox.write(
             "a.jpg", MediaFixtures.jpeg(seed: 1, width: 640, height: 480, taken: "2021:06:05 14:30:00"))
         let gif = try sandbox.write("b.gif", MediaFixtures.gif())
-        let result = try sandbox.run(["probe", photo.path, gif.path])
+        let result = try await sandbox.run(["probe", photo.path, gif.path])
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == photo.path)
@@ -77,35 +77,35 @@ struct ProbeCommandTests {
     }
 
     @Test("rejected and unreadable files: reason codes in text, outcome failed, exit 1")
-    func rejectedAndMissing() throws {
+    func rejectedAndMissing() async throws {
         let sandbox = try Sandbox("probe-bad")
         let notes = try sandbox.write("notes.txt", MediaFixtures.text)
         let missing = sandbox.root.appendingPathComponent("nope.jpg").path
-        let result = try sandbox.run(["probe", notes.path, missing])
+        let result = try await sandbox.run(["probe", notes.path, missing])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("unsupportedType"))
         #expect(result.stdout.contains("failed"))
         #expect(result.stdout.contains(missing))
         #expect(result.stdout.contains("2 files probed: 0 accepted, 1 rejected, 1 unreadable"), "\(result)")
-        let json = try sandbox.run(["probe", "--json", missing])
+        let json = try await sandbox.run(["probe", "--json", missing])
         #expect(json.status == 1)
         let item = try #require(try json.jsonLines().first)
         #expect(item["outcome"] as? String == "failed" && item["reason"] is NSNull)
         #expect((item["message"] as? String)?.contains("No such file") == true, "\(json)")
-        let empty = try sandbox.run(["probe", sandbox.inbox.path])
+        let empty = try await sandbox.run(["probe", sandbox.inbox.path])
         #expect(empty.status == 1 && empty.stderr.contains("no files to probe"), "\(empty)")
-        let usage = try sandbox.run(["probe"])
+        let usage = try await sandbox.run(["probe"])
         #expect(usage.status == 2 && usage.stderr.contains("missing argument FILE"), "\(usage)")
     }
 
     @Test("the corpus: every file's outcome and reason as EXPECTED.tsv says", .enabled(if: corpusFolder != nil))
-    func corpus() throws {
+    func corpus() async throws {
         let corpus = try #require(corpusFolder)
         let sandbox = try Sandbox("probe-corpus")
         let expected = try String(contentsOf: corpus.appendingPathComponent("EXPECTED.tsv"), encoding: .utf8)
             .split(separator: "\n").dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
         let started = Date()
-        let result = try sandbox.run(["probe", "--json", corpus.path])
+        let result = try await sandbox.run(["probe", "--json", corpus.path])
         let items = try result.jsonLines()
         var byName: [String: [String: Any]] = [:]
         for item in items {
@@ -130,7 +130,7 @@ struct ProbeCommandTests {
     }
 
     @Test("the corpus is absent: say so", .enabled(if: corpusFolder == nil))
-    func corpusAbsent() {
+    func corpusAbsent() async {
         print("ProbeCommandTests: ../shared/corpus/dev is absent; the corpus probe test is skipped")
     }
 }

@@ -2,17 +2,17 @@ import Foundation
 import PhotoCatalog
 import Testing
 
-@Suite("photodrop verify and status", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("photodrop verify and status", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct VerifyStatusCommandTests {
     @Test("verify: clean (0); a deleted original, an orphan and (with --deep) a corrupted original (1)")
-    func verify() throws {
+    func verify() async throws {
         let sandbox = try Sandbox("verify")
         let content = try sandbox.populateCatalog()
-        let clean = try sandbox.run(["verify"])
+        let clean = try await sandbox.run(["verify"])
         #expect(clean.status == 0, "\(clean)")
         #expect(clean.stdout.contains("Checked 4 assets, 4 originals and 4 files under"), "\(clean)")
         #expect(clean.stdout.hasSuffix("No problems found.\n"))
-        let cleanJSON = try sandbox.run(["verify", "--deep", "--json"]).jsonObject()
+        let cleanJSON = try await sandbox.run(["verify", "--deep", "--json"]).jsonObject()
         #expect(cleanJSON["clean"] as? Bool == true && cleanJSON["deep"] as? Bool == true)
         #expect((cleanJSON["hashedBytes"] as? Int ?? 0) > 0)
 
@@ -27,13 +27,13 @@ struct VerifyStatusCommandTests {
         bytes[bytes.count - 10] ^= 0x55
         try bytes.write(to: corrupted)
 
-        let shallow = try sandbox.run(["verify"])
+        let shallow = try await sandbox.run(["verify"])
         #expect(shallow.status == 1, "\(shallow)")
         #expect(shallow.stdout.contains("2 problems (1 missingOriginal, 1 orphanFile):"), "\(shallow)")
         #expect(shallow.stdout.contains("missingOriginal: The original of asset \(content.video) is missing"))
         #expect(shallow.stdout.contains("orphanFile: '\(orphan.path)'"))
 
-        let deep = try sandbox.run(["verify", "--deep", "--json"])
+        let deep = try await sandbox.run(["verify", "--deep", "--json"])
         #expect(deep.status == 1, "\(deep)")
         let report = try deep.jsonObject()
         #expect(report["clean"] as? Bool == false)
@@ -49,7 +49,7 @@ struct VerifyStatusCommandTests {
     @Test("status: counts, sizes, last change, inbox, rejected, claims; daemon lock held or not; health and exit code")
     func status() async throws {
         let sandbox = try Sandbox("status")
-        let none = try sandbox.run(["status", "--json"])
+        let none = try await sandbox.run(["status", "--json"])
         #expect(none.status == 0, "no library yet is not a health problem: \(none)")
         let empty = try none.jsonObject()
         #expect(empty["libraryExists"] as? Bool == false && empty["lastChange"] is NSNull)
@@ -71,7 +71,7 @@ struct VerifyStatusCommandTests {
         _ = try await library.appendJournalEntries(kind: "claim", payloads: [Data("claimed".utf8)])
 
         // No daemon, one claim in flight: a health problem.
-        let unhealthy = try sandbox.run(["status", "--json"])
+        let unhealthy = try await sandbox.run(["status", "--json"])
         #expect(unhealthy.status == 1, "\(unhealthy)")
         var report = try unhealthy.jsonObject()
         #expect(report["library"] as? String == sandbox.library.path)
@@ -98,14 +98,14 @@ struct VerifyStatusCommandTests {
 
         // A daemon holds the lock: it is reported with its pid, and the claim is its business.
         let lock = try WatchLockHolder(library: sandbox.library, pid: 4242)
-        let healthy = try sandbox.run(["status", "--json"])
+        let healthy = try await sandbox.run(["status", "--json"])
         #expect(healthy.status == 0, "\(healthy)")
         report = try healthy.jsonObject()
         #expect((report["daemon"] as? [String: Any])?["running"] as? Bool == true)
         #expect((report["daemon"] as? [String: Any])?["pid"] as? Int == 4242)
         #expect(report["healthy"] as? Bool == true && (report["problems"] as? [Any])?.isEmpty == true)
 
-        let text = try sandbox.run(["status"])
+        let text = try await sandbox.run(["status"])
         #expect(text.status == 0, "\(text)")
         for expected in [
             "Library           \(sandbox.library.path)", "Daemon            running (pid 4242)",
@@ -119,14 +119,14 @@ struct VerifyStatusCommandTests {
 
         // The daemon is gone: its lock file stays behind, but nobody holds it.
         lock.release()
-        let stopped = try sandbox.run(["status", "--json"]).jsonObject()
+        let stopped = try await sandbox.run(["status", "--json"]).jsonObject()
         #expect((stopped["daemon"] as? [String: Any])?["running"] as? Bool == false)
 
         // A link in the inbox is never taken: a health problem naming it.
         try FileManager.default.createSymbolicLink(
             atPath: sandbox.inbox.appendingPathComponent("link.jpg").path, withDestinationPath: "/etc/hostname")
         try await library.removeJournalEntries(try library.journalEntries(kind: "claim").map(\.id))
-        let linked = try sandbox.run(["status"])
+        let linked = try await sandbox.run(["status"])
         #expect(linked.status == 1, "\(linked)")
         #expect(linked.stdout.contains("Health            2 problems"), "\(linked)")
         #expect(linked.stdout.contains("untakeableEntries: "), "\(linked)")
@@ -135,10 +135,10 @@ struct VerifyStatusCommandTests {
     }
 
     @Test("status: a missing inbox is a health problem")
-    func missingInbox() throws {
+    func missingInbox() async throws {
         let sandbox = try Sandbox("status-inbox")
         try FileManager.default.removeItem(at: sandbox.inbox)
-        let result = try sandbox.run(["status"])
+        let result = try await sandbox.run(["status"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("\(sandbox.inbox.path) does not exist"), "\(result)")
     }

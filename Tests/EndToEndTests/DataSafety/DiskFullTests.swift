@@ -10,12 +10,12 @@ import Testing
 /// ENOSPC for real: the library on a small tmpfs, mounted in a private mount namespace (`unshare -m`, so that
 /// nothing leaks into the machine's mounts and the mount goes with the daemon), filled up in the middle of a burst.
 /// The drops that do not fit wait in the inbox; once space is freed, every one is stored and `verify --deep` is clean.
-@Suite("disk full", .serialized, .enabled(if: PhotodropBinary.isBuilt))
+@Suite("disk full", .serialized, .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct DiskFullTests {
     static let namespaceTools = ["/usr/bin/unshare", "/usr/bin/nsenter"].allSatisfy(toolExists)
 
     @Test("the library's file system fills up mid-burst: nothing is lost, everything is stored once space is freed")
-    func libraryDiskFull() throws {
+    func libraryDiskFull() async throws {
         guard canRun(runningAsRoot && Self.namespaceTools, "needs root, unshare and nsenter to mount a private tmpfs")
         else { return }
         let binary = try #require(PhotodropBinary.url)
@@ -29,19 +29,19 @@ struct DiskFullTests {
                 "mount -t tmpfs -o size=8m tmpfs '\(disk.path)' && exec \"$0\" \"$@\"",
             ])
         let daemon = try WatchDaemon(sandbox, launcher: launcher)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let pid = daemon.pid
         // The daemon's view of the tmpfs, from outside its namespace.
         let diskInside = "/proc/\(pid)/root" + disk.path
         /// Runs photodrop inside the daemon's mount namespace.
-        func inside(_ arguments: [String]) throws -> RunResult {
-            try runProcess(
+        func inside(_ arguments: [String]) async throws -> RunResult {
+            try await runProcess(
                 URL(fileURLWithPath: "/usr/bin/nsenter"),
                 ["-t", String(pid), "-m", "--", binary.path, "--config", sandbox.config.path] + arguments, timeout: 120)
         }
 
         try TinyJPEG.write(count: 5, into: sandbox.inboxAlbum("Before"))
-        #expect(daemon.waitForOutcomes(5).count == 5, "\(daemon.log)")
+        #expect(await daemon.waitForOutcomes(5).count == 5, "\(daemon.log)")
 
         // Fill the tmpfs but for 150 KB.
         var space = statvfs()
@@ -71,8 +71,8 @@ struct DiskFullTests {
             urls.append(url)
         }
         try sandbox.move(urls, into: try sandbox.inboxAlbum("Burst"))
-        let reported = eventually(timeout: 60) {
-            let result = try? inside(["status", "--json"])
+        let reported = await eventually(timeout: 60) {
+            let result = try? await inside(["status", "--json"])
             let problems = ((try? result?.jsonObject())?["problems"] as? [[String: Any]]) ?? []
             return problems.contains { $0["code"] as? String == "stuckFiles" }
         }
@@ -82,13 +82,13 @@ struct DiskFullTests {
 
         // Space again: everything is stored.
         #expect(unlink(filler) == 0)
-        let drained = eventually(timeout: 120) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty }
-        usleep(500_000)
+        let drained = await eventually(timeout: 120) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty }
+        await pause(500_000)
         #expect(drained, "\(sandbox.inboxFiles.prefix(5))\n\(daemon.log.suffix(3000))")
-        let assets = try inside(["assets", "--json"])
+        let assets = try await inside(["assets", "--json"])
         #expect(assets.stdout.split(separator: "\n").count == 65, "\(assets.stdout.split(separator: "\n").count) assets")
-        let verify = try inside(["verify", "--deep"])
+        let verify = try await inside(["verify", "--deep"])
         #expect(verify.status == 0, "\(verify)")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
     }
 }

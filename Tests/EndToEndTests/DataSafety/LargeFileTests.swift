@@ -9,7 +9,7 @@ import Testing
 /// Files larger than 4 GB (sparse, so that the tests neither write nor keep gigabytes), and the data-loss issue's
 /// case 11: large files must not starve small ones, and an unchanged incomplete upload is hashed once.
 @Suite("large files: over 4 GB, head-of-line blocking, incomplete uploads", .serialized,
-    .enabled(if: PhotodropBinary.isBuilt))
+    .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct LargeFileTests {
     static func be32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
     static func be64(_ value: Int) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
@@ -54,21 +54,21 @@ struct LargeFileTests {
     }
 
     @Test("a movie over 4 GB: probed, hashed, copied (holes kept) and moved; verify --deep agrees")
-    func overFourGigabytes() throws {
+    func overFourGigabytes() async throws {
         let sandbox = try Sandbox("over4gb")
         // Just over 4 GiB: every size and offset needs 64 bits.
         let sampleSize = 2_147_500_000
         let first = sandbox.root.appendingPathComponent("big-1.mp4")
         let (_, size) = try Self.sparseMovie(at: first, sampleSize: sampleSize, seed: 1)
         #expect(size > 4 << 30)
-        let probe = try sandbox.run(["probe", "--json", first.path])
+        let probe = try await sandbox.run(["probe", "--json", first.path])
         #expect(try probe.jsonLines().first?["outcome"] as? String == "video", "\(probe)")
 
         // import (copy): hashed and copied; the copy keeps the holes.
-        let copied = try sandbox.run(["import", first.path, "--json"], timeout: 300)
+        let copied = try await sandbox.run(["import", first.path, "--json"], timeout: 300)
         #expect(copied.status == 0, "\(copied)")
         let asset = try #require((try copied.jsonObject()["items"] as? [[String: Any]])?.first?["id"] as? String)
-        let shown = try sandbox.run(["show", asset, "--json"]).jsonObject()
+        let shown = try await sandbox.run(["show", asset, "--json"]).jsonObject()
         #expect(shown["bytes"] as? Int == size)
         let stored = try #require(shown["path"] as? String)
         var info = stat()
@@ -81,24 +81,26 @@ struct LargeFileTests {
         _ = try Self.sparseMovie(at: second, sampleSize: sampleSize, seed: 2)
         var before = stat()
         #expect(stat(second.path, &before) == 0)
-        let moved = try sandbox.run(["import", second.path, "--move", "--json"], timeout: 300)
+        let moved = try await sandbox.run(["import", second.path, "--move", "--json"], timeout: 300)
         #expect(moved.status == 0, "\(moved)")
         let movedID = try #require((try moved.jsonObject()["items"] as? [[String: Any]])?.first?["id"] as? String)
-        let movedPath = try #require(try sandbox.run(["show", movedID, "--json"]).jsonObject()["path"] as? String)
+        let movedPath = try #require(try await sandbox.run(["show", movedID, "--json"]).jsonObject()["path"] as? String)
         var after = stat()
         #expect(stat(movedPath, &after) == 0 && after.st_ino == before.st_ino, "renamed, not copied")
         #expect(!FileManager.default.fileExists(atPath: second.path))
 
         // verify --deep re-hashes both stored files with the catalog's own hasher, independently of the pipeline's.
-        let verify = try sandbox.run(["verify", "--deep"], timeout: 300)
+        let verify = try await sandbox.run(["verify", "--deep"], timeout: 300)
         #expect(verify.status == 0, "\(verify)")
     }
 
-    @Test("a small file dropped while two 5 GB files are being hashed is stored within 3 s of settling")
-    func smallFilesAreNotStarved() throws {
+    @Test(
+        "a small file dropped while two 5 GB files are being hashed is stored within 3 s of settling",
+        ProcessBudget.alone)
+    func smallFilesAreNotStarved() async throws {
         let sandbox = try Sandbox("head-of-line", settings: ["settleMilliseconds": 200, "workers": 2])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Big")
         let staging = try sandbox.staging("big")
         for index in 0..<2 {
@@ -108,12 +110,12 @@ struct LargeFileTests {
         try sandbox.move(
             (0..<2).map { staging.appendingPathComponent("big-\($0).mp4") }, into: album)
         // Both are claimed and being read.
-        #expect(eventually(timeout: 20) { sandbox.stagedFiles.count == 2 }, "\(daemon.log)")
-        usleep(500_000)
+        #expect(await eventually(timeout: 20) { sandbox.stagedFiles.count == 2 }, "\(daemon.log)")
+        await pause(500_000)
         let dropped = Date()
         try Data(TinyJPEG.bytes(90)).write(to: try sandbox.inboxAlbum("Small").appendingPathComponent("small.jpg"))
         var smallStored: Date?
-        eventually(timeout: 60) {
+        await eventually(timeout: 60) {
             if daemon.outcomes.contains(where: { $0["path"] as? String == "Small/small.jpg" }) { smallStored = Date() }
             return smallStored != nil
         }
@@ -121,26 +123,26 @@ struct LargeFileTests {
         let bigDone = daemon.outcomes.filter { ($0["path"] as? String)?.hasPrefix("Big/") == true }.count
         #expect(latency < 3.2, "stored \(latency) s after the drop (settle 0.2 s)")
         #expect(bigDone < 2, "the large files were still being hashed when the small one was stored")
-        #expect(eventually(timeout: 120) { daemon.outcomes.count == 3 }, "\(daemon.log.suffix(2000))")
-        #expect(try daemon.stop() == 0)
+        #expect(await eventually(timeout: 120) { daemon.outcomes.count == 3 }, "\(daemon.log.suffix(2000))")
+        #expect(try await daemon.stop() == 0)
         #expect(try LibraryCheck(sandbox).assetCount == 3)
     }
 
     @Test("an incomplete upload is hashed once: at the end of its grace period, unchanged, it is rejected unread")
-    func incompleteUploadHashedOnce() throws {
+    func incompleteUploadHashedOnce() async throws {
         let sandbox = try Sandbox("incomplete-once", settings: ["settleMilliseconds": 100, "incompleteGraceSeconds": 2])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         // A JPEG cut before its end marker, its scan data continued by a hole: 300 MB that probe as truncated.
         let staging = try sandbox.staging("cut")
         let cut = staging.appendingPathComponent("upload.jpg")
         try Data(TinyJPEG.bytes(91).dropLast(2)).write(to: cut)
         #expect(truncate(cut.path, off_t(300 << 20)) == 0)
         try sandbox.move([cut], into: try sandbox.inboxAlbum("Uploads"))
-        let rejected = daemon.waitForOutcomes(1, timeout: 60)
+        let rejected = await daemon.waitForOutcomes(1, timeout: 60)
         #expect(rejected.first?["outcome"] as? String == "rejected" && rejected.first?["reason"] as? String == "corrupt")
         #expect(daemon.log.contains("incomplete; left in the inbox"), "judged incomplete first")
         #expect(daemon.log.contains("rejected without reading it again"), "\(daemon.log.suffix(2000))")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
     }
 }

@@ -10,7 +10,7 @@ import Testing
 /// not where the configuration says it is, never starts a fresh library in the mount point of an unmounted disk, and
 /// never lets its folders overlap.
 @Suite("the library's place: overlaps, a library deleted or replaced, an empty folder, a damaged database",
-    .enabled(if: PhotodropBinary.isBuilt))
+    .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct LibraryLocationTests {
     @Test(
         "overlapping folders and invalid globs are refused with exit status 2, naming the keys",
@@ -19,11 +19,11 @@ struct LibraryLocationTests {
             (#"{"library": "L", "rejected": "L/Rejected"}"#, ["\"rejected\"", "\"library\""]),
             (#"{"ignore": ["["]}"#, ["ignore[0]", "\"[\""]),
         ])
-    func refusedConfig(_ settingsJSON: String, _ named: [String]) throws {
+    func refusedConfig(_ settingsJSON: String, _ named: [String]) async throws {
         let settings = try #require(try JSONSerialization.jsonObject(with: Data(settingsJSON.utf8)) as? [String: Any])
         let sandbox = try Sandbox("config-refused", settings: settings)
         for command in [["watch"], ["import", sandbox.inbox.path], ["status"]] {
-            let result = try sandbox.run(command, timeout: 30)
+            let result = try await sandbox.run(command, timeout: 30)
             #expect(result.status == 2, "\(command): \(result)")
             for key in named { #expect(result.stderr.contains(key), "\(command): \(result.stderr)") }
             #expect(result.stderr.contains("config.json"), "the file is named: \(result.stderr)")
@@ -32,37 +32,37 @@ struct LibraryLocationTests {
     }
 
     @Test("an existing folder without a library is refused by watch and import; init creates one on purpose")
-    func emptyFolderIsRefused() throws {
+    func emptyFolderIsRefused() async throws {
         let sandbox = try Sandbox("empty-mount")
         try FileManager.default.createDirectory(at: sandbox.library, withIntermediateDirectories: true)
         let drop = try TinyJPEG.write(count: 2, into: sandbox.inboxAlbum("Trip"))
-        let watch = try sandbox.run(["watch"], timeout: 30)
+        let watch = try await sandbox.run(["watch"], timeout: 30)
         #expect(watch.status != 0, "\(watch)")
         #expect(watch.stderr.contains("photodrop init") && watch.stderr.contains("not mounted"), "\(watch.stderr)")
-        let imported = try sandbox.run(["import", drop[0].path, "--move"], timeout: 30)
+        let imported = try await sandbox.run(["import", drop[0].path, "--move"], timeout: 30)
         #expect(imported.status == 2, "\(imported)")
         #expect(drop.allSatisfy { FileManager.default.fileExists(atPath: $0.path) }, "the inbox is untouched")
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.library.path).isEmpty)
 
-        let initialized = try sandbox.run(["init"])
+        let initialized = try await sandbox.run(["init"])
         #expect(initialized.status == 0 && initialized.stdout.contains("Created a photodrop library"), "\(initialized)")
-        let again = try sandbox.run(["init"])
+        let again = try await sandbox.run(["init"])
         #expect(again.status == 0 && again.stdout.contains("already holds"), "\(again)")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
-        #expect(daemon.waitForOutcomes(2).count == 2)
-        #expect(try daemon.stop() == 0)
+        try await daemon.waitUntilStarted()
+        #expect(await daemon.waitForOutcomes(2).count == 2)
+        #expect(try await daemon.stop() == 0)
         var info = stat()
         #expect(stat(sandbox.library.path, &info) == 0)
         #expect(stat(sandbox.library.appendingPathComponent("library.sqlite").path, &info) == 0 && info.st_mode & 0o777 == 0o640)
     }
 
     @Test("a first run creates the library with folders 0750 and database 0640")
-    func firstRunCreates() throws {
+    func firstRunCreates() async throws {
         let sandbox = try Sandbox("first-run")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
-        #expect(try daemon.stop() == 0)
+        try await daemon.waitUntilStarted()
+        #expect(try await daemon.stop() == 0)
         for (path, mode) in [
             (sandbox.library.path, 0o750), (sandbox.library.appendingPathComponent("originals").path, 0o750),
             (sandbox.library.appendingPathComponent("library.sqlite").path, 0o640),
@@ -82,12 +82,12 @@ struct LibraryLocationTests {
 
     @Test("the library deleted or replaced while watch runs: it stops, and every drop stays in the inbox",
         arguments: Disappearance.allCases)
-    func libraryDisappears(_ how: Disappearance) throws {
+    func libraryDisappears(_ how: Disappearance) async throws {
         let sandbox = try Sandbox("library-gone", settings: ["settleMilliseconds": 50])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         try TinyJPEG.write(count: 5, into: sandbox.inboxAlbum("Before"))
-        #expect(daemon.waitForOutcomes(5).count == 5)
+        #expect(await daemon.waitForOutcomes(5).count == 5)
         switch how {
         case .deleted:
             try FileManager.default.removeItem(at: sandbox.library)
@@ -98,7 +98,7 @@ struct LibraryLocationTests {
         // A burst after the loss: none of it may be thrown away as a "duplicate", none may vanish.
         let drops = try TinyJPEG.write(count: 40, startingAt: 100, into: sandbox.inboxAlbum("After"))
         try Data(TinyJPEG.bytes(0)).write(to: sandbox.inboxAlbum("After").appendingPathComponent("same-as-before.jpg"))
-        let stopped = eventually(timeout: 30) { !daemon.isRunning }
+        let stopped = await eventually(timeout: 30) { !daemon.isRunning }
         #expect(stopped, "the daemon stops by itself\n\(daemon.log.suffix(3000))")
         if !stopped { daemon.kill9() }
         #expect(daemon.process.terminationStatus != 0)
@@ -114,17 +114,17 @@ struct LibraryLocationTests {
         }
         // A restart does not make a new library in the empty folder either.
         if how == .replaced {
-            let again = try sandbox.run(["watch"], timeout: 30)
+            let again = try await sandbox.run(["watch"], timeout: 30)
             #expect(again.status != 0 && again.stderr.contains("photodrop init"), "\(again)")
         }
     }
 
     @Test("a damaged library.sqlite at start: a clear error naming the file, never a silent new library",
         arguments: ["notADatabase", "damagedPage"])
-    func damagedDatabase(_ damage: String) throws {
+    func damagedDatabase(_ damage: String) async throws {
         let sandbox = try Sandbox("damaged-db")
         let photos = try TinyJPEG.write(count: 30, into: sandbox.staging("photos"))
-        #expect(try sandbox.run(["import", photos[0].deletingLastPathComponent().path]).status == 0)
+        #expect(try await sandbox.run(["import", photos[0].deletingLastPathComponent().path]).status == 0)
         let database = sandbox.library.appendingPathComponent("library.sqlite")
         if damage == "notADatabase" {
             try Data(repeating: 0x42, count: 8192).write(to: database)
@@ -140,7 +140,7 @@ struct LibraryLocationTests {
         }
         let before = try Data(contentsOf: database)
         let drop = try TinyJPEG.write(count: 1, startingAt: 500, into: sandbox.inboxAlbum("Trip"))
-        let watch = try sandbox.run(["watch"], timeout: 30)
+        let watch = try await sandbox.run(["watch"], timeout: 30)
         #expect(watch.status != 0, "\(watch)")
         #expect(watch.stderr.contains("library.sqlite"), "names the file: \(watch.stderr)")
         #expect(watch.stderr.contains("backup"), "says what to do: \(watch.stderr)")
@@ -153,15 +153,15 @@ struct LibraryLocationTests {
     /// intents undo the files of that block. (Cutting into frames that were already synced is what a file system that
     /// lies about fsync does; the README says what photodrop can and cannot promise then.)
     @Test("a torn WAL tail after kill -9 is ordinary recovery: nothing lost, verify clean")
-    func tornWAL() throws {
+    func tornWAL() async throws {
         let sandbox = try Sandbox("torn-wal", settings: ["settleMilliseconds": 0])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let source = try sandbox.staging("burst")
         let photos = try TinyJPEG.write(count: 300, into: source)
         let contents = Set(try photos.map { try sha256(of: $0) })
         try sandbox.move(photos, into: try sandbox.inboxAlbum("Burst"))
-        _ = daemon.waitForOutcomes(150, timeout: 60)
+        _ = await daemon.waitForOutcomes(150, timeout: 60)
         daemon.kill9()
         let wal = sandbox.library.appendingPathComponent("library.sqlite-wal")
         var info = stat()
@@ -174,12 +174,12 @@ struct LibraryLocationTests {
         try handle.write(contentsOf: Data(torn))
         try handle.close()
         let final = try WatchDaemon(sandbox)
-        let drained = eventually(timeout: 60) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty }
-        usleep(300_000)
-        #expect(try final.stop() == 0)
+        let drained = await eventually(timeout: 60) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty }
+        await pause(300_000)
+        #expect(try await final.stop() == 0)
         #expect(drained, "\(sandbox.inboxFiles.prefix(5)) \(final.log.suffix(2000))")
         let library = try LibraryCheck(sandbox)
         #expect(Set(try library.storedContents().keys) == contents)
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 }

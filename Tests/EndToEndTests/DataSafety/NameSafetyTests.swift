@@ -9,7 +9,7 @@ import Testing
 /// The data-loss issue's cases 7 and 8, and names with newlines: rejected files keep a usable name, nothing is written
 /// through a link under `Rejected/`, and names that are not UTF-8 or hold newlines come out of every JSON writer in
 /// escapes that give the original bytes back.
-@Suite("names: long, not UTF-8, with newlines; links under Rejected/", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("names: long, not UTF-8, with newlines; links under Rejected/", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct NameSafetyTests {
     /// Creates a file whose name is `bytes` in `folder` (through the raw bytes, which Foundation cannot name).
     func writeFile(named bytes: [UInt8], in folder: URL, contents: [UInt8]) throws {
@@ -37,10 +37,10 @@ struct NameSafetyTests {
     }
 
     @Test("a 255-byte name keeps its extension in Rejected/, and its clash suffix and .reason.json fit")
-    func longNames() throws {
+    func longNames() async throws {
         let sandbox = try Sandbox("long-names", settings: ["settleMilliseconds": 50])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Docs")
         // 251 bytes of stem + ".pdf" = 255; and one with multi-byte characters (é is 2 bytes) that must not be cut
         // in half.
@@ -50,11 +50,11 @@ struct NameSafetyTests {
         for name in [plain, accented] {
             try Data("not a photo\n".utf8).write(to: album.appendingPathComponent(name))
         }
-        #expect(daemon.waitForOutcomes(2).count == 2)
+        #expect(await daemon.waitForOutcomes(2).count == 2)
         // The same long name again: its clash suffix must fit too.
         try Data("another document\n".utf8).write(to: album.appendingPathComponent(plain))
-        #expect(daemon.waitForOutcomes(3).count == 3)
-        #expect(try daemon.stop() == 0)
+        #expect(await daemon.waitForOutcomes(3).count == 3)
+        #expect(try await daemon.stop() == 0)
         let rejected = try FileManager.default.contentsOfDirectory(atPath: sandbox.rejected.appendingPathComponent("Docs").path)
         let files = rejected.filter { !$0.hasSuffix(".reason.json") }
         #expect(files.count == 3, "\(rejected)")
@@ -69,10 +69,10 @@ struct NameSafetyTests {
     }
 
     @Test("names that are not UTF-8: taken, stored or rejected under their own bytes, \\udcXX in every JSON")
-    func namesThatAreNotUTF8() throws {
+    func namesThatAreNotUTF8() async throws {
         let sandbox = try Sandbox("latin1", settings: ["settleMilliseconds": 50])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Trip")
         let photoName = Array("M".utf8) + [0xFC] + Array("nchen.jpg".utf8)
         let noteName = Array("caf".utf8) + [0xE9] + Array(".txt".utf8)
@@ -80,10 +80,10 @@ struct NameSafetyTests {
         try writeFile(named: noteName, in: album, contents: Array("a note\n".utf8))
         // Foundation's JSON parser refuses lone surrogates (Python's and jq's read them), so the lines are counted
         // as text here.
-        let finished = eventually(timeout: 30) {
+        let finished = await eventually(timeout: 30) {
             daemon.log.split(separator: "\n").filter { $0.contains("\"outcome\":") }.count >= 2
         }
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
         #expect(finished, "\(daemon.log)")
         // The JSON log carries the names as surrogate escapes (Python: json.loads, then os.fsencode).
         #expect(daemon.log.contains("Trip/M\\udcfcnchen.jpg"), "\(daemon.log)")
@@ -107,7 +107,7 @@ struct NameSafetyTests {
         let reasonText = try String(contentsOf: reasonCopy, encoding: .utf8)
         #expect(reasonText.contains("caf\\udce9.txt"), "\(reasonText)")
         // And Python gives the original bytes back from it: json.loads, then os.fsencode (surrogateescape).
-        let python = try runProcess(
+        let python = try await runProcess(
             URL(fileURLWithPath: "/usr/bin/env"),
             [
                 "python3", "-c",
@@ -119,23 +119,23 @@ struct NameSafetyTests {
             .map { String(format: "%02x", $0) }.joined()
         #expect(python.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == expected, "\(python)")
         // The photo is an asset whose original name round-trips.
-        let assets = try sandbox.run(["assets", "--json"])
+        let assets = try await sandbox.run(["assets", "--json"])
         #expect(assets.stdout.contains("\"originalFilename\":\"M\\udcfcnchen.jpg\""), "\(assets.stdout)")
         #expect(try LibraryCheck(sandbox).assetCount == 1)
         #expect(sandbox.inboxFiles.isEmpty)
     }
 
     @Test("a name with a newline: one log line, valid JSON in reason.json and in --json output")
-    func newlines() throws {
+    func newlines() async throws {
         let sandbox = try Sandbox("newline", settings: ["settleMilliseconds": 50, "log": ["format": "text", "level": "info"]])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Lines")
         try Data("text\n".utf8).write(to: album.appendingPathComponent("two\nlines.txt"))
         try Data(TinyJPEG.bytes(41)).write(to: album.appendingPathComponent("photo\nname.jpg"))
-        #expect(eventually(timeout: 30) { sandbox.inboxFiles.isEmpty })
-        usleep(300_000)
-        #expect(try daemon.stop() == 0)
+        #expect(await eventually(timeout: 30) { sandbox.inboxFiles.isEmpty })
+        await pause(300_000)
+        #expect(try await daemon.stop() == 0)
         let lines = daemon.log.split(separator: "\n")
         #expect(lines.contains { $0.contains("two\\nlines.txt") }, "escaped in the text log: \(daemon.log)")
         #expect(!lines.contains { $0.hasPrefix("lines.txt") }, "no line was split")
@@ -143,25 +143,25 @@ struct NameSafetyTests {
         let reasonData = try Data(contentsOf: folder.appendingPathComponent("two\nlines.txt.reason.json"))
         let reason = try #require(try JSONSerialization.jsonObject(with: reasonData) as? [String: Any])
         #expect((reason["source"] as? String)?.hasSuffix("Lines/two\nlines.txt") == true)
-        let assets = try sandbox.run(["assets", "--json"]).jsonLines()
+        let assets = try await sandbox.run(["assets", "--json"]).jsonLines()
         #expect(assets.map { $0["originalFilename"] as? String } == ["photo\nname.jpg"])
-        let probe = try sandbox.run(["probe", "--json", folder.appendingPathComponent("two\nlines.txt").path])
+        let probe = try await sandbox.run(["probe", "--json", folder.appendingPathComponent("two\nlines.txt").path])
         #expect(try probe.jsonLines().first?["path"] as? String == folder.appendingPathComponent("two\nlines.txt").path)
     }
 
     @Test("Rejected/<Album> replaced by a link to another folder: nothing is written through it; the file waits")
-    func linkUnderRejected() throws {
+    func linkUnderRejected() async throws {
         let sandbox = try Sandbox("rejected-link", settings: ["settleMilliseconds": 50])
         let elsewhere = sandbox.root.appendingPathComponent("Elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: sandbox.rejected, withIntermediateDirectories: true)
         #expect(symlink(elsewhere.path, sandbox.rejected.appendingPathComponent("Docs").path) == 0)
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         try Data("not a photo\n".utf8).write(to: try sandbox.inboxAlbum("Docs").appendingPathComponent("note.txt"))
         var problems: [[String: Any]] = []
-        let reported = eventually(timeout: 20) {
-            let status = try? sandbox.run(["status", "--json"])
+        let reported = await eventually(timeout: 20) {
+            let status = try? await sandbox.run(["status", "--json"])
             problems = ((try? status?.jsonObject())?["problems"] as? [[String: Any]]) ?? []
             return status?.status == 1 && problems.contains { $0["code"] as? String == "rejectedUnreadable" }
         }
@@ -170,8 +170,8 @@ struct NameSafetyTests {
         #expect(sandbox.inboxFiles == ["Docs/note.txt"], "the file stays in the inbox")
         // The link replaced by a real folder: the next retry quarantines the file.
         #expect(unlink(sandbox.rejected.appendingPathComponent("Docs").path) == 0)
-        #expect(eventually(timeout: 30) { sandbox.inboxFiles.isEmpty }, "\(daemon.log.suffix(1500))")
-        #expect(try daemon.stop() == 0)
+        #expect(await eventually(timeout: 30) { sandbox.inboxFiles.isEmpty }, "\(daemon.log.suffix(1500))")
+        #expect(try await daemon.stop() == 0)
         #expect(FileManager.default.fileExists(atPath: sandbox.rejected.appendingPathComponent("Docs/note.txt").path))
     }
 }

@@ -16,10 +16,10 @@ import Testing
 /// Run three ways: with openat2, and with openat2 refused by a real seccomp filter (EPERM, as container runtimes do;
 /// ENOSYS, as kernels before 5.6), where photodrop resolves names component by component with O_NOFOLLOW.
 @Suite("watch: a folder swapped for a link never pulls a file from outside the inbox", .serialized,
-    .enabled(if: PhotodropBinary.isBuilt))
+    .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct SymlinkRaceTests {
     @Test("150 drops while the album folder and a link to outside swap places", arguments: ["openat2", "EPERM", "ENOSYS"])
-    func swappedAlbumFolder(_ mode: String) throws {
+    func swappedAlbumFolder(_ mode: String) async throws {
         let launcher: Launcher?
         if mode == "openat2" {
             launcher = nil
@@ -36,7 +36,7 @@ struct SymlinkRaceTests {
         #expect(symlink(outside.path, link.path) == 0)
 
         let daemon = try WatchDaemon(sandbox, launcher: launcher)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let drops = try TinyJPEG.write(count: 150, into: sandbox.staging("drops"))
         let dropContents = Set(try drops.map { try sha256(of: $0) })
 
@@ -54,11 +54,11 @@ struct SymlinkRaceTests {
         for (index, drop) in drops.enumerated() {
             // Into whichever of the two is the real folder right now (through the path, as an uploader would).
             _ = rename(drop.path, album.appendingPathComponent(drop.lastPathComponent).path)
-            if index % 10 == 0 { usleep(20_000) }
+            if index % 10 == 0 { await pause(20_000) }
         }
-        usleep(2_000_000)
+        await pause(2_000_000)
         stop.store(true, ordering: .relaxed)
-        while !racer.isFinished { usleep(1_000) }
+        while !racer.isFinished { await pause(1_000) }
         #expect(swaps.load(ordering: .relaxed) > 1000, "the racer swapped the folders")
 
         // Leave the real folder under its own name and the link gone, so that everything left is found again.
@@ -76,8 +76,8 @@ struct SymlinkRaceTests {
                 _ = rename(strayed.path, album.appendingPathComponent("late-" + drop.lastPathComponent).path)
             }
         }
-        let drained = eventually(timeout: 60) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty }
-        #expect(try daemon.stop() == 0)
+        let drained = await eventually(timeout: 60) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty }
+        #expect(try await daemon.stop() == 0)
         #expect(drained, "left in the inbox: \(sandbox.inboxFiles.prefix(5))\n\(daemon.log.suffix(2000))")
 
         // Not one secret moved or changed, and none is in the library or in Rejected/.

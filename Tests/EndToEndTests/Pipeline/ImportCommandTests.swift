@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `photodrop import`: exit codes, --dry-run, --json, --move, --album, re-import.
-@Suite("import", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("import", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct ImportCommandTests {
     /// A source tree: `Trip/` with photos (one nested), a text file, and photos directly in the root.
     func makeTree(_ sandbox: Sandbox, name: String = "photos", rejected: Bool = true) throws -> URL {
@@ -20,14 +20,14 @@ struct ImportCommandTests {
     }
 
     @Test("exit 0 when everything is stored, 1 when something is rejected, 2 for usage and configuration errors")
-    func exitCodes() throws {
+    func exitCodes() async throws {
         let sandbox = try Sandbox("import-exit")
         let clean = try makeTree(sandbox, name: "clean", rejected: false)
-        let ok = try sandbox.run(["import", clean.path])
+        let ok = try await sandbox.run(["import", clean.path])
         #expect(ok.status == 0, "\(ok)")
         #expect(ok.stdout.contains("Imported 6"), "\(ok)")
         let mixed = try makeTree(sandbox, name: "mixed", rejected: true)
-        let partly = try sandbox.run(["import", mixed.path])
+        let partly = try await sandbox.run(["import", mixed.path])
         #expect(partly.status == 1, "\(partly)")
         #expect(partly.stderr.contains("notes.txt"), "\(partly)")
         // A file that cannot be read as one (a named pipe, which even root cannot "read" as a photo) fails: exit 1,
@@ -35,7 +35,7 @@ struct ImportCommandTests {
         let withPipe = try makeTree(sandbox, name: "with-pipe", rejected: false)
         let pipe = withPipe.appendingPathComponent("Trip/stream.jpg")
         #expect(mkfifo(pipe.path, 0o644) == 0)
-        let failed = try sandbox.run(["import", withPipe.path, "--json"])
+        let failed = try await sandbox.run(["import", withPipe.path, "--json"])
         #expect(failed.status == 1, "\(failed)")
         let summary = try failed.jsonObject()
         #expect(summary["failed"] as? Int == 1, "\(failed)")
@@ -45,26 +45,26 @@ struct ImportCommandTests {
         #expect(pipeItem?["outcome"] as? String == "failed", "\(items)")
         #expect((pipeItem?["message"] as? String)?.contains("not a regular file") == true, "\(items)")
         #expect(FileManager.default.fileExists(atPath: pipe.path), "a failed file stays where it is")
-        let missing = try sandbox.run(["import", sandbox.root.appendingPathComponent("nope").path])
+        let missing = try await sandbox.run(["import", sandbox.root.appendingPathComponent("nope").path])
         #expect(missing.status == 2, "\(missing)")
         #expect(missing.stderr.contains("nope"), "\(missing)")
         for inside in [sandbox.root.path, sandbox.library.appendingPathComponent("originals").path] {
-            let refused = try sandbox.run(["import", "--move", inside])
+            let refused = try await sandbox.run(["import", "--move", inside])
             #expect(refused.status == 2 && refused.stderr.contains("library"), "\(refused)")
         }
-        let noPath = try sandbox.run(["import"])
+        let noPath = try await sandbox.run(["import"])
         #expect(noPath.status == 2, "\(noPath)")
         try sandbox.writeConfig(["library": "Library", "workers": "many"])
-        let badConfig = try sandbox.run(["import", clean.path])
+        let badConfig = try await sandbox.run(["import", clean.path])
         #expect(badConfig.status == 2, "\(badConfig)")
         #expect(badConfig.stderr.contains("workers"), "\(badConfig)")
     }
 
     @Test("--json prints one object with the counts and an item per file")
-    func json() throws {
+    func json() async throws {
         let sandbox = try Sandbox("import-json")
         let tree = try makeTree(sandbox)
-        let result = try sandbox.run(["import", tree.path, "--json"])
+        let result = try await sandbox.run(["import", tree.path, "--json"])
         #expect(result.status == 1, "\(result)")
         let object = try result.jsonObject()
         #expect(object["imported"] as? Int == 6)
@@ -94,7 +94,7 @@ struct ImportCommandTests {
         // Sources are kept by default, and a rejected file is only reported.
         #expect(sandbox.files(under: tree).count == 7)
         #expect(sandbox.files(under: sandbox.rejected).isEmpty)
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 
     /// Runs only as root (with setpriv), because it needs a second user: photodrop opens sources with O_NOATIME,
@@ -102,12 +102,12 @@ struct ImportCommandTests {
     @Test(
         "files owned by another user are imported and probed (O_NOATIME falls back to a plain open)",
         .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
-    func readsAnotherUsersFiles() throws {
+    func readsAnotherUsersFiles() async throws {
         let sandbox = try Sandbox("import-owner")
         let tree = try makeTree(sandbox, rejected: false)
         #expect(chmod(sandbox.root.path, 0o755) == 0)
         guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
-        let asNobody = try runProcess(
+        let asNobody = try await runProcess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             [
                 "--reuid=65534", "--regid=65534", "--clear-groups", binary.path, "--config", sandbox.config.path,
@@ -119,7 +119,7 @@ struct ImportCommandTests {
         #expect(summary["failed"] as? Int == 0, "\(asNobody)")
         let photo = tree.appendingPathComponent("Trip").appendingPathComponent(
             try #require(sandbox.files(under: tree.appendingPathComponent("Trip")).first))
-        let probed = try runProcess(
+        let probed = try await runProcess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path, "probe", "--json", photo.path],
             in: sandbox.root)
@@ -127,11 +127,11 @@ struct ImportCommandTests {
     }
 
     @Test("--dry-run reads and judges everything and touches nothing")
-    func dryRun() throws {
+    func dryRun() async throws {
         let sandbox = try Sandbox("import-dry")
         let tree = try makeTree(sandbox)
         let before = try snapshot(tree)
-        let first = try sandbox.run(["import", "--dry-run", "--json", tree.path])
+        let first = try await sandbox.run(["import", "--dry-run", "--json", tree.path])
         #expect(first.status == 1, "\(first)")
         let object = try first.jsonObject()
         #expect(object["imported"] as? Int == 6 && object["rejected"] as? Int == 1, "\(first)")
@@ -140,12 +140,12 @@ struct ImportCommandTests {
         #expect(try snapshot(tree) == before)
 
         // Against an existing library: what is stored is reported as a duplicate of its asset, nothing changes.
-        let stored = try sandbox.run(["import", tree.appendingPathComponent("Trip").path, "--album", "Trip"])
+        let stored = try await sandbox.run(["import", tree.appendingPathComponent("Trip").path, "--album", "Trip"])
         #expect(stored.status == 1, "\(stored)")
         let database = sandbox.library.appendingPathComponent("library.sqlite")
         let assetsBefore = try LibraryCheck(sandbox).assetCount
         let originalsBefore = sandbox.files(under: sandbox.library.appendingPathComponent("originals"))
-        let second = try sandbox.run(["import", "--dry-run", tree.path])
+        let second = try await sandbox.run(["import", "--dry-run", tree.path])
         #expect(second.status == 1, "\(second)")
         #expect(second.stdout.components(separatedBy: "duplicate\t").count - 1 == 4, "\(second)")
         #expect(second.stdout.components(separatedBy: "new photo").count - 1 == 2, "\(second)")
@@ -157,28 +157,28 @@ struct ImportCommandTests {
     }
 
     @Test("--move moves sources into the library, rejected files into Rejected/, and removes duplicate copies")
-    func move() throws {
+    func move() async throws {
         let sandbox = try Sandbox("import-move")
         let tree = try makeTree(sandbox)
         try Data(TinyJPEG.bytes(0)).write(to: tree.appendingPathComponent("Trip/copy of IMG_0.jpg"))
-        let result = try sandbox.run(["import", "--move", tree.path, "--json"])
+        let result = try await sandbox.run(["import", "--move", tree.path, "--json"])
         #expect(result.status == 1, "\(result)")
         let object = try result.jsonObject()
         #expect(object["imported"] as? Int == 6 && object["duplicates"] as? Int == 1 && object["rejected"] as? Int == 1)
         #expect(sandbox.files(under: tree).isEmpty, "left behind: \(sandbox.files(under: tree))")
         #expect(sandbox.files(under: sandbox.rejected) == ["Trip/notes.txt", "Trip/notes.txt.reason.json"])
-        try LibraryCheck(sandbox).expectConsistent()
+        try await LibraryCheck(sandbox).expectConsistent()
     }
 
     @Test("--album puts every file into one album; a single file can be imported")
-    func album() throws {
+    func album() async throws {
         let sandbox = try Sandbox("import-album")
         let tree = try makeTree(sandbox, rejected: false)
-        let result = try sandbox.run(["import", tree.path, "--album", "Everything"])
+        let result = try await sandbox.run(["import", tree.path, "--album", "Everything"])
         #expect(result.status == 0, "\(result)")
         let single = sandbox.root.appendingPathComponent("single.jpg")
         try Data(TinyJPEG.bytes(77)).write(to: single)
-        let one = try sandbox.run(["import", single.path])
+        let one = try await sandbox.run(["import", single.path])
         #expect(one.status == 0, "\(one)")
         let library = try LibraryCheck(sandbox)
         #expect(try library.albums() == ["Everything": 6])
@@ -186,7 +186,7 @@ struct ImportCommandTests {
     }
 
     @Test("importing the same tree again adds nothing, and is faster")
-    func reimport() throws {
+    func reimport() async throws {
         let sandbox = try Sandbox("import-again")
         let tree = sandbox.root.appendingPathComponent("many")
         for album in 0..<4 {
@@ -195,12 +195,12 @@ struct ImportCommandTests {
         }
         let clock = ContinuousClock()
         var first: RunResult?
-        let firstTime = try clock.measure { first = try sandbox.run(["import", tree.path, "--json"]) }
+        let firstTime = try await clock.measure { first = try await sandbox.run(["import", tree.path, "--json"]) }
         #expect(first?.status == 0, "\(String(describing: first))")
         let assets = try LibraryCheck(sandbox).assetCount
         #expect(assets == 600)
         var second: RunResult?
-        let secondTime = try clock.measure { second = try sandbox.run(["import", tree.path, "--json"]) }
+        let secondTime = try await clock.measure { second = try await sandbox.run(["import", tree.path, "--json"]) }
         #expect(second?.status == 0)
         let object = try #require(try second?.jsonObject())
         #expect(object["imported"] as? Int == 0 && object["duplicates"] as? Int == 600, "\(object)")

@@ -7,13 +7,13 @@ import Testing
 #endif
 
 /// `photodrop watch` as a child process, fed by real clients and real file operations.
-@Suite("watch: files arriving by real clients", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("watch: files arriving by real clients", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct WatchClientTests {
     @Test("cp, mv and tar -x each deliver every file into its album, and the inbox is left empty")
-    func clients() throws {
+    func clients() async throws {
         let sandbox = try Sandbox("clients")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let source = try sandbox.staging("src")
         try TinyJPEG.write(count: 4, startingAt: 0, into: source.appendingPathComponent("cp"))
         try TinyJPEG.write(count: 4, startingAt: 10, into: source.appendingPathComponent("mv"))
@@ -23,57 +23,57 @@ struct WatchClientTests {
         try FileManager.default.createDirectory(
             at: sandbox.inbox.appendingPathComponent("CP"), withIntermediateDirectories: true)
         for index in 0..<4 {
-            try sandbox.tool("/bin/cp", [source.path + "/cp/IMG_\(index).jpg", sandbox.inbox.path + "/CP/"])
+            try await sandbox.tool("/bin/cp", [source.path + "/cp/IMG_\(index).jpg", sandbox.inbox.path + "/CP/"])
         }
         try FileManager.default.createDirectory(
             at: sandbox.inbox.appendingPathComponent("MV"), withIntermediateDirectories: true)
         for index in 10..<14 {
-            try sandbox.tool("/bin/mv", [source.path + "/mv/IMG_\(index).jpg", sandbox.inbox.path + "/MV/"])
+            try await sandbox.tool("/bin/mv", [source.path + "/mv/IMG_\(index).jpg", sandbox.inbox.path + "/MV/"])
         }
-        try sandbox.tool("/bin/tar", ["-cf", "photos.tar", "-C", source.path, "TAR"])
-        try sandbox.tool("/bin/tar", ["-xf", "photos.tar", "-C", sandbox.inbox.path])
+        try await sandbox.tool("/bin/tar", ["-cf", "photos.tar", "-C", source.path, "TAR"])
+        try await sandbox.tool("/bin/tar", ["-xf", "photos.tar", "-C", sandbox.inbox.path])
 
-        let outcomes = daemon.waitForOutcomes(expected)
+        let outcomes = await daemon.waitForOutcomes(expected)
         #expect(outcomes.count == expected, "\(daemon.log)")
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "photo" }, "\(outcomes)")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
         let library = try LibraryCheck(sandbox)
         #expect(try library.albums() == ["CP": 4, "MV": 4, "TAR": 4])
         #expect(try library.assetCount == expected)
         #expect(sandbox.inboxFiles.isEmpty, "\(sandbox.inboxFiles)")
         #expect(try library.journalCount == 0)
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 
     @Test(
         "rsync (temp .name.XXXXXX, then a rename) delivers every file complete into its album",
         .enabled(if: toolExists("/usr/bin/rsync"), "rsync is not installed here (.ci/run installs it)"))
-    func rsyncClient() throws {
+    func rsyncClient() async throws {
         let sandbox = try Sandbox("rsync")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let source = try sandbox.staging("src")
         try TinyJPEG.write(count: 6, startingAt: 20, into: source.appendingPathComponent("rsync"))
-        try sandbox.tool("/usr/bin/rsync", ["-a", source.path + "/rsync/", sandbox.inbox.path + "/RSYNC/"])
-        let outcomes = daemon.waitForOutcomes(6)
+        try await sandbox.tool("/usr/bin/rsync", ["-a", source.path + "/rsync/", sandbox.inbox.path + "/RSYNC/"])
+        let outcomes = await daemon.waitForOutcomes(6)
         #expect(outcomes.count == 6, "\(daemon.log)")
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "photo" }, "\(outcomes)")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
         let library = try LibraryCheck(sandbox)
         #expect(try library.albums() == ["RSYNC": 6])
         #expect(sandbox.inboxFiles.isEmpty, "\(sandbox.inboxFiles)")
         #expect(try library.journalCount == 0)
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 
     @Test(
         "slow writers (one holding the file open, one appending in open/close cycles, 10 chunks over 2 s) are never taken half-written"
     )
-    func slowWriters() throws {
+    func slowWriters() async throws {
         // settle 1 s: longer than the 200 ms gaps of the open/close writer, as the default 2 s is in production.
         let sandbox = try Sandbox("slow", settings: ["settleMilliseconds": 1000, "incompleteGraceSeconds": 30])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let heldBytes = TinyJPEG.bytes(1, scanBytes: 5000)
         let cycledBytes = TinyJPEG.bytes(2, scanBytes: 5000)
         let album = sandbox.inbox.appendingPathComponent("Slow")
@@ -97,11 +97,11 @@ struct WatchClientTests {
             try appender.seekToEnd()
             try appender.write(contentsOf: Data(cycledBytes[cycledRange]))
             try appender.close()
-            usleep(200_000)
+            await pause(200_000)
         }
         try handle.close()
-        let outcomes = daemon.waitForOutcomes(2, timeout: 30)
-        #expect(try daemon.stop() == 0)
+        let outcomes = await daemon.waitForOutcomes(2, timeout: 30)
+        #expect(try await daemon.stop() == 0)
         #expect(outcomes.count == 2, "\(daemon.log)")
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "photo" }, "\(daemon.log)")
         let stored = try LibraryCheck(sandbox).storedContents()
@@ -112,10 +112,10 @@ struct WatchClientTests {
     }
 
     @Test("temp names (dotfiles, rsync's .name.XXXXXX, *.part, *.crdownload, *.tmp, *~) are ignored until renamed")
-    func tempNames() throws {
+    func tempNames() async throws {
         let sandbox = try Sandbox("temp")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = sandbox.inbox.appendingPathComponent("Temp")
         try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
         let names = [
@@ -124,24 +124,24 @@ struct WatchClientTests {
         for (index, name) in names.enumerated() {
             try Data(TinyJPEG.bytes(100 + index)).write(to: album.appendingPathComponent(name))
         }
-        usleep(1_200_000)  // six settle periods
+        await pause(1_200_000)  // six settle periods
         #expect(daemon.outcomes.isEmpty, "\(daemon.log)")
         #expect(try LibraryCheck(sandbox).assetCount == 0)
         for (index, name) in names.enumerated() {
             try FileManager.default.moveItem(
                 at: album.appendingPathComponent(name), to: album.appendingPathComponent("final-\(index).jpg"))
         }
-        let outcomes = daemon.waitForOutcomes(names.count)
+        let outcomes = await daemon.waitForOutcomes(names.count)
         #expect(outcomes.count == names.count, "\(daemon.log)")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
         #expect(try LibraryCheck(sandbox).albums() == ["Temp": names.count])
     }
 
     @Test("nested folders belong to their first-level folder's album; files in the inbox root join no album")
-    func nestedFolders() throws {
+    func nestedFolders() async throws {
         let sandbox = try Sandbox("nested")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let source = try sandbox.staging("tree")
         try TinyJPEG.write(count: 2, startingAt: 0, into: source.appendingPathComponent("Trip/2024/March"))
         try TinyJPEG.write(count: 1, startingAt: 5, into: source.appendingPathComponent("Trip/2024"))
@@ -149,9 +149,9 @@ struct WatchClientTests {
         try FileManager.default.moveItem(
             at: source.appendingPathComponent("Trip"), to: sandbox.inbox.appendingPathComponent("Trip"))
         try Data(TinyJPEG.bytes(9)).write(to: sandbox.inbox.appendingPathComponent("loose.jpg"))
-        let outcomes = daemon.waitForOutcomes(5)
+        let outcomes = await daemon.waitForOutcomes(5)
         #expect(outcomes.count == 5, "\(daemon.log)")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
         let library = try LibraryCheck(sandbox)
         #expect(try library.albums() == ["Trip": 4])
         #expect(try library.assetCount == 5)
@@ -159,17 +159,17 @@ struct WatchClientTests {
     }
 
     @Test("the same folder name in NFD and NFC is one album, titled in NFC")
-    func unicodeNormalization() throws {
+    func unicodeNormalization() async throws {
         let sandbox = try Sandbox("nfc")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let decomposed = "Cafe\u{301}"
         let composed = "Caf\u{E9}"
         try TinyJPEG.write(count: 3, startingAt: 0, into: sandbox.inbox.appendingPathComponent(decomposed))
         try TinyJPEG.write(count: 3, startingAt: 10, into: sandbox.inbox.appendingPathComponent(composed))
-        let outcomes = daemon.waitForOutcomes(6)
+        let outcomes = await daemon.waitForOutcomes(6)
         #expect(outcomes.count == 6, "\(daemon.log)")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
         let albums = try LibraryCheck(sandbox).albums()
         #expect(albums.count == 1, "\(albums)")
         #expect(albums.keys.first.map { Array($0.unicodeScalars) } == Array(composed.unicodeScalars))
@@ -177,59 +177,59 @@ struct WatchClientTests {
     }
 
     @Test("a duplicate dropped into a second album joins that album; the dropped copy is removed")
-    func duplicateIntoSecondAlbum() throws {
+    func duplicateIntoSecondAlbum() async throws {
         let sandbox = try Sandbox("dup")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let bytes = Data(TinyJPEG.bytes(42))
         try FileManager.default.createDirectory(
             at: sandbox.inbox.appendingPathComponent("First"), withIntermediateDirectories: true)
         try bytes.write(to: sandbox.inbox.appendingPathComponent("First/a.jpg"))
-        #expect(daemon.waitForOutcomes(1).count == 1)
+        #expect(await daemon.waitForOutcomes(1).count == 1)
         try FileManager.default.createDirectory(
             at: sandbox.inbox.appendingPathComponent("Second"), withIntermediateDirectories: true)
         try bytes.write(to: sandbox.inbox.appendingPathComponent("Second/copy of a.jpg"))
-        let outcomes = daemon.waitForOutcomes(2)
-        #expect(try daemon.stop() == 0)
+        let outcomes = await daemon.waitForOutcomes(2)
+        #expect(try await daemon.stop() == 0)
         #expect(outcomes.map { $0["outcome"] as? String } == ["photo", "duplicate"], "\(daemon.log)")
         #expect(outcomes.count == 2 && outcomes[0]["asset"] as? String == outcomes[1]["asset"] as? String)
         let library = try LibraryCheck(sandbox)
         #expect(try library.albums() == ["First": 1, "Second": 1])
         #expect(try library.assetCount == 1)
         #expect(sandbox.inboxFiles.isEmpty, "\(sandbox.inboxFiles)")
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 
     @Test("a removed and recreated inbox, and a removed and recreated album folder, keep working")
-    func recreatedInbox() throws {
+    func recreatedInbox() async throws {
         let sandbox = try Sandbox("recreate")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         try TinyJPEG.write(count: 1, startingAt: 0, into: sandbox.inbox.appendingPathComponent("Album"))
-        #expect(daemon.waitForOutcomes(1).count == 1)
+        #expect(await daemon.waitForOutcomes(1).count == 1)
         try FileManager.default.removeItem(at: sandbox.inbox.appendingPathComponent("Album"))
         try TinyJPEG.write(count: 1, startingAt: 1, into: sandbox.inbox.appendingPathComponent("Album"))
-        #expect(daemon.waitForOutcomes(2).count == 2, "\(daemon.log)")
+        #expect(await daemon.waitForOutcomes(2).count == 2, "\(daemon.log)")
         try FileManager.default.removeItem(at: sandbox.inbox)
-        usleep(300_000)
+        await pause(300_000)
         try TinyJPEG.write(count: 2, startingAt: 2, into: sandbox.inbox.appendingPathComponent("Album"))
-        let outcomes = daemon.waitForOutcomes(4)
-        #expect(try daemon.stop() == 0)
+        let outcomes = await daemon.waitForOutcomes(4)
+        #expect(try await daemon.stop() == 0)
         #expect(outcomes.count == 4, "\(daemon.log)")
         #expect(try LibraryCheck(sandbox).albums() == ["Album": 4])
         #expect(sandbox.inboxFiles.isEmpty)
     }
 
     @Test("a second watch on the same library refuses with a clear message; the lock file holds the pid")
-    func secondDaemonRefuses() throws {
+    func secondDaemonRefuses() async throws {
         let sandbox = try Sandbox("lock")
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
-        let second = try sandbox.run(["watch"], timeout: 30)
+        try await daemon.waitUntilStarted()
+        let second = try await sandbox.run(["watch"], timeout: 30)
         #expect(second.status == 1, "\(second)")
         #expect(second.stderr.contains("already running") && second.stderr.contains("\(daemon.pid)"), "\(second)")
         let lock = try String(contentsOf: sandbox.library.appendingPathComponent("watch.lock"), encoding: .utf8)
         #expect(lock.trimmingCharacters(in: .whitespacesAndNewlines) == "\(daemon.pid)")
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// `photodrop watch` killed with SIGKILL at random moments, and stopped with SIGTERM while busy.
-@Suite("watch: crashes and shutdown", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("watch: crashes and shutdown", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct WatchCrashTests {
     /// A small deterministic generator, so that a failing run can be repeated with the same seed.
     struct SeededGenerator: RandomNumberGenerator {
@@ -19,7 +19,7 @@ struct WatchCrashTests {
     }
 
     @Test("kill -9 at random moments during a 1,000-file drop, 10 rounds with restarts: every file ends exactly once")
-    func killNineRounds() throws {
+    func killNineRounds() async throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         var random = SeededGenerator(state: seed)
         let sandbox = try Sandbox("kill9", settings: ["settleMilliseconds": 50])
@@ -49,10 +49,10 @@ struct WatchCrashTests {
             if round % 4 == 3 {
                 delay = UInt32.random(in: 0...40_000, using: &random)
             } else {
-                _ = eventually(timeout: 30) { daemon.log.contains("photodrop watch started") }
+                _ = await eventually(timeout: 30) { daemon.log.contains("photodrop watch started") }
                 delay = UInt32.random(in: 10_000...160_000, using: &random)
             }
-            usleep(delay)
+            await pause(delay)
             daemon.kill9()
             kills.append(
                 "round \(round): killed \(delay / 1000) ms after \(round % 4 == 3 ? "spawning" : "starting"), "
@@ -60,11 +60,11 @@ struct WatchCrashTests {
         }
 
         let final = try WatchDaemon(sandbox)
-        let drained = eventually(timeout: 120) {
+        let drained = await eventually(timeout: 120) {
             sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty && final.log.contains("photodrop watch started")
         }
-        usleep(300_000)
-        #expect(try final.stop() == 0)
+        await pause(300_000)
+        #expect(try await final.stop() == 0)
         let context = "seed \(seed)\n" + kills.joined(separator: "\n")
         print("kill -9 rounds, \(context)")
         #expect(drained, "inbox \(sandbox.inboxFiles.prefix(10)), staged \(sandbox.stagedFiles.prefix(10))\n\(context)")
@@ -81,20 +81,20 @@ struct WatchCrashTests {
         #expect(Set(notes) == Set((0..<50).map { "note_\($0).txt" }), "rejected files: \(notes.sorted())\n\(context)")
         #expect(rejected.count == 100, "\(rejected.sorted())\n\(context)")
         #expect(sandbox.inboxFiles.isEmpty, "\(context)")
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 
     @Test("SIGTERM while busy: files in flight are finished, the rest stays in the inbox, exit 0")
-    func sigtermWhileBusy() throws {
+    func sigtermWhileBusy() async throws {
         let sandbox = try Sandbox("sigterm", settings: ["settleMilliseconds": 0])
         let source = try sandbox.staging("busy")
         let files = try TinyJPEG.write(count: 1500, into: source)
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Busy")
         try sandbox.move(files, into: album)
-        #expect(eventually(timeout: 30) { daemon.outcomes.count >= 1 })
-        let status = try daemon.stop(signal: SIGTERM, timeout: 30)
+        #expect(await eventually(timeout: 30) { daemon.outcomes.count >= 1 })
+        let status = try await daemon.stop(signal: SIGTERM, timeout: 30)
         #expect(status == 0, "\(daemon.log)")
         #expect(daemon.log.contains("stopping") && daemon.log.contains("photodrop watch stopped"))
         let done = daemon.outcomes.count
@@ -105,33 +105,33 @@ struct WatchCrashTests {
         let library = try LibraryCheck(sandbox)
         #expect(try library.assetCount == done)
         #expect(try library.journalCount == 0)
-        try library.expectConsistent()
+        try await library.expectConsistent()
 
         // The rest is taken at the next start.
         let again = try WatchDaemon(sandbox)
-        #expect(eventually(timeout: 60) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty })
-        usleep(200_000)
-        #expect(try again.stop() == 0)
+        #expect(await eventually(timeout: 60) { sandbox.inboxFiles.isEmpty && sandbox.stagedFiles.isEmpty })
+        await pause(200_000)
+        #expect(try await again.stop() == 0)
         #expect(try LibraryCheck(sandbox).albums() == ["Busy": files.count])
     }
 
     @Test("SIGINT (Ctrl-C) stops the daemon like SIGTERM: files taken are finished, exit 0")
-    func sigintStopsCleanly() throws {
+    func sigintStopsCleanly() async throws {
         let sandbox = try Sandbox("sigint", settings: ["settleMilliseconds": 0])
         let source = try sandbox.staging("ctrl-c")
         let files = try TinyJPEG.write(count: 20, into: source)
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Interrupted")
         try sandbox.move(files, into: album)
-        #expect(eventually(timeout: 30) { daemon.outcomes.count == files.count })
-        let status = try daemon.stop(signal: SIGINT, timeout: 30)
+        #expect(await eventually(timeout: 30) { daemon.outcomes.count == files.count })
+        let status = try await daemon.stop(signal: SIGINT, timeout: 30)
         #expect(status == 0, "\(daemon.log)")
         #expect(daemon.log.contains("photodrop watch stopped"), "\(daemon.log)")
         #expect(sandbox.stagedFiles.isEmpty && sandbox.inboxFiles.isEmpty)
         let library = try LibraryCheck(sandbox)
         #expect(try library.albums() == ["Interrupted": files.count])
         #expect(try library.journalCount == 0)
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 }

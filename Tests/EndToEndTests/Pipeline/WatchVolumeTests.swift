@@ -6,19 +6,19 @@ import Testing
 #endif
 
 /// `photodrop watch` under volume: a burst into a new folder, the real-media corpus.
-@Suite("watch: bursts and the corpus", .enabled(if: PhotodropBinary.isBuilt))
+@Suite("watch: bursts and the corpus", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct WatchVolumeTests {
     @Test("2,000 files moved at once into a brand-new album folder make one album with 2,000 assets")
-    func burstIntoNewFolder() throws {
+    func burstIntoNewFolder() async throws {
         let sandbox = try Sandbox("burst")
         let source = try sandbox.staging("burst")
         let files = try TinyJPEG.write(count: 2000, into: source)
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Burst")
         try sandbox.move(files, into: album)
-        let outcomes = daemon.waitForOutcomes(2000, timeout: 120)
-        #expect(try daemon.stop() == 0)
+        let outcomes = await daemon.waitForOutcomes(2000, timeout: 120)
+        #expect(try await daemon.stop() == 0)
         #expect(outcomes.count == 2000, "\(outcomes.count) outcomes")
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "photo" })
         let library = try LibraryCheck(sandbox)
@@ -29,45 +29,45 @@ struct WatchVolumeTests {
             "SELECT count(DISTINCT token) FROM change_log WHERE object_type = 1 AND change_type = 0")
         #expect(transactions >= 1 && transactions <= 200, "2,000 files in \(transactions) transactions")
         #expect(sandbox.inboxFiles.isEmpty)
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 
     @Test("files that trickle in are committed one at a time, each without waiting for a batch to fill")
-    func trickleIsCommittedAtOnce() throws {
+    func trickleIsCommittedAtOnce() async throws {
         let sandbox = try Sandbox("trickle", settings: ["settleMilliseconds": 0])
         let source = try sandbox.staging("trickle")
         let files = try TinyJPEG.write(count: 5, into: source)
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Trickle")
         for (index, file) in files.enumerated() {
             try sandbox.move([file], into: album)
             // Each file is committed before the next one arrives: nothing holds it back to fill a batch.
-            #expect(eventually(timeout: 10) { daemon.outcomes.count == index + 1 }, "file \(index) not committed")
+            #expect(await eventually(timeout: 10) { daemon.outcomes.count == index + 1 }, "file \(index) not committed")
         }
-        #expect(try daemon.stop() == 0)
+        #expect(try await daemon.stop() == 0)
         let library = try LibraryCheck(sandbox)
         let transactions = try library.count(
             "SELECT count(DISTINCT token) FROM change_log WHERE object_type = 1 AND change_type = 0")
         #expect(transactions == files.count, "\(files.count) trickled files in \(transactions) transactions")
         #expect(try library.albums() == ["Trickle": files.count])
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 
     @Test(
         "the whole dev corpus dropped in: Library and Rejected/ match EXPECTED.tsv", .enabled(if: corpusFolder != nil))
-    func corpus() throws {
+    func corpus() async throws {
         guard let corpus = corpusFolder else { return }
         let expected = try CorpusExpectation.load(corpus)
         let sandbox = try Sandbox("corpus", settings: ["incompleteGraceSeconds": 1])
         let daemon = try WatchDaemon(sandbox)
-        try daemon.waitUntilStarted()
+        try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Corpus")
         for entry in expected {
-            try sandbox.tool("/bin/cp", [corpus.appendingPathComponent(entry.file).path, album.path + "/"])
+            try await sandbox.tool("/bin/cp", [corpus.appendingPathComponent(entry.file).path, album.path + "/"])
         }
-        let outcomes = daemon.waitForOutcomes(expected.count, timeout: 120)
-        #expect(try daemon.stop() == 0)
+        let outcomes = await daemon.waitForOutcomes(expected.count, timeout: 120)
+        #expect(try await daemon.stop() == 0)
         #expect(outcomes.count == expected.count, "\(daemon.log)")
         var byName: [String: [String: Any]] = [:]
         for line in outcomes {
@@ -99,7 +99,7 @@ struct WatchVolumeTests {
         let accepted = expected.filter { $0.outcome != "rejected" }.count
         #expect(try library.albums() == ["Corpus": accepted])
         #expect(sandbox.inboxFiles.isEmpty, "\(sandbox.inboxFiles)")
-        try library.expectConsistent()
+        try await library.expectConsistent()
     }
 }
 

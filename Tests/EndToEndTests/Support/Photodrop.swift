@@ -139,8 +139,8 @@ final class Sandbox: @unchecked Sendable {
     func run(
         _ arguments: [String], timeout: TimeInterval = 120, environment: [String: String]? = nil,
         launcher: Launcher? = nil
-    ) throws -> RunResult {
-        try runPhotodrop(
+    ) async throws -> RunResult {
+        try await runPhotodrop(
             ["--config", config.path] + arguments, in: root, timeout: timeout, environment: environment,
             launcher: launcher)
     }
@@ -178,21 +178,21 @@ final class Sandbox: @unchecked Sendable {
 func runPhotodrop(
     _ arguments: [String], in directory: URL, timeout: TimeInterval = 120, environment: [String: String]? = nil,
     launcher: Launcher? = nil
-) throws -> RunResult {
+) async throws -> RunResult {
     guard let binary = PhotodropBinary.url else { throw HarnessError("the photodrop binary is not built") }
     if let launcher {
-        return try runProcess(
+        return try await runProcess(
             launcher.executable, launcher.arguments + [binary.path] + arguments, in: directory, timeout: timeout,
             environment: environment)
     }
-    return try runProcess(binary, arguments, in: directory, timeout: timeout, environment: environment)
+    return try await runProcess(binary, arguments, in: directory, timeout: timeout, environment: environment)
 }
 
 /// Runs any program to completion, killing it after `timeout`.
 func runProcess(
     _ executable: URL, _ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 120,
     environment: [String: String]? = nil
-) throws -> RunResult {
+) async throws -> RunResult {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("photodrop-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
@@ -210,7 +210,7 @@ func runProcess(
     process.standardError = try FileHandle(forWritingTo: errURL)
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
+    while process.isRunning && Date() < deadline { await pause(5_000) }
     if process.isRunning {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -280,10 +280,10 @@ class BackgroundPhotodrop: @unchecked Sendable {
 
     /// Sends `signal` and waits for the exit; returns the exit status (or throws after `timeout`).
     @discardableResult
-    func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 60) throws -> Int32 {
+    func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 60) async throws -> Int32 {
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
+        while process.isRunning && Date() < deadline { await pause(5_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -318,12 +318,20 @@ final class WatchDaemon: BackgroundPhotodrop, @unchecked Sendable {
 }
 
 /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+///
+/// Async, so that a test waiting for a daemon does not hold one of Swift's cooperative threads (there are as many as
+/// cores), which the in-process tests running beside it need.
 @discardableResult
-func eventually(timeout: TimeInterval = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(timeout: TimeInterval = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     repeat {
-        if try condition() { return true }
-        usleep(20_000)
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
     } while Date() < deadline
-    return try condition()
+    return try await condition()
+}
+
+/// Sleeps without holding a cooperative thread.
+func pause(_ microseconds: UInt32) async {
+    try? await Task.sleep(for: .microseconds(Int(microseconds)))
 }

@@ -71,8 +71,8 @@ struct LibraryCheck {
 
     /// Every resource row has its file, every file in `originals/` has its row, nothing waits in `recovered/`, the
     /// database is intact, and `photodrop verify --deep` (every original re-hashed) agrees.
-    func expectConsistent(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let verify = try sandbox.run(["verify", "--deep"])
+    func expectConsistent(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let verify = try await sandbox.run(["verify", "--deep"])
         #expect(verify.status == 0, "photodrop verify --deep: \(verify)", sourceLocation: sourceLocation)
         let rows = Set(try database.rows("SELECT path FROM resources", row: { $0.string(0) }))
         let files = Set(
@@ -103,8 +103,8 @@ extension WatchDaemon {
     }
 
     /// Waits until the daemon logged that it started (its start-up scan follows at once).
-    func waitUntilStarted(timeout: TimeInterval = 30) throws {
-        let started = eventually(timeout: timeout) {
+    func waitUntilStarted(timeout: TimeInterval = 30) async throws {
+        let started = await eventually(timeout: timeout) {
             log.contains("photodrop watch started") || !isRunning
         }
         guard started, isRunning else { throw HarnessError("photodrop watch did not start\n\(log)") }
@@ -112,9 +112,9 @@ extension WatchDaemon {
 
     /// Waits until `count` outcomes were logged (or the timeout passes); returns the outcome lines.
     @discardableResult
-    func waitForOutcomes(_ count: Int, timeout: TimeInterval = 60) -> [[String: Any]] {
+    func waitForOutcomes(_ count: Int, timeout: TimeInterval = 60) async -> [[String: Any]] {
         var lines: [[String: Any]] = []
-        eventually(timeout: timeout) {
+        await eventually(timeout: timeout) {
             lines = outcomes
             return lines.count >= count || !isRunning
         }
@@ -156,8 +156,8 @@ extension Sandbox {
     }
 
     /// Runs a tool (`/bin/cp`, `/usr/bin/rsync` …) in the sandbox and expects success.
-    func tool(_ path: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try runProcess(URL(fileURLWithPath: path), arguments, in: root, timeout: 60)
+    func tool(_ path: String, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let result = try await runProcess(URL(fileURLWithPath: path), arguments, in: root, timeout: 60)
         #expect(result.status == 0, "\(path) \(arguments): \(result)", sourceLocation: sourceLocation)
     }
 }
