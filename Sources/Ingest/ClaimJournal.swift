@@ -278,11 +278,6 @@ public struct ClaimJournal: Sendable {
         return ((try? folder.status(name)) ?? nil) != nil
     }
 
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return FileNameEncoding.withPlatformString(path) { lstat($0, &info) } == 0
-    }
-
     static func makeDirectories(_ path: String) throws(SystemError) {
         try FolderRoot.makeDirectories(path, mode: 0o755)
     }

@@ -71,7 +71,7 @@ public final class IngestWorker {
         }
         let digest: FileDigest
         do {
-            digest = try reader.read(fileDescriptor: fd, path: job.path)
+            digest = try reader.read(fileDescriptor: fd, path: job.displayPath)
         } catch FileReadError.changedWhileReading {
             return .changed
         } catch {

@@ -82,8 +82,7 @@ public final class Directory: Sendable {
     /// Opens the file `relative` below this folder with `flags` (`O_NOFOLLOW` and `O_CLOEXEC` are added); returns the
     /// descriptor, which the caller closes.
     public func openFile(_ relative: String, flags: Int32, mode: mode_t = 0) throws(SystemError) -> Int32 {
-        try openBeneath(
-            relative, flags: flags | O_NOFOLLOW | O_CLOEXEC, mode: mode, fullPath: Directory.join(path, relative))
+        try openBeneath(relative, flags: flags | O_NOFOLLOW | O_CLOEXEC, mode: mode, fullPath: nil)
     }
 
     /// ``openFile(_:flags:mode:)``, owned.
@@ -222,40 +221,62 @@ public final class Directory: Sendable {
     public static var usesOpenat2: Bool { resolution == .automatic && kernelHasOpenat2 && !openat2Failed.load(ordering: .relaxed) }
     private static let openat2Failed = Atomic<Bool>(false)
 
-    private func openBeneath(_ relative: String, flags: Int32, mode: mode_t, fullPath: String) throws(SystemError)
+    /// Opens `relative` below this folder. `fullPath` names it in errors (built from ``path`` when nil, only then: a
+    /// successful open allocates nothing).
+    private func openBeneath(_ relative: String, flags: Int32, mode: mode_t, fullPath: String?) throws(SystemError)
         -> Int32
     {
-        let components = try Directory.components(of: relative, path: fullPath)
+        func name() -> String { fullPath ?? Directory.join(path, relative) }
+        guard Directory.isPlainRelativePath(relative) else { throw SystemError(code: EINVAL, call: "resolve", path: name()) }
         if Directory.usesOpenat2 {
-            let fd = FileNameEncoding.withPlatformString(relative) { name in
+            let fd = FileNameEncoding.withPlatformString(relative) { cName in
                 retryingOnInterrupt {
                     photodrop_openat2(
-                        descriptor.rawValue, name, UInt64(UInt32(bitPattern: flags)), UInt64(mode),
+                        descriptor.rawValue, cName, UInt64(UInt32(bitPattern: flags)), UInt64(mode),
                         photodrop_RESOLVE_BENEATH | photodrop_RESOLVE_NO_SYMLINKS | photodrop_RESOLVE_NO_MAGICLINKS)
                 }
             }
             if fd >= 0 { return fd }
             let code = errno
-            if code != ENOSYS { throw SystemError(code: code, call: "openat2", path: fullPath) }
+            if code != ENOSYS { throw SystemError(code: code, call: "openat2", path: name()) }
             // A filter installed after the first probe: fall back for the rest of the process.
             Directory.openat2Failed.store(true, ordering: .relaxed)
         }
+        let components = relative.split(separator: "/", omittingEmptySubsequences: false)
         var parent = descriptor.rawValue
         var opened: [Int32] = []
         defer { for fd in opened { close(fd) } }
         for component in components.dropLast() {
-            let fd = FileNameEncoding.withPlatformString(String(component)) { name in
-                retryingOnInterrupt { openat(parent, name, Directory.folderFlags) }
+            let fd = FileNameEncoding.withPlatformString(String(component)) { cName in
+                retryingOnInterrupt { openat(parent, cName, Directory.folderFlags) }
             }
-            guard fd >= 0 else { throw SystemError.current("openat", path: fullPath) }
+            guard fd >= 0 else { throw SystemError.current("openat", path: name()) }
             opened.append(fd)
             parent = fd
         }
-        let fd = FileNameEncoding.withPlatformString(String(components.last!)) { name in
-            retryingOnInterrupt { openat(parent, name, flags | O_NOFOLLOW, mode) }
+        let fd = FileNameEncoding.withPlatformString(String(components.last!)) { cName in
+            retryingOnInterrupt { openat(parent, cName, flags | O_NOFOLLOW, mode) }
         }
-        guard fd >= 0 else { throw SystemError.current("openat", path: fullPath) }
+        guard fd >= 0 else { throw SystemError.current("openat", path: name()) }
         return fd
+    }
+
+    /// Whether `relative` is a path below a folder: not empty, not absolute, no empty, `.` or `..` component.
+    /// Checked byte by byte, without allocating.
+    static func isPlainRelativePath(_ relative: String) -> Bool {
+        var componentLength = 0
+        var dots = 0
+        for byte in relative.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if componentLength == 0 || (componentLength == dots && dots <= 2) { return false }
+                componentLength = 0
+                dots = 0
+            } else {
+                componentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return componentLength > 0 && !(componentLength == dots && dots <= 2)
     }
 
     /// The components of a relative path; refuses absolute paths, `.`, `..` and empty components (`EINVAL`).

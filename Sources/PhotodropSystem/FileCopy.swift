@@ -53,17 +53,7 @@ public enum FileCopy {
             }
         }
         // read/write for the rest (everything, when copy_file_range was not possible).
-        while true {
-            let count = retryingOnInterrupt { read(input, buffer.baseAddress, buffer.count) }
-            if count < 0 { throw SystemError.current("read", path: source) }
-            if count == 0 { break }
-            var written = 0
-            while written < count {
-                let result = retryingOnInterrupt { write(output, buffer.baseAddress! + written, count - written) }
-                if result < 0 { throw SystemError.current("write", path: destination) }
-                written += result
-            }
-        }
+        while try copyChunk(from: input, to: output, upTo: buffer.count, buffer: buffer, source, destination) > 0 {}
         return method
     }
 
@@ -94,20 +84,31 @@ public enum FileCopy {
                 }
                 if count < 0 && errno == EINTR { continue }
                 // copy_file_range refused (or the file shrank): read and write this extent.
-                let chunk = retryingOnInterrupt { read(input, buffer.baseAddress, min(buffer.count, Int(remaining))) }
-                if chunk < 0 { throw SystemError.current("read", path: source) }
+                let chunk = try copyChunk(
+                    from: input, to: output, upTo: Int(min(Int64(buffer.count), remaining)), buffer: buffer, source,
+                    destination)
                 if chunk == 0 { break }
-                var written = 0
-                while written < chunk {
-                    let result = retryingOnInterrupt { write(output, buffer.baseAddress! + written, chunk - written) }
-                    if result < 0 { throw SystemError.current("write", path: destination) }
-                    written += result
-                }
                 remaining -= Int64(chunk)
             }
             position = end
         }
         guard ftruncate(output, off_t(size)) == 0 else { throw SystemError.current("ftruncate", path: destination) }
         return .copyFileRange
+    }
+
+    /// One `read` of at most `limit` bytes and the `write`s that put all of them out; returns the count (0 at the end).
+    private static func copyChunk(
+        from input: Int32, to output: Int32, upTo limit: Int, buffer: UnsafeMutableRawBufferPointer, _ source: String,
+        _ destination: String
+    ) throws(SystemError) -> Int {
+        let count = retryingOnInterrupt { read(input, buffer.baseAddress, min(limit, buffer.count)) }
+        if count < 0 { throw SystemError.current("read", path: source) }
+        var written = 0
+        while written < count {
+            let result = retryingOnInterrupt { write(output, buffer.baseAddress! + written, count - written) }
+            if result < 0 { throw SystemError.current("write", path: destination) }
+            written += result
+        }
+        return count
     }
 }

@@ -117,40 +117,29 @@ struct QuarantineTests {
         let folder = try TemporaryFolder("rename")
         let a = try folder.write("a", "A")
         let b = try folder.write("b", "B")
-        #expect(try SafeRename.renameWithoutReplacing(from: a, to: b) == .destinationExists)
+        let directory = try Directory.open(atPath: folder.path)
+        #expect(try Quarantine.move(FileLocation(path: a), to: directory, as: "b") == false)
         #expect(try read(b) == "B" && (try read(a)) == "A")
-        #expect(try SafeRename.renameWithoutReplacing(from: a, to: folder.url("c")) == .moved)
+        #expect(try Quarantine.move(FileLocation(path: a), to: directory, as: "c"))
         #expect(try read(folder.url("c")) == "A")
-        #expect(throws: SystemError.self) { try SafeRename.renameWithoutReplacing(from: a, to: folder.url("d")) }
-    }
-
-    @Test func copyKeepsDataModeAndMtimeAndNeverReplaces() throws {
-        let folder = try TemporaryFolder("copy")
-        let source = try folder.write("src.jpg", String(repeating: "z", count: 3_000_000))
-        chmod(source, 0o640)
-        var times = [timespec(tv_sec: 1_500_000_000, tv_nsec: 0), timespec(tv_sec: 1_500_000_000, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, source, &times, 0) == 0)
-        let target = folder.url("dst.jpg")
-        #expect(try SafeRename.copyWithoutReplacing(from: source, to: target, removingSource: false) == .moved)
-        var info = stat()
-        #expect(stat(target, &info) == 0)
-        #expect(info.st_size == 3_000_000 && info.st_mode & 0o777 == 0o640 && info.st_mtim.tv_sec == 1_500_000_000)
-        #expect(
-            try SafeRename.copyWithoutReplacing(from: source, to: target, removingSource: true) == .destinationExists)
-        #expect(access(source, F_OK) == 0)  // not removed when nothing was copied
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        #expect(Set(names) == ["src.jpg", "dst.jpg"])
+        #expect(throws: SystemError.self) { try Quarantine.move(FileLocation(path: a), to: directory, as: "d") }
     }
 
     @Test(.enabled(if: QuarantineTests.sharedMemoryIsAnotherFileSystem, "needs /dev/shm on another file system"))
     func rejectingAcrossFileSystemsCopies() throws {
         let inbox = try TemporaryFolder("xdev-src")
         let file = try inbox.write("IMG_9.jpg", "cross-device bytes")
+        chmod(file, 0o640)
+        var times = [timespec(tv_sec: 1_500_000_000, tv_nsec: 0), timespec(tv_sec: 1_500_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
         let rejectedRoot = "/dev/shm/photodrop-test-rejected-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: rejectedRoot) }
         let rejected = try Quarantine(root: rejectedRoot).reject(
             file, album: "Trip", reason: reason, source: "IMG_9.jpg")
         #expect(try read(rejected.path) == "cross-device bytes")
+        var info = stat()
+        #expect(stat(rejected.path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o640 && info.st_mtim.tv_sec == 1_500_000_000, "mode and mtime kept")
         #expect(access(file, F_OK) != 0)
         #expect(access(rejected.reasonPath, F_OK) == 0)
     }

@@ -139,7 +139,6 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         with type: AssetResourceType, file: FileLocation, options: AssetResourceCreationOptions?,
         _ context: ChangeContext
     ) {
-        let filePath = file.path
         do {
             try addResource(type: type, file: file, options: options ?? AssetResourceCreationOptions(), context)
         } catch let error as PhotosError {
@@ -148,7 +147,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             context.record(
                 PhotosError(
                     .invalidResource, title: "Resource not added",
-                    message: "Could not add '\(filePath)': \(error)", cause: .other("\(error)")))
+                    message: "Could not add '\(file.path)': \(error)", cause: .other("\(error)")))
         }
     }
 
@@ -157,7 +156,8 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         _ context: ChangeContext
     ) throws {
         let path = location.path
-        let action = "add '\(path)' to the library"
+        // Only for errors: built when one happens, not for every file of a batch.
+        var action: String { "add '\(path)' to the library" }
         if creation.withLock({ state in state.resources.contains { $0.type == type } }) {
             throw PhotosError.invalidParameter(
                 "The creation request already has a \(type) resource; '\(path)' cannot be a second one.")

@@ -135,39 +135,17 @@ extension WriterConnection {
 
     /// The placement step's work: resolves every source's folder, makes the intents durable, then places the files.
     func resolveAndPlace(_ placements: inout [Placement], batch: Int64) throws {
-        var sourceFolders: [[UInt8]: (Directory, FileNode)] = [:]
+        var folders = SourceFolders()
         var resolved: [(Directory, String)] = []
         resolved.reserveCapacity(placements.count)
         for index in placements.indices {
-            let source = placements[index].source
-            let (folder, name) = try resolvedParent(source, cache: &sourceFolders)
-            placements[index].sourceFolder = folder.1
-            resolved.append((folder.0, name))
+            let (folder, node, name) = try folders.resolve(placements[index].source)
+            placements[index].sourceFolder = node
+            resolved.append((folder, name))
         }
         // The intents are durable before the first file moves.
         try IntentLog.write(placements.map(\.intent), batch: batch, to: intentLog, path: intentLogPath)
         try place(&placements, sources: resolved)
-    }
-
-    /// The folder holding `source` (opened once per block and folder) with its identity, and the file's name.
-    private func resolvedParent(_ source: FileLocation, cache: inout [[UInt8]: (Directory, FileNode)]) throws -> (
-        (Directory, FileNode), String
-    ) {
-        let relative = source.relativePath
-        let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let parent = slash.map { String(relative[..<$0]) } ?? ""
-        let name = slash.map { String(relative[relative.utf8.index(after: $0)...]) } ?? relative
-        // Bytes, not a String: String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
-        let key = Array("\(ObjectIdentifier(source.directory).hashValue)/\(parent)".utf8)
-        if let cached = cache[key] { return (cached, name) }
-        do throws(SystemError) {
-            let folder = parent.isEmpty ? source.directory : try source.directory.directory(parent)
-            let entry = (folder, FileNode(try folder.status()))
-            cache[key] = entry
-            return (entry, name)
-        } catch {
-            throw systemError(error)
-        }
     }
 
     /// Places every file, then makes the new directory entries durable (one `fsync` per touched directory).
@@ -194,23 +172,32 @@ extension WriterConnection {
             touched.insert(placement.folder)
             if placement.repairs != nil { placements[index].setAside = try setAside(placement, in: destination) }
             let (sourceFolder, sourceName) = sources[index]
-            let input: Int32
-            do {
-                input = try sourceFolder.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
-            } catch {
-                throw systemError(error)
-            }
-            defer { Glibc.close(input) }
-            let info = try SystemCall.fstat(input, path: placement.sourcePath)
-            guard info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_ino) == placement.sourceInode else {
+            // One fstatat on the source's folder (no link followed): the very file that was hashed, a regular file.
+            let found: stat?
+            do { found = try sourceFolder.status(sourceName) } catch { throw systemError(error) }
+            guard let info = found, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_ino) == placement.sourceInode
+            else {
                 throw PhotosError(
                     .invalidResource, title: "File replaced",
                     message: "'\(placement.sourcePath)' is no longer the file that was read (another file took its "
-                        + "name); add it again.",
+                        + "name, or it is gone); add it again.",
                     cause: .io(operation: "fstat", path: placement.sourcePath, errno: ESTALE))
             }
             if placement.move && canTakeOver(info) {
-                if LeaseProbe.hasWriters(input) == true {
+                // Another user's file is taken over through a descriptor, after a read lease showed that nobody
+                // still has it open for writing (once renamed into the library's 0750 folders, nobody else can
+                // open it again). The daemon's own files need neither: their owner is the library's owner.
+                let foreign = info.st_uid != geteuid()
+                var descriptor: Int32 = -1
+                if foreign {
+                    do {
+                        descriptor = try sourceFolder.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+                    } catch {
+                        throw systemError(error)
+                    }
+                }
+                defer { if descriptor >= 0 { Glibc.close(descriptor) } }
+                if foreign, LeaseProbe.hasWriters(descriptor) == true {
                     throw PhotosError(
                         .invalidResource, title: "File still being written",
                         message: "Some process still has '\(placement.sourcePath)' open for writing; it is stored "
@@ -230,10 +217,17 @@ extension WriterConnection {
                     throw systemError(error)
                 }
                 if placements[index].done == .renamed {
-                    try takeOver(input, info, path: absolute(placement.relative))
+                    try takeOver(descriptor, info, in: destination, name: placement.name, path: absolute(placement.relative))
                     continue
                 }
             }
+            let input: Int32
+            do {
+                input = try sourceFolder.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+            } catch {
+                throw systemError(error)
+            }
+            defer { Glibc.close(input) }
             try copyToTemporary(input, placement, in: destination)
             copies.append((index, placement.move ? .copiedForMove : .copied))
         }
@@ -270,17 +264,32 @@ extension WriterConnection {
         return Capabilities.canChangeOwner
     }
 
-    /// Gives a renamed file to the library's user and group, read-only.
-    private func takeOver(_ descriptor: Int32, _ info: stat, path: String) throws {
+    /// Gives a renamed file to the library's user and group, read-only: through `descriptor` when the file came from
+    /// another user (-1 otherwise), else by its new name in the library's own folder, which nobody else can change.
+    private func takeOver(_ descriptor: Int32, _ info: stat, in folder: Directory, name: String, path: String) throws {
         let user = geteuid()
         let group = permissions.groupID
-        if info.st_uid != user || (group != nil && info.st_gid != group!) {
-            guard fchown(descriptor, info.st_uid == user ? uid_t.max : user, group ?? gid_t.max) == 0 else {
+        let owner: uid_t = info.st_uid == user ? uid_t.max : user
+        let changeGroup = group != nil && info.st_gid != group!
+        if owner != uid_t.max || changeGroup {
+            let result =
+                descriptor >= 0
+                ? fchown(descriptor, owner, group ?? gid_t.max)
+                : FileNameEncoding.withPlatformString(name) {
+                    fchownat(folder.descriptor.rawValue, $0, owner, group ?? gid_t.max, AT_SYMLINK_NOFOLLOW)
+                }
+            guard result == 0 else {
                 throw PhotosError.io("fchown", path: path, errno: errno, action: "take over a stored original")
             }
         }
         if info.st_mode & 0o7777 != permissions.originalMode {
-            guard fchmod(descriptor, permissions.originalMode) == 0 else {
+            let result =
+                descriptor >= 0
+                ? fchmod(descriptor, permissions.originalMode)
+                : FileNameEncoding.withPlatformString(name) {
+                    fchmodat(folder.descriptor.rawValue, $0, permissions.originalMode, 0)
+                }
+            guard result == 0 else {
                 throw PhotosError.io("fchmod", path: path, errno: errno, action: "make a stored original read-only")
             }
         }
@@ -447,5 +456,42 @@ extension WriterConnection {
     /// A ``PhotodropSystem/SystemError`` as the catalog's own error type.
     func systemError(_ error: SystemError) -> SystemCallError {
         SystemCallError(operation: error.call, path: error.path ?? libraryPath, errno: error.code)
+    }
+}
+
+/// The folders a block's sources are in, each opened (and its identity read) once per block: a block's files mostly
+/// come from one folder (the staging folder, an import's album folder), so the last one is kept at hand without any
+/// lookup.
+private struct SourceFolders {
+    private var last: (root: ObjectIdentifier, parent: Substring, folder: Directory, node: FileNode)?
+    private var others: [[UInt8]: (Directory, FileNode)] = [:]
+
+    /// The folder holding `source`, its identity, and the file's name in it.
+    mutating func resolve(_ source: FileLocation) throws -> (Directory, FileNode, String) {
+        let relative = source.relativePath
+        let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let parent = slash.map { relative[..<$0] } ?? ""
+        let name = slash.map { String(relative[relative.utf8.index(after: $0)...]) } ?? relative
+        let root = ObjectIdentifier(source.directory)
+        if let last, last.root == root, last.parent.utf8.elementsEqual(parent.utf8) {
+            return (last.folder, last.node, name)
+        }
+        // Bytes, not a String: String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
+        var key = withUnsafeBytes(of: root.hashValue) { Array($0) }
+        key += parent.utf8
+        let entry: (Directory, FileNode)
+        if let cached = others[key] {
+            entry = cached
+        } else {
+            do throws(SystemError) {
+                let folder = parent.isEmpty ? source.directory : try source.directory.directory(String(parent))
+                entry = (folder, FileNode(try folder.status()))
+            } catch {
+                throw SystemCallError(operation: error.call, path: error.path ?? source.path, errno: error.code)
+            }
+            others[key] = entry
+        }
+        last = (root, parent, entry.0, entry.1)
+        return (entry.0, entry.1, name)
     }
 }

@@ -165,9 +165,7 @@ struct FaultTests {
     @Test("another process holds the write lock past the busy timeout: files wait, libraryLocked, then all stored")
     func writeLockHeld() async throws {
         let helper = try #require(PhotodropBinary.sibling("catalog-history"), "catalog-history is built with the tests")
-        let sandbox = try Sandbox("hold-write", settings: ["settleMilliseconds": 50])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("hold-write", settings: ["settleMilliseconds": 50])
         try TinyJPEG.write(count: 2, into: sandbox.inboxAlbum("Before"))
         #expect(await daemon.waitForOutcomes(2).count == 2)
         let holder = Process()
@@ -201,9 +199,7 @@ struct FaultTests {
 
     @Test("a FIFO, a socket and links dropped into a running daemon: never taken, nothing hangs, status names them")
     func specialFiles() async throws {
-        let sandbox = try Sandbox("special", settings: ["settleMilliseconds": 50])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("special", settings: ["settleMilliseconds": 50])
         let album = try sandbox.inboxAlbum("Odd")
         #expect(mkfifo(album.appendingPathComponent("pipe.jpg").path, 0o666) == 0)
         let socketPath = album.appendingPathComponent("sock.jpg").path

@@ -98,9 +98,7 @@ struct LargeFileTests {
         "a small file dropped while two 5 GB files are being hashed is stored within 3 s of settling",
         ProcessBudget.alone)
     func smallFilesAreNotStarved() async throws {
-        let sandbox = try Sandbox("head-of-line", settings: ["settleMilliseconds": 200, "workers": 2])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("head-of-line", settings: ["settleMilliseconds": 200, "workers": 2])
         let album = try sandbox.inboxAlbum("Big")
         let staging = try sandbox.staging("big")
         for index in 0..<2 {
@@ -130,9 +128,7 @@ struct LargeFileTests {
 
     @Test("an incomplete upload is hashed once: at the end of its grace period, unchanged, it is rejected unread")
     func incompleteUploadHashedOnce() async throws {
-        let sandbox = try Sandbox("incomplete-once", settings: ["settleMilliseconds": 100, "incompleteGraceSeconds": 2])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("incomplete-once", settings: ["settleMilliseconds": 100, "incompleteGraceSeconds": 2])
         // A JPEG cut before its end marker, its scan data continued by a hole: 300 MB that probe as truncated.
         let staging = try sandbox.staging("cut")
         let cut = staging.appendingPathComponent("upload.jpg")

@@ -59,9 +59,7 @@ struct LibraryLocationTests {
 
     @Test("a first run creates the library with folders 0750 and database 0640")
     func firstRunCreates() async throws {
-        let sandbox = try Sandbox("first-run")
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("first-run")
         #expect(try await daemon.stop() == 0)
         for (path, mode) in [
             (sandbox.library.path, 0o750), (sandbox.library.appendingPathComponent("originals").path, 0o750),
@@ -83,9 +81,7 @@ struct LibraryLocationTests {
     @Test("the library deleted or replaced while watch runs: it stops, and every drop stays in the inbox",
         arguments: Disappearance.allCases)
     func libraryDisappears(_ how: Disappearance) async throws {
-        let sandbox = try Sandbox("library-gone", settings: ["settleMilliseconds": 50])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("library-gone", settings: ["settleMilliseconds": 50])
         try TinyJPEG.write(count: 5, into: sandbox.inboxAlbum("Before"))
         #expect(await daemon.waitForOutcomes(5).count == 5)
         switch how {
@@ -154,9 +150,7 @@ struct LibraryLocationTests {
     /// lies about fsync does; the README says what photodrop can and cannot promise then.)
     @Test("a torn WAL tail after kill -9 is ordinary recovery: nothing lost, verify clean")
     func tornWAL() async throws {
-        let sandbox = try Sandbox("torn-wal", settings: ["settleMilliseconds": 0])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("torn-wal", settings: ["settleMilliseconds": 0])
         let source = try sandbox.staging("burst")
         let photos = try TinyJPEG.write(count: 300, into: source)
         let contents = Set(try photos.map { try sha256(of: $0) })

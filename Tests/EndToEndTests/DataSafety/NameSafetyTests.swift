@@ -38,9 +38,7 @@ struct NameSafetyTests {
 
     @Test("a 255-byte name keeps its extension in Rejected/, and its clash suffix and .reason.json fit")
     func longNames() async throws {
-        let sandbox = try Sandbox("long-names", settings: ["settleMilliseconds": 50])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("long-names", settings: ["settleMilliseconds": 50])
         let album = try sandbox.inboxAlbum("Docs")
         // 251 bytes of stem + ".pdf" = 255; and one with multi-byte characters (é is 2 bytes) that must not be cut
         // in half.
@@ -70,9 +68,7 @@ struct NameSafetyTests {
 
     @Test("names that are not UTF-8: taken, stored or rejected under their own bytes, \\udcXX in every JSON")
     func namesThatAreNotUTF8() async throws {
-        let sandbox = try Sandbox("latin1", settings: ["settleMilliseconds": 50])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("latin1", settings: ["settleMilliseconds": 50])
         let album = try sandbox.inboxAlbum("Trip")
         let photoName = Array("M".utf8) + [0xFC] + Array("nchen.jpg".utf8)
         let noteName = Array("caf".utf8) + [0xE9] + Array(".txt".utf8)
@@ -127,9 +123,7 @@ struct NameSafetyTests {
 
     @Test("a name with a newline: one log line, valid JSON in reason.json and in --json output")
     func newlines() async throws {
-        let sandbox = try Sandbox("newline", settings: ["settleMilliseconds": 50, "log": ["format": "text", "level": "info"]])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("newline", settings: ["settleMilliseconds": 50, "log": ["format": "text", "level": "info"]])
         let album = try sandbox.inboxAlbum("Lines")
         try Data("text\n".utf8).write(to: album.appendingPathComponent("two\nlines.txt"))
         try Data(TinyJPEG.bytes(41)).write(to: album.appendingPathComponent("photo\nname.jpg"))

@@ -54,9 +54,7 @@ struct OwnershipTests {
         guard canRun(runningAsRoot, "needs root to give files to another group") else { return }
         // "users" (gid 100) exists on every Debian system.
         let group = try #require(getgrnam("users")?.pointee.gr_gid)
-        let sandbox = try Sandbox("owner-group", settings: ["settleMilliseconds": 50, "libraryGroup": "users"])
-        let daemon = try WatchDaemon(sandbox)
-        try await daemon.waitUntilStarted()
+        let (sandbox, daemon) = try await watchingSandbox("owner-group", settings: ["settleMilliseconds": 50, "libraryGroup": "users"])
         try TinyJPEG.write(count: 3, into: sandbox.inboxAlbum("Trip"))
         #expect(await daemon.waitForOutcomes(3).count == 3)
         #expect(try await daemon.stop() == 0)

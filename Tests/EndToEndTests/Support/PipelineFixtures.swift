@@ -216,3 +216,13 @@ extension Sandbox {
         return url
     }
 }
+
+/// A sandbox with a running `photodrop watch` that has started.
+func watchingSandbox(
+    _ label: String, settings: [String: Any] = [:], launcher: Launcher? = nil
+) async throws -> (Sandbox, WatchDaemon) {
+    let sandbox = try Sandbox(label, settings: settings)
+    let daemon = try WatchDaemon(sandbox, launcher: launcher)
+    try await daemon.waitUntilStarted()
+    return (sandbox, daemon)
+}
