@@ -263,7 +263,7 @@ public actor Committer {
                     options: AssetResourceCreationOptions(
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
-                        fileStatus: item.digest.identity.resourceFileStatus))
+                        fileStatus: item.digest.resourceFileStatus))
                 if let metadata = item.probe?.metadata { Committer.apply(metadata, to: request) }
                 guard let title = item.job.album, let placeholder = request.placeholderForCreatedAsset else { continue }
                 if skipDuplicates && request.isDuplicate { continue }

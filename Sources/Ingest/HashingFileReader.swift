@@ -1,6 +1,7 @@
 import CCrypto
 import CLinux
 import MediaProbe
+import PhotoCatalog
 import PhotodropSystem
 
 #if canImport(Glibc)
@@ -15,8 +16,23 @@ public struct FileDigest: Sendable, Hashable {
     /// From `fstat` on the open descriptor; checked again after the last byte, so it describes exactly the bytes
     /// that were hashed.
     public var identity: FileIdentity
+    /// Link count, owner, group and mode from the same `fstat`.
+    public var links: UInt64 = 1
+    public var owner: UInt32 = 0
+    public var group: UInt32 = 0
+    public var mode: UInt32 = 0
 
     public var size: Int64 { identity.size }
+
+    /// What the library records (and, for placing the file, trusts) about the file that was hashed.
+    public var resourceFileStatus: ResourceFileStatus {
+        var status = identity.resourceFileStatus
+        status.links = links
+        status.owner = owner
+        status.group = group
+        status.mode = mode
+        return status
+    }
 }
 
 /// Why a file could not be read and hashed.
@@ -182,7 +198,9 @@ public final class HashingFileReader {
         guard EVP_DigestFinal_ex(context, &output, &length) == 1, length == 32,
             let digest = SHA256Digest(bytes: output[0..<32])
         else { throw FileReadError.crypto("EVP_DigestFinal_ex") }
-        return FileDigest(sha256: digest, identity: identity)
+        return FileDigest(
+            sha256: digest, identity: identity, links: UInt64(after.st_nlink), owner: after.st_uid, group: after.st_gid,
+            mode: after.st_mode)
     }
 
     /// 1 MiB of zeros: what a hole of a sparse file reads as.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// How photodrop holds file names that are not valid UTF-8 in a Swift `String`, losslessly, and how it writes them.
 ///
 /// Linux file names are bytes. A name written by an old Windows or Samba client in Latin-1 (`M\xFCnchen.jpg`) is not
@@ -29,8 +35,14 @@ public enum FileNameEncoding {
         return (String(scalars), false)
     }
 
-    /// Whether `text` holds escaped bytes (a name that was not valid UTF-8).
-    public static func hasEscapes(_ text: String) -> Bool { text.utf8.contains(0) }
+    /// Whether `text` holds escaped bytes (a name that was not valid UTF-8). `memchr` on the string's own storage: it
+    /// is asked before every system call with a name.
+    public static func hasEscapes(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        } ?? text.utf8.contains(0)
+    }
 
     /// The bytes a name stands for (escapes turned back into their bytes).
     public static func bytes(of text: String) -> [UInt8] {

@@ -29,6 +29,9 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         var device: UInt64
         var inode: UInt64
         var modificationDate: Date
+        /// What the caller's `fstat` said about links, owner, group and mode, when it vouches for them
+        /// (``ResourceFileStatus``): the placement then does not look at the file again.
+        var vouched: ResourceFileStatus?
         var mimeType: String?
         var uniformTypeIdentifier: String?
         var fileExtension: String
@@ -207,6 +210,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         var resource = Resource(
             type: type, source: location, sourcePath: path, shouldMove: options.shouldMoveFile, sha256: sha256,
             byteCount: file.byteCount, device: file.device, inode: file.inode, modificationDate: file.modificationDate,
+            vouched: file.links != nil && file.owner != nil && file.group != nil && file.mode != nil ? file : nil,
             mimeType: mime, uniformTypeIdentifier: uti, fileExtension: ext,
             originalFilename: options.originalFilename ?? FilePathText.lastComponent(of: path))
 

@@ -44,16 +44,33 @@ public struct AssetResourceCreationOptions: Sendable, Hashable {
 /// The facts about a regular file that a resource records: its size, where it lives (device and inode, which crash
 /// recovery uses to tell a moved original from another file) and its modification time (the creation date of an
 /// asset that has none of its own).
+///
+/// With ``links``, ``owner``, ``group`` and ``mode`` also given (what the same `fstat` said), the library does not look
+/// at the file again before it moves it: it takes these for the checks that decide between taking the file over and
+/// copying it (one link, an owner it may take over). A caller gives them only for a file nobody else can change
+/// between its `fstat` and the commit (photodrop's own staging folder, mode 0700).
 public struct ResourceFileStatus: Sendable, Hashable {
     public var byteCount: Int64
     public var device: UInt64
     public var inode: UInt64
     public var modificationDate: Date
+    /// The link count, owner, group and permission bits, when the caller vouches for them (see the type).
+    public var links: UInt64?
+    public var owner: UInt32?
+    public var group: UInt32?
+    public var mode: UInt32?
 
-    public init(byteCount: Int64, device: UInt64, inode: UInt64, modificationDate: Date) {
+    public init(
+        byteCount: Int64, device: UInt64, inode: UInt64, modificationDate: Date, links: UInt64? = nil,
+        owner: UInt32? = nil, group: UInt32? = nil, mode: UInt32? = nil
+    ) {
         self.byteCount = byteCount
         self.device = device
         self.inode = inode
         self.modificationDate = modificationDate
+        self.links = links
+        self.owner = owner
+        self.group = group
+        self.mode = mode
     }
 }

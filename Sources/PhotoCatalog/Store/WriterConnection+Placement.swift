@@ -29,6 +29,12 @@ struct Placement {
     let source: FileLocation
     let sourcePath: String
     let sourceInode: UInt64
+    /// The size and modification time the source had when it was hashed: a copy must end with the same, or the
+    /// bytes copied may not be the bytes hashed.
+    let sourceSize: Int64
+    let sourceModification: Date
+    /// The caller's `fstat` of the source, when it vouches for it (no second look before the move).
+    var vouched: ResourceFileStatus?
     /// The destination's folder relative to the library (`originals/ab`) and its name (`<uuid>.jpg`).
     let folder: String
     let name: String
@@ -43,7 +49,27 @@ struct Placement {
     var setAside: String?
 
     /// Relative to the library folder.
-    var relative: String { folder + "/" + name }
+    let relative: String
+
+    init(
+        request: AssetCreationRequest, resourceIndex: Int, source: FileLocation, sourcePath: String, sourceInode: UInt64,
+        sourceSize: Int64, sourceModification: Date, folder: String, name: String, move: Bool, repairs: StoredOriginal?,
+        vouched: ResourceFileStatus?
+    ) {
+        self.vouched = vouched
+        self.request = request
+        self.resourceIndex = resourceIndex
+        self.source = source
+        self.sourcePath = sourcePath
+        self.sourceInode = sourceInode
+        self.sourceSize = sourceSize
+        self.sourceModification = sourceModification
+        self.folder = folder
+        self.name = name
+        self.relative = "\(folder)/\(name)"
+        self.move = move
+        self.repairs = repairs
+    }
 
     /// What the ``IntentLog`` records for this placement.
     var intent: IntentLog.Entry {
@@ -100,8 +126,9 @@ extension WriterConnection {
                     placements.append(
                         Placement(
                             request: request, resourceIndex: index, source: resource.source,
-                            sourcePath: resource.sourcePath, sourceInode: resource.inode, folder: folder,
-                            name: fileName, move: resource.shouldMove, repairs: nil))
+                            sourcePath: resource.sourcePath, sourceInode: resource.inode,
+                            sourceSize: resource.byteCount, sourceModification: resource.modificationDate, folder: folder,
+                            name: fileName, move: resource.shouldMove, repairs: nil, vouched: resource.vouched))
                 }
             }
         }
@@ -122,8 +149,10 @@ extension WriterConnection {
             return [
                 Placement(
                     request: request, resourceIndex: index, source: resource.source, sourcePath: resource.sourcePath,
-                    sourceInode: resource.inode, folder: folder, name: FilePathText.lastComponent(of: repair.path),
-                    move: resource.shouldMove, repairs: repair)
+                    sourceInode: resource.inode, sourceSize: resource.byteCount,
+                    sourceModification: resource.modificationDate, folder: folder,
+                    name: FilePathText.lastComponent(of: repair.path),
+                    move: resource.shouldMove, repairs: repair, vouched: resource.vouched)
             ]
         }
     }
@@ -172,9 +201,22 @@ extension WriterConnection {
             touched.insert(placement.folder)
             if placement.repairs != nil { placements[index].setAside = try setAside(placement, in: destination) }
             let (sourceFolder, sourceName) = sources[index]
-            // One fstatat on the source's folder (no link followed): the very file that was hashed, a regular file.
+            // The very file that was hashed, a regular file: as the caller's fstat saw it while hashing, or one fstatat
+            // on the source's folder (no link followed).
             let found: stat?
-            do { found = try sourceFolder.status(sourceName) } catch { throw systemError(error) }
+            if let vouched = placement.vouched, let links = vouched.links, let owner = vouched.owner,
+                let group = vouched.group, let mode = vouched.mode
+            {
+                var info = stat()
+                info.st_mode = mode_t(mode)
+                info.st_ino = ino_t(vouched.inode)
+                info.st_nlink = nlink_t(links)
+                info.st_uid = uid_t(owner)
+                info.st_gid = gid_t(group)
+                found = info
+            } else {
+                do { found = try sourceFolder.status(sourceName) } catch { throw systemError(error) }
+            }
             guard let info = found, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_ino) == placement.sourceInode
             else {
                 throw PhotosError(
@@ -187,7 +229,7 @@ extension WriterConnection {
                 // Another user's file is taken over through a descriptor, after a read lease showed that nobody
                 // still has it open for writing (once renamed into the library's 0750 folders, nobody else can
                 // open it again). The daemon's own files need neither: their owner is the library's owner.
-                let foreign = info.st_uid != geteuid()
+                let foreign = info.st_uid != Capabilities.effectiveUser
                 var descriptor: Int32 = -1
                 if foreign {
                     do {
@@ -217,7 +259,7 @@ extension WriterConnection {
                     throw systemError(error)
                 }
                 if placements[index].done == .renamed {
-                    try takeOver(descriptor, info, in: destination, name: placement.name, path: absolute(placement.relative))
+                    try takeOver(descriptor, info, in: destination, name: placement.name, path: placement.relative)
                     continue
                 }
             }
@@ -260,14 +302,17 @@ extension WriterConnection {
     /// Whether a file can become the library's by a rename: it has one link, and it is ours or we may give it to us.
     private func canTakeOver(_ info: stat) -> Bool {
         guard info.st_nlink == 1 else { return false }
-        if info.st_uid == geteuid() { return true }
+        if info.st_uid == Capabilities.effectiveUser { return true }
         return Capabilities.canChangeOwner
     }
 
     /// Gives a renamed file to the library's user and group, read-only: through `descriptor` when the file came from
     /// another user (-1 otherwise), else by its new name in the library's own folder, which nobody else can change.
-    private func takeOver(_ descriptor: Int32, _ info: stat, in folder: Directory, name: String, path: String) throws {
-        let user = geteuid()
+    private func takeOver(
+        _ descriptor: Int32, _ info: stat, in folder: Directory, name: String, path relative: String
+    ) throws {
+        func path() -> String { absolute(relative) }
+        let user = Capabilities.effectiveUser
         let group = permissions.groupID
         let owner: uid_t = info.st_uid == user ? uid_t.max : user
         let changeGroup = group != nil && info.st_gid != group!
@@ -279,7 +324,7 @@ extension WriterConnection {
                     fchownat(folder.descriptor.rawValue, $0, owner, group ?? gid_t.max, AT_SYMLINK_NOFOLLOW)
                 }
             guard result == 0 else {
-                throw PhotosError.io("fchown", path: path, errno: errno, action: "take over a stored original")
+                throw PhotosError.io("fchown", path: path(), errno: errno, action: "take over a stored original")
             }
         }
         if info.st_mode & 0o7777 != permissions.originalMode {
@@ -290,7 +335,7 @@ extension WriterConnection {
                     fchmodat(folder.descriptor.rawValue, $0, permissions.originalMode, 0)
                 }
             guard result == 0 else {
-                throw PhotosError.io("fchmod", path: path, errno: errno, action: "make a stored original read-only")
+                throw PhotosError.io("fchmod", path: path(), errno: errno, action: "make a stored original read-only")
             }
         }
     }
@@ -301,7 +346,13 @@ extension WriterConnection {
         do {
             var created = false
             var current = libraryDirectory
-            for component in relative.split(separator: "/") {
+            var components = relative.split(separator: "/")
+            if components.first == "originals" {
+                // `originals/` exists since the writer opened: start there.
+                current = originals
+                components.removeFirst()
+            }
+            for component in components {
                 let name = String(component)
                 if try current.makeDirectory(name, mode: permissions.folderMode) {
                     created = true
@@ -355,6 +406,15 @@ extension WriterConnection {
             try FileCopy.copyContents(
                 from: input, to: output, buffer: buffer, source: placement.sourcePath,
                 destination: absolute(placement.relative))
+            // A writer that kept the source open (a file of another user, whose writers cannot be excluded by a
+            // lease) would change its size or modification time: then what was copied is not what was hashed.
+            var after = stat()
+            guard fstat(input, &after) == 0 else { throw SystemError.current("fstat", path: placement.sourcePath) }
+            let modified = Date(
+                timeIntervalSince1970: Double(after.st_mtim.tv_sec) + Double(after.st_mtim.tv_nsec) / 1e9)
+            guard Int64(after.st_size) == placement.sourceSize,
+                abs(modified.timeIntervalSince(placement.sourceModification)) < 1e-6
+            else { throw SystemError(code: ESTALE, call: "copy (the source changed while it was copied)", path: placement.sourcePath) }
             if let group = permissions.groupID, fchown(output, uid_t.max, group) != 0 {
                 throw SystemError.current("fchown", path: absolute(placement.relative))
             }
