@@ -124,6 +124,40 @@ struct AssetCreationTests {
         #expect(stat(stored.path, &storedInfo) == 0 && storedInfo.st_ino == info.st_ino, "moved, not copied")
     }
 
+    @Test("a given file status is trusted only in a folder nobody else can change: elsewhere a swapped name is caught")
+    func givenStatusNotTrustedInSharedFolder() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let shared = folder.appending("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+        // Writable by everyone (as an upload folder shared between users is): anyone could swap a name in it.
+        #expect(chmod(shared.path, 0o777) == 0)
+        let hashed = shared.appendingPathComponent("upload.jpg")
+        try TestFiles.distinctBytes(size: 100).write(to: hashed)
+        var info = stat()
+        #expect(stat(hashed.path, &info) == 0)
+        let status = ResourceFileStatus(
+            byteCount: 100, device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+            modificationDate: Date(timeIntervalSince1970: 1_041_379_200), links: 1, owner: info.st_uid,
+            group: info.st_gid, mode: info.st_mode)
+        // After the hashing, before the placement, another file takes the name.
+        #expect(rename(hashed.path, shared.appendingPathComponent("moved-away.jpg").path) == 0)
+        let intruder = Data(repeating: 0x41, count: 100)
+        try intruder.write(to: hashed)
+        await #expect {
+            try await library.performChanges {
+                try AssetCreationRequest.forAsset().addResource(
+                    with: .photo, fileURL: hashed,
+                    options: AssetResourceCreationOptions(
+                        shouldMoveFile: true, contentSHA256: String(repeating: "cd", count: 32), fileStatus: status))
+            }
+        } throws: { error in
+            (error as? PhotosError)?.code == .invalidResource && "\(error)".contains("no longer the file that was read")
+        }
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 0)
+        #expect(try Data(contentsOf: hashed) == intruder, "the other file stays where it was, untouched")
+    }
+
     @Test("a malformed contentSHA256 or a missing file fails the block with a message naming the file")
     func badResources() async throws {
         let folder = try TemporaryDirectory()

@@ -165,12 +165,12 @@ extension WriterConnection {
     /// The placement step's work: resolves every source's folder, makes the intents durable, then places the files.
     func resolveAndPlace(_ placements: inout [Placement], batch: Int64) throws {
         var folders = SourceFolders()
-        var resolved: [(Directory, String)] = []
+        var resolved: [SourceFolders.Source] = []
         resolved.reserveCapacity(placements.count)
         for index in placements.indices {
-            let (folder, node, name) = try folders.resolve(placements[index].source)
-            placements[index].sourceFolder = node
-            resolved.append((folder, name))
+            let source = try folders.resolve(placements[index].source)
+            placements[index].sourceFolder = source.node
+            resolved.append(source)
         }
         // The intents are durable before the first file moves.
         try IntentLog.write(placements.map(\.intent), batch: batch, to: intentLog, path: intentLogPath)
@@ -188,7 +188,13 @@ extension WriterConnection {
     /// Copies are written to temporary names first, made durable together (one `syncfs` for the block instead of an
     /// `fsync` per file, which dominated copying imports of many small files), and only then renamed into place, so a
     /// final name never points at bytes that are not on disk.
-    private func place(_ placements: inout [Placement], sources: [(Directory, String)]) throws {
+    ///
+    /// The file moved or copied must be the very file that was hashed. In a folder only this process's user can
+    /// change (its own, not writable by group or others: the staging folder, an import tree of its own) nobody can
+    /// swap a name between the hashing and the move, so the worker's `fstat` is trusted as it is. Elsewhere the name
+    /// is checked with `fstatat` before and the stored file's inode after the rename (a file swapped in between is
+    /// put back by the block's undo); a file opened to be copied or taken over is checked through its descriptor.
+    private func place(_ placements: inout [Placement], sources: [SourceFolders.Source]) throws {
         var touched = Set<String>()
         var createdFolders = false
         var copies: [(index: Int, done: Placement.Done)] = []
@@ -200,11 +206,13 @@ extension WriterConnection {
             createdFolders = createdFolders || created
             touched.insert(placement.folder)
             if placement.repairs != nil { placements[index].setAside = try setAside(placement, in: destination) }
-            let (sourceFolder, sourceName) = sources[index]
-            // The very file that was hashed, a regular file: as the caller's fstat saw it while hashing, or one fstatat
-            // on the source's folder (no link followed).
+            let sourceFolder = sources[index].folder
+            let sourceName = sources[index].name
+            let privateFolder = sources[index].isPrivate
+            // The very file that was hashed, a regular file: as the caller's fstat saw it while hashing (in a folder
+            // nobody else can change), or one fstatat on the source's folder (no link followed).
             let found: stat?
-            if let vouched = placement.vouched, let links = vouched.links, let owner = vouched.owner,
+            if privateFolder, let vouched = placement.vouched, let links = vouched.links, let owner = vouched.owner,
                 let group = vouched.group, let mode = vouched.mode
             {
                 var info = stat()
@@ -218,13 +226,7 @@ extension WriterConnection {
                 do { found = try sourceFolder.status(sourceName) } catch { throw systemError(error) }
             }
             guard let info = found, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_ino) == placement.sourceInode
-            else {
-                throw PhotosError(
-                    .invalidResource, title: "File replaced",
-                    message: "'\(placement.sourcePath)' is no longer the file that was read (another file took its "
-                        + "name, or it is gone); add it again.",
-                    cause: .io(operation: "fstat", path: placement.sourcePath, errno: ESTALE))
-            }
+            else { throw Self.fileReplaced(placement) }
             if placement.move && canTakeOver(info) {
                 // Another user's file is taken over through a descriptor, after a read lease showed that nobody
                 // still has it open for writing (once renamed into the library's 0750 folders, nobody else can
@@ -239,6 +241,7 @@ extension WriterConnection {
                     }
                 }
                 defer { if descriptor >= 0 { Glibc.close(descriptor) } }
+                if foreign { try checkSameFile(descriptor, placement) }
                 if foreign, LeaseProbe.hasWriters(descriptor) == true {
                     throw PhotosError(
                         .invalidResource, title: "File still being written",
@@ -259,6 +262,16 @@ extension WriterConnection {
                     throw systemError(error)
                 }
                 if placements[index].done == .renamed {
+                    if !privateFolder && !foreign {
+                        // Another user could have swapped the name between the fstatat and the rename: the file now
+                        // in the library (whose folders nobody else can change) must be the one that was hashed.
+                        // A different file is the block's undo's to rename back, as it came (not given the hashed
+                        // file's owner and mode).
+                        guard try isHashedFile(placement, in: destination) else {
+                            placements[index].previousOwner = nil
+                            throw Self.fileReplaced(placement)
+                        }
+                    }
                     try takeOver(descriptor, info, in: destination, name: placement.name, path: placement.relative)
                     continue
                 }
@@ -270,6 +283,7 @@ extension WriterConnection {
                 throw systemError(error)
             }
             defer { Glibc.close(input) }
+            try checkSameFile(input, placement)
             try copyToTemporary(input, placement, in: destination)
             copies.append((index, placement.move ? .copiedForMove : .copied))
         }
@@ -304,6 +318,31 @@ extension WriterConnection {
         guard info.st_nlink == 1 else { return false }
         if info.st_uid == Capabilities.effectiveUser { return true }
         return Capabilities.canChangeOwner
+    }
+
+    /// Throws "File replaced" unless `descriptor` is the file that was hashed (its inode).
+    private func checkSameFile(_ descriptor: Int32, _ placement: Placement) throws {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw PhotosError.io("fstat", path: placement.sourcePath, errno: errno, action: "check a file to store")
+        }
+        guard UInt64(info.st_ino) == placement.sourceInode else { throw Self.fileReplaced(placement) }
+    }
+
+    /// Whether the file renamed to `placement.name` in `folder` is the one that was hashed (its inode).
+    private func isHashedFile(_ placement: Placement, in folder: Directory) throws -> Bool {
+        let stored: stat?
+        do { stored = try folder.status(placement.name) } catch { throw systemError(error) }
+        return stored.map { UInt64($0.st_ino) == placement.sourceInode } ?? false
+    }
+
+    /// The error for a source that is no longer the file that was read.
+    static func fileReplaced(_ placement: Placement) -> PhotosError {
+        PhotosError(
+            .invalidResource, title: "File replaced",
+            message: "'\(placement.sourcePath)' is no longer the file that was read (another file took its "
+                + "name, or it is gone); add it again.",
+            cause: .io(operation: "fstat", path: placement.sourcePath, errno: ESTALE))
     }
 
     /// Gives a renamed file to the library's user and group, read-only: through `descriptor` when the file came from
@@ -522,36 +561,49 @@ extension WriterConnection {
 /// The folders a block's sources are in, each opened (and its identity read) once per block: a block's files mostly
 /// come from one folder (the staging folder, an import's album folder), so the last one is kept at hand without any
 /// lookup.
-private struct SourceFolders {
-    private var last: (root: ObjectIdentifier, parent: Substring, folder: Directory, node: FileNode)?
-    private var others: [[UInt8]: (Directory, FileNode)] = [:]
+struct SourceFolders {
+    /// A source's folder, that folder's identity, the file's name in it, and whether only this process's user can
+    /// change the folder's entries.
+    struct Source {
+        var folder: Directory
+        var node: FileNode
+        var name: String
+        var isPrivate: Bool
+    }
+
+    private var last: (root: ObjectIdentifier, parent: Substring, folder: Directory, node: FileNode, isPrivate: Bool)?
+    private var others: [[UInt8]: (Directory, FileNode, Bool)] = [:]
 
     /// The folder holding `source`, its identity, and the file's name in it.
-    mutating func resolve(_ source: FileLocation) throws -> (Directory, FileNode, String) {
+    mutating func resolve(_ source: FileLocation) throws -> Source {
         let relative = source.relativePath
         let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/"))
         let parent = slash.map { relative[..<$0] } ?? ""
         let name = slash.map { String(relative[relative.utf8.index(after: $0)...]) } ?? relative
         let root = ObjectIdentifier(source.directory)
         if let last, last.root == root, last.parent.utf8.elementsEqual(parent.utf8) {
-            return (last.folder, last.node, name)
+            return Source(folder: last.folder, node: last.node, name: name, isPrivate: last.isPrivate)
         }
         // Bytes, not a String: String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
         var key = withUnsafeBytes(of: root.hashValue) { Array($0) }
         key += parent.utf8
-        let entry: (Directory, FileNode)
+        let entry: (Directory, FileNode, Bool)
         if let cached = others[key] {
             entry = cached
         } else {
             do throws(SystemError) {
                 let folder = parent.isEmpty ? source.directory : try source.directory.directory(String(parent))
-                entry = (folder, FileNode(try folder.status()))
+                let info = try folder.status()
+                // Only the owner can add, remove or rename entries of a folder of its own without group or other
+                // write permission (root aside).
+                let isPrivate = info.st_uid == Capabilities.effectiveUser && info.st_mode & 0o022 == 0
+                entry = (folder, FileNode(info), isPrivate)
             } catch {
                 throw SystemCallError(operation: error.call, path: error.path ?? source.path, errno: error.code)
             }
             others[key] = entry
         }
-        last = (root, parent, entry.0, entry.1)
-        return (entry.0, entry.1, name)
+        last = (root, parent, entry.0, entry.1, entry.2)
+        return Source(folder: entry.0, node: entry.1, name: name, isPrivate: entry.2)
     }
 }
