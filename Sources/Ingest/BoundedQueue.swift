@@ -34,39 +34,63 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         case mustWait
     }
 
+    /// First-in-first-out storage that never holds more than the queue's capacity: a ring that grows by doubling
+    /// up to `limit`, so a queue that is seldom full stays small and a full one costs exactly `limit` slots.
+    private struct Ring {
+        private var slots: [Element?] = []
+        private var start = 0
+        private(set) var count = 0
+        let limit: Int
+
+        init(limit: Int) { self.limit = limit }
+
+        mutating func push(_ element: Element) {
+            precondition(count < limit, "the bounded queue's buffer is full")
+            if count == slots.count { grow() }
+            slots[(start + count) % slots.count] = element
+            count += 1
+        }
+
+        mutating func pop() -> Element? {
+            guard count > 0 else { return nil }
+            let element = slots[start].take()
+            start = (start + 1) % slots.count
+            count -= 1
+            return element
+        }
+
+        private mutating func grow() {
+            let size = min(limit, max(16, slots.count * 2))
+            var larger: [Element?] = []
+            larger.reserveCapacity(size)
+            for offset in 0..<count { larger.append(slots[(start + offset) % slots.count].take()) }
+            larger.append(contentsOf: repeatElement(nil, count: size - count))
+            slots = larger
+            start = 0
+        }
+    }
+
     private struct State {
-        var buffer: [Element] = []
-        var head = 0
+        var buffer: Ring
         var senders: [Sender] = []
         var receivers: [Receiver] = []
         var finished = false
         var nextID: UInt64 = 0
 
-        var count: Int { buffer.count - head }
+        var count: Int { buffer.count }
 
-        mutating func popBuffer() -> Element? {
-            guard head < buffer.count else { return nil }
-            let element = buffer[head]
-            head += 1
-            if head == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64 && head * 2 >= buffer.count {
-                buffer.removeFirst(head)
-                head = 0
-            }
-            return element
-        }
+        mutating func popBuffer() -> Element? { buffer.pop() }
     }
 
     /// The most items held without a waiting sender.
     public let capacity: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// A queue holding at most `capacity` (at least 1) items.
     public init(capacity: Int) {
         precondition(capacity >= 1, "a bounded queue needs room for at least one item")
         self.capacity = capacity
+        state = Mutex(State(buffer: Ring(limit: capacity)))
     }
 
     /// Items waiting in the queue (not counting suspended senders).
@@ -81,7 +105,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             if state.finished { return .failed(Finished()) }
             if !state.receivers.isEmpty { return .handedOver(state.receivers.removeFirst().continuation) }
             if state.count < capacity {
-                state.buffer.append(element)
+                state.buffer.push(element)
                 return .buffered
             }
             return .mustWait
@@ -105,7 +129,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
                     if state.finished { return .failed(Finished()) }
                     if !state.receivers.isEmpty { return .handedOver(state.receivers.removeFirst().continuation) }
                     if state.count < capacity {
-                        state.buffer.append(element)
+                        state.buffer.push(element)
                         return .buffered
                     }
                     state.senders.append(Sender(id: id, element: element, continuation: continuation))
@@ -137,7 +161,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
                 // Room was made: the longest-waiting sender moves its element into the buffer.
                 if !state.senders.isEmpty {
                     let sender = state.senders.removeFirst()
-                    state.buffer.append(sender.element)
+                    state.buffer.push(sender.element)
                     return .element(element, sender.continuation)
                 }
                 return .element(element, nil)
@@ -165,7 +189,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
                     if let element = state.popBuffer() {
                         if !state.senders.isEmpty {
                             let sender = state.senders.removeFirst()
-                            state.buffer.append(sender.element)
+                            state.buffer.push(sender.element)
                             return .element(element, sender.continuation)
                         }
                         return .element(element, nil)
@@ -199,33 +223,38 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// there are none. A group committer calls it after ``receive()`` returned one item, to take whatever else has
     /// arrived meanwhile without ever waiting to fill a batch.
     public func receiveAvailable(upTo limit: Int) -> [Element] {
-        guard limit > 0 else { return [] }
-        let (items, released) = state.withLock { state -> ([Element], [CheckedContinuation<Void, any Error>]) in
-            var items: [Element] = []
+        var items: [Element] = []
+        receiveAvailable(upTo: limit, appendingTo: &items)
+        return items
+    }
+
+    /// ``receiveAvailable(upTo:)`` appending to `items`, which is grown once to fit: a committer that already holds
+    /// the first item of a batch builds the batch in one array instead of copying a second one into it.
+    public func receiveAvailable(upTo limit: Int, appendingTo items: inout [Element]) {
+        guard limit > 0 else { return }
+        let released = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             // A committer takes up to 1,024 at a time: one allocation instead of eleven doublings.
-            items.reserveCapacity(min(limit, state.count + state.senders.count))
+            let taking = min(limit, state.count + state.senders.count)
+            items.reserveCapacity(items.count + taking)
             var released: [CheckedContinuation<Void, any Error>] = []
-            while items.count < limit {
+            for _ in 0..<taking {
                 if let element = state.popBuffer() {
                     items.append(element)
-                } else if !state.senders.isEmpty {
+                } else {
                     let sender = state.senders.removeFirst()
                     items.append(sender.element)
                     released.append(sender.continuation)
-                } else {
-                    break
                 }
             }
             // Room was made: move waiting senders' elements into the buffer, as `receive()` does.
             while state.count < capacity && !state.senders.isEmpty {
                 let sender = state.senders.removeFirst()
-                state.buffer.append(sender.element)
+                state.buffer.push(sender.element)
                 released.append(sender.continuation)
             }
-            return (items, released)
+            return released
         }
         for continuation in released { continuation.resume() }
-        return items
     }
 
     /// No more items: waiting receivers get nil, waiting and later senders get ``Finished``; items already queued

@@ -27,7 +27,8 @@ struct Claimer: Sendable {
     func run() async {
         while let first = await settled.receive() {
             if stopRequested.flag.load(ordering: .relaxed) { continue }
-            let files = [first] + settled.receiveAvailable(upTo: batchLimit - 1)
+            var files = [first]
+            settled.receiveAvailable(upTo: batchLimit - 1, appendingTo: &files)
             let claimed: ClaimJournal.Claimed
             do {
                 try guardCheck()

@@ -93,7 +93,7 @@ public actor Committer {
     public func run(_ outputs: BoundedQueue<WorkerOutput>) async {
         while let first = await outputs.receive() {
             var batch = [first]
-            batch.append(contentsOf: outputs.receiveAvailable(upTo: settings.batchLimit - 1))
+            outputs.receiveAvailable(upTo: settings.batchLimit - 1, appendingTo: &batch)
             await commit(batch)
         }
     }
@@ -135,6 +135,7 @@ public actor Committer {
             return
         }
         var storable: [StoreItem] = []
+        storable.reserveCapacity(batch.count)
         for output in batch {
             let job = output.job
             switch output.finding {
