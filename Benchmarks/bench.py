@@ -21,8 +21,9 @@ median of the rounds' ratios. The W3a burst, judged against W1's median, is drai
 The host's speed drifts by a third within minutes, which one floor and one import taken a minute apart cannot tell
 from a change in photodrop.
 
-Every source tree that photodrop consumes is a fresh hard-linked copy of the workload, made before the clock starts,
-so a moved file is a rename of a link and the workload itself stays intact. Peak RSS is the child's own ru_maxrss
+Every source tree that photodrop consumes is a fresh copy of the workload (cp -a --reflink=auto), made before the
+clock starts, so the workload itself stays intact. Not hard links: photodrop copies a file with more than one link
+instead of renaming it, so linked sources would measure that copy path. Peak RSS is the child's own ru_maxrss
 (wait4). Latencies run from just before the rename into the inbox to the commit time the change log records for the
 asset (committed_at, milliseconds, stamped inside the committing transaction).
 
