@@ -41,19 +41,19 @@ let package = Package(
 
         // The PhotoKit-style library over SQLite. Knows nothing of inboxes or libmagic.
         .target(
-            name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CLinux", "CSQLite", "CCrypto"],
+            name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite", "CCrypto"],
             swiftSettings: strict),
         // What a file is. Knows nothing of the library.
-        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CLinux", "CMagic"], swiftSettings: strict),
+        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
-            name: "Ingest", dependencies: ["PhotodropSystem", "CLinux", "PhotoCatalog", "MediaProbe", "CCrypto"],
+            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "CCrypto"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(
             name: "PhotodropCLI", dependencies: ["Ingest", "PhotodropSystem", "PhotoCatalog", "MediaProbe"],
             swiftSettings: strict),
-        .executableTarget(name: "photodrop", dependencies: ["PhotodropCLI"], swiftSettings: strict),
+        .executableTarget(name: "photodrop", dependencies: ["PhotodropCLI", "PhotodropSystem"], swiftSettings: strict),
 
         .executableTarget(
             name: "SaveToAlbum", dependencies: ["PhotoCatalog"], path: "examples/SaveToAlbum",
@@ -77,7 +77,7 @@ let package = Package(
 
         // A second process for the catalog's cross-process tests (persistent history, concurrent readers).
         .executableTarget(
-            name: "catalog-history", dependencies: ["PhotoCatalog"], path: "Tests/Support/CatalogHistory",
+            name: "catalog-history", dependencies: ["PhotoCatalog", "PhotodropSystem"], path: "Tests/Support/CatalogHistory",
             swiftSettings: strict),
 
         // Runs a program with openat2 refused by a seccomp filter, so that tests take photodrop's fallback for real.
@@ -87,16 +87,16 @@ let package = Package(
         .target(name: "TestFixtures", path: "Tests/Fixtures", swiftSettings: strict),
         // The example is a dependency so that a plain `swift test` builds it next to the test bundle.
         .testTarget(
-            name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "catalog-history", "SaveToAlbum"],
+            name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "PhotodropSystem", "catalog-history", "SaveToAlbum"],
             swiftSettings: strict),
-        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe"], swiftSettings: strict),
+        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem"], swiftSettings: strict),
         .testTarget(
             name: "IngestTests", dependencies: ["Ingest", "PhotodropSystem", "PhotodropCLI", "TestFixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "photodrop", "seccomp-deny", "catalog-history", "PhotoCatalog", "PhotodropSystem", "CLinux",
+                "photodrop", "seccomp-deny", "catalog-history", "PhotoCatalog", "PhotodropSystem",
                 "TestFixtures",
             ],
             swiftSettings: strict),

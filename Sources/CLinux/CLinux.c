@@ -39,7 +39,7 @@ int photodrop_renameat2(int olddirfd, const char *oldpath, int newdirfd, const c
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
-ssize_t photodrop_copy_file_range(int fd_in, int fd_out, size_t length) {
+long photodrop_copy_file_range(int fd_in, int fd_out, unsigned long length) {
     return copy_file_range(fd_in, NULL, fd_out, NULL, length, 0);
 }
 

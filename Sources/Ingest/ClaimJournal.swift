@@ -3,12 +3,6 @@ import PhotoCatalog
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Takes settled files out of the inbox atomically and remembers them in the library's journal, so that a crash at
 /// any instant loses nothing: the next start finishes or rolls back every file in flight (``recover(logger:)``).
 ///
@@ -84,12 +78,12 @@ public struct ClaimJournal: Sendable {
     }
 
     /// `<inbox>/.photodrop/claimed`, for messages.
-    public var stagingPath: String { PathResolution.join(inbox.path, ClaimJournal.stagingRelativePath) }
+    public var stagingPath: String { Path.join(inbox.path, ClaimJournal.stagingRelativePath) }
 
     static let stagingRelativePath = ".photodrop/claimed"
 
     /// The absolute path of a file in the inbox, for messages.
-    public func inboxPath(_ relative: String) -> String { PathResolution.join(inbox.path, relative) }
+    public func inboxPath(_ relative: String) -> String { Path.join(inbox.path, relative) }
 
     /// Opens (and creates, mode 0700) the inbox and its staging folder.
     public func prepare() throws(SystemError) {
@@ -144,7 +138,7 @@ public struct ClaimJournal: Sendable {
         }
         for (file, id) in zip(files, ids) {
             do throws(SystemError) {
-                let (folderPath, name) = ClaimJournal.split(file.relativePath)
+                let (folderPath, name) = Path.split(file.relativePath)
                 let folder: Directory
                 let key = Array(folderPath.utf8)
                 if let cached = folders[key] {
@@ -155,7 +149,7 @@ public struct ClaimJournal: Sendable {
                 }
                 guard try folder.rename(name, to: target, as: String(id)) else {
                     // Only a stale file from a damaged staging folder can be in the way; never overwrite it.
-                    throw SystemError(code: EEXIST, call: "renameat2", path: PathResolution.join(stagingPath, String(id)))
+                    throw SystemError(code: EEXIST, call: "renameat2", path: Path.join(stagingPath, String(id)))
                 }
             } catch {
                 orphans.append(id)
@@ -166,7 +160,7 @@ public struct ClaimJournal: Sendable {
                 IngestJob(
                     source: staged(id, in: target), displayPath: file.relativePath,
                     album: CandidateFile.album(forRelativePath: file.relativePath),
-                    originalName: PathResolution.lastComponent(of: file.relativePath), claimID: id,
+                    originalName: Path.lastComponent(of: file.relativePath), claimID: id,
                     expectedIdentity: file.identity, graceExpired: file.graceExpired,
                     incompleteVerdict: file.incompleteVerdict, startedAt: now))
         }
@@ -179,7 +173,7 @@ public struct ClaimJournal: Sendable {
     /// The caller removes the journal entry.
     public func unclaim(_ job: IngestJob) throws(SystemError) -> String {
         let relative = job.displayPath
-        let (folderPath, _) = ClaimJournal.split(relative)
+        let (folderPath, _) = Path.split(relative)
         let root = try inbox.directory(creating: true)
         let folder = folderPath.isEmpty ? root : try root.directory(folderPath, creating: true)
         let (from, name) = try job.source.parent()
@@ -214,7 +208,7 @@ public struct ClaimJournal: Sendable {
             guard let payload = ClaimPayload(decoding: Array(entry.payload)) else {
                 logger.warning(
                     "dropping an unreadable claim journal entry",
-                    ["entry": .count(entry.id), "staged": .string(PathResolution.join(stagingPath, name))])
+                    ["entry": .count(entry.id), "staged": .string(Path.join(stagingPath, name))])
                 if (try? folder.status(name)) != nil {
                     // Never delete bytes we cannot account for: put them back into the inbox root.
                     _ = try? folder.rename(name, to: root, as: "recovered-\(entry.id)")
@@ -228,7 +222,7 @@ public struct ClaimJournal: Sendable {
                         source: staged(entry.id, in: folder), displayPath: payload.source, album: payload.album,
                         originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
                         graceExpired: payload.graceExpired, sizeHint: Int64(info.st_size)))
-            } else if ClaimJournal.exists(payload.source, in: root) {
+            } else if root.exists(payload.source) {
                 recovery.returnedToInbox += 1
                 dropped.append(entry.id)
             } else {
@@ -265,22 +259,6 @@ public struct ClaimJournal: Sendable {
         return recovery
     }
 
-    /// `Trip/2024/IMG_1.jpg` → (`Trip/2024`, `IMG_1.jpg`); `IMG_1.jpg` → (``, `IMG_1.jpg`).
-    static func split(_ relative: String) -> (folder: String, name: String) {
-        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", relative) }
-        return (String(relative[..<slash]), String(relative[relative.utf8.index(after: slash)...]))
-    }
-
-    /// Whether something is at `relative` below `root` (never through a link).
-    static func exists(_ relative: String, in root: Directory) -> Bool {
-        let (folderPath, name) = split(relative)
-        guard let folder = folderPath.isEmpty ? root : try? root.directory(folderPath) else { return false }
-        return ((try? folder.status(name)) ?? nil) != nil
-    }
-
-    static func makeDirectories(_ path: String) throws(SystemError) {
-        try FolderRoot.makeDirectories(path, mode: 0o755)
-    }
 }
 
 /// The staging folder's open descriptor, shared by the copies of a ``ClaimJournal``.

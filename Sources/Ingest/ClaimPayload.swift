@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// What the claim journal remembers about a file taken out of the inbox: where it came from, its album, and the
 /// identity the settle step saw. Stored as a small JSON object in a `claim` entry of the library's journal.
 public struct ClaimPayload: Sendable, Hashable {
@@ -25,7 +27,7 @@ public struct ClaimPayload: Sendable, Hashable {
     }
 
     /// The file's name as it arrived.
-    public var originalName: String { PathResolution.lastComponent(of: source) }
+    public var originalName: String { Path.lastComponent(of: source) }
 
     /// The JSON bytes stored in the journal.
     public var encoded: [UInt8] {

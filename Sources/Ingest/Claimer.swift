@@ -1,10 +1,5 @@
 import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// The watch daemon's claim stage: takes settled files from the watch loop, claims them in batches (one journal
 /// transaction each, then the renames; ``ClaimJournal``) and hands them to the workers.

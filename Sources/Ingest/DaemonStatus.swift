@@ -1,11 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// What a running `photodrop watch` tells other processes about itself: `<library>/watch.status.json`, rewritten
 /// (atomically: a temporary file renamed over it) whenever its problems or counts change, and at least every
 /// ``heartbeat`` so that `photodrop status` can tell a wedged daemon from a quiet one. When the library cannot be
@@ -62,7 +56,7 @@ public struct DaemonStatus: Sendable, Equatable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while bytes.count < 1 << 20 {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { LibC.read(fd, $0.baseAddress, $0.count) }
             if count <= 0 { break }
             bytes += chunk[0..<count]
         }
@@ -98,11 +92,11 @@ public struct DaemonStatus: Sendable, Equatable {
         try? library.remove(temporary)
         let fd = try library.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
         var text = json
-        let written = text.withUTF8 { buffer in Glibc.write(fd, buffer.baseAddress, buffer.count) }
+        let written = text.withUTF8 { buffer in LibC.write(fd, buffer.baseAddress, buffer.count) }
         close(fd)
         guard written == text.utf8.count else {
             try? library.remove(temporary)
-            throw SystemError.current("write", path: Directory.join(library.path, temporary))
+            throw SystemError.current("write", path: Path.join(library.path, temporary))
         }
         try library.replace(temporary, to: library, as: DaemonStatus.fileName)
     }

@@ -1,11 +1,6 @@
 import Foundation
 import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// What the settle logic compares between two looks at a file: device, inode, size and modification time.
 ///

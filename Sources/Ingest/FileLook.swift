@@ -1,11 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// One look at a file for the settle logic: its identity, and whether some process still has it open for writing.
 ///
 /// ``take(atPath:)`` is the only I/O the settle logic needs; ``SettleTracker`` itself stays pure.
@@ -50,7 +44,7 @@ public struct FileLook: Sendable, Hashable {
 
     /// Looks at the file `relativePath` below `root` without following any link and without blocking.
     public static func take(in root: Directory, relativePath: String) -> Outcome {
-        let path = Directory.join(root.path, relativePath)
+        let path = Path.join(root.path, relativePath)
         let fd: Int32
         do {
             fd = try root.openFile(relativePath, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
@@ -61,7 +55,7 @@ public struct FileLook: Sendable, Hashable {
             case ELOOP, ENXIO: return .notRegularFile
             case EWOULDBLOCK:
                 // A writer holds a lease that our open would break: it is certainly in use.
-                let (folderPath, name) = ClaimJournal.split(relativePath)
+                let (folderPath, name) = Path.split(relativePath)
                 guard let folder = folderPath.isEmpty ? root : try? root.directory(folderPath),
                     let found = try? folder.status(name)
                 else { return .missing }
@@ -85,7 +79,7 @@ public struct FileLook: Sendable, Hashable {
 
     /// Looks at the file at `path` (its folders as named) without following a link at the end and without blocking.
     public static func take(atPath path: String) -> Outcome {
-        let (folder, name) = ClaimJournal.split(path)
+        let (folder, name) = Path.split(path)
         guard let directory = try? Directory.open(atPath: folder.isEmpty ? "/" : folder) else { return .missing }
         return take(in: directory, relativePath: name)
     }

@@ -1,12 +1,6 @@
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A configured folder (the inbox, `Rejected/`) as an open ``PhotodropSystem/Directory``: every operation below it
 /// goes through that descriptor and never follows a link (see `Directory`). The configured path itself may be a
 /// link (the administrator's choice); it is opened again when the folder at that path was replaced (an inbox
@@ -32,7 +26,7 @@ public final class FolderRoot: Sendable {
         if !found {
             let code = errno
             guard code == ENOENT, creating else { throw SystemError(code: code, call: "stat", path: path) }
-            try FolderRoot.makeDirectories(path, mode: mode)
+            try FileSystem.makeDirectories(path, mode: mode, parentMode: 0o755)
         }
         let directory = try Directory.open(atPath: path)
         let node = FileNode(try directory.status())
@@ -40,15 +34,4 @@ public final class FolderRoot: Sendable {
         return directory
     }
 
-    /// `mkdir -p` for a configured root (its parents are the administrator's: links in them are followed).
-    static func makeDirectories(_ path: String, mode: mode_t) throws(SystemError) {
-        var info = stat()
-        if stat(path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw SystemError(code: ENOTDIR, call: "mkdir", path: path) }
-            return
-        }
-        let parent = PathResolution.directory(of: path)
-        if parent != path { try makeDirectories(parent, mode: 0o755) }
-        if mkdir(path, mode) != 0 && errno != EEXIST { throw SystemError.current("mkdir", path: path) }
-    }
 }

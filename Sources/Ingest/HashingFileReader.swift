@@ -1,14 +1,7 @@
 import CCrypto
-import CLinux
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// What reading a file once produced: its SHA-256 and the identity it had while being read.
 public struct FileDigest: Sendable, Hashable {
@@ -163,7 +156,7 @@ public final class HashingFileReader {
             var dataEnd = sparse ? offset : size
             while offset < size {
                 if offset >= dataEnd {
-                    let start = lseek(fd, off_t(offset), photodrop_SEEK_DATA)
+                    let start = lseek(fd, off_t(offset), SEEK_DATA)
                     let dataStart = start >= 0 ? min(Int64(start), size) : (errno == ENXIO ? size : offset)
                     while offset < dataStart {
                         let count = Int(min(Int64(HashingFileReader.zeros.count), dataStart - offset))
@@ -173,7 +166,7 @@ public final class HashingFileReader {
                         offset += Int64(count)
                     }
                     if offset >= size { break }
-                    let hole = lseek(fd, off_t(offset), photodrop_SEEK_HOLE)
+                    let hole = lseek(fd, off_t(offset), SEEK_HOLE)
                     dataEnd = hole > offset ? min(Int64(hole), size) : size
                 }
                 let wanted = Int(min(Int64(chunk.count), min(size, dataEnd) - offset))

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// Which names in the inbox are never taken: temp names of upload clients, hidden names, and the config's `ignore`.
 ///

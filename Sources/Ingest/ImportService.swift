@@ -3,12 +3,6 @@ import PhotoCatalog
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// `photodrop import`: files and folders into the library in one batch, through the same workers and committer as
 /// the daemon, without claims (the sources are not in an inbox).
 ///
@@ -84,8 +78,8 @@ public final class ImportService: Sendable {
             // The library's own originals must never be read as sources: with --move, a "duplicate" would be the
             // stored original itself.
             let resolved = ImportService.realPath(path) ?? path
-            if PathResolution.isSameOrBelow(resolved, libraryFolder)
-                || PathResolution.isSameOrBelow(libraryFolder, resolved)
+            if Path.isSameOrBelow(resolved, libraryFolder)
+                || Path.isSameOrBelow(libraryFolder, resolved)
             {
                 throw UsageFailure(
                     description:
@@ -174,7 +168,7 @@ public final class ImportService: Sendable {
                     }
                     let job = IngestJob(
                         source: source, displayPath: candidate.path, album: candidate.album,
-                        originalName: PathResolution.lastComponent(of: candidate.relativePath))
+                        originalName: Path.lastComponent(of: candidate.relativePath))
                     do { try await pipeline.send(job) } catch { break feeding }
                 case .problem(let problem):
                     report(FileOutcome(path: problem.path, kind: .failed, message: problem.description))

@@ -1,11 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Walks an inbox (or an import source) and yields every file that may be taken, with its album.
 ///
 /// - Reads folders with `opendir`/`readdir` and trusts `d_type`: no `stat` per file.
@@ -81,7 +75,7 @@ public struct InboxScanner: Sequence {
                         pending.removeFirst(pendingHead)
                         pendingHead = 0
                     }
-                    let path = PathResolution.join(scanner.root, relative)
+                    let path = Path.join(scanner.root, relative)
                     guard let rootDirectory else { continue }
                     do {
                         current = try rootDirectory.directory(relative).entries()
@@ -114,18 +108,18 @@ public struct InboxScanner: Sequence {
                     return .file(candidate(relative))
                 case .symbolicLink:
                     if scanner.ignore.skipsFile(named: entry.name, relativePath: relative) { continue }
-                    return .problem(ScanProblem(path: PathResolution.join(scanner.root, relative), kind: .symbolicLink))
+                    return .problem(ScanProblem(path: Path.join(scanner.root, relative), kind: .symbolicLink))
                 case .other:
                     if scanner.ignore.skipsFile(named: entry.name, relativePath: relative) { continue }
                     return .problem(
-                        ScanProblem(path: PathResolution.join(scanner.root, relative), kind: .notRegularFile))
+                        ScanProblem(path: Path.join(scanner.root, relative), kind: .notRegularFile))
                 }
             }
         }
 
         /// Decides what the root is; a regular file is the whole result.
         private func start() -> Item? {
-            let startPath = PathResolution.join(scanner.root, scanner.startingAt)
+            let startPath = Path.join(scanner.root, scanner.startingAt)
             var info = stat()
             // The root was named by a person (or the config): a link there is followed; links inside are not.
             guard FileNameEncoding.withPlatformString(scanner.root, { stat($0, &info) }) == 0 else {
@@ -147,7 +141,7 @@ public struct InboxScanner: Sequence {
                 pending.append(scanner.startingAt)
                 return nil
             case S_IFREG where scanner.startingAt.isEmpty:
-                let name = PathResolution.lastComponent(of: scanner.root)
+                let name = Path.lastComponent(of: scanner.root)
                 let album: String?
                 if case .fixed(let fixed) = scanner.albums { album = fixed } else { album = nil }
                 do {
@@ -183,7 +177,7 @@ public struct InboxScanner: Sequence {
             case .fixed(let fixed): album = fixed
             }
             return CandidateFile(
-                path: PathResolution.join(scanner.root, relative), relativePath: relative, album: album,
+                path: Path.join(scanner.root, relative), relativePath: relative, album: album,
                 location: rootDirectory.map { FileLocation(directory: $0, relativePath: relative) })
         }
     }

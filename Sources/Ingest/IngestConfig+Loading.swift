@@ -1,11 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 extension IngestConfig {
     /// The file name looked for in the current directory when no `--config` is given.
     public static let defaultFileName = "config.json"
@@ -35,11 +29,11 @@ extension IngestConfig {
     public static func load(
         explicitPath: String?, currentDirectory: String? = nil
     ) throws(ConfigError) -> IngestConfig {
-        let currentDirectory = currentDirectory ?? PathResolution.currentDirectory()
+        let currentDirectory = currentDirectory ?? Path.currentDirectory()
         if let explicitPath {
-            return try load(contentsOf: PathResolution.resolve(explicitPath, against: currentDirectory))
+            return try load(contentsOf: Path.resolve(explicitPath, against: currentDirectory))
         }
-        let candidate = PathResolution.join(PathResolution.normalize(currentDirectory), defaultFileName)
+        let candidate = Path.join(Path.normalize(currentDirectory), defaultFileName)
         var info = stat()
         if lstat(candidate, &info) != 0 && errno == ENOENT {
             return IngestConfig(baseDirectory: currentDirectory)
@@ -49,7 +43,7 @@ extension IngestConfig {
 
     /// Reads and validates one configuration file; relative paths in it resolve against its folder.
     public static func load(contentsOf path: String) throws(ConfigError) -> IngestConfig {
-        let absolute = PathResolution.resolve(path, against: PathResolution.currentDirectory())
+        let absolute = Path.resolve(path, against: Path.currentDirectory())
         let bytes: [UInt8]
         do {
             bytes = try readConfigFile(absolute)
@@ -66,7 +60,7 @@ extension IngestConfig {
                     .init(key: nil, position: nil, message: "the file is larger than 1 MiB; is this the right file?")
                 ])
         }
-        return try parse(bytes, file: absolute, baseDirectory: PathResolution.directory(of: absolute))
+        return try parse(bytes, file: absolute, baseDirectory: Path.parent(of: absolute))
     }
 
     /// Validates configuration text; `file` is only used in messages, `baseDirectory` resolves relative paths.
@@ -217,7 +211,7 @@ struct ConfigValidator {
             fail(key, value.position, "must not contain a NUL character")
             return nil
         }
-        return PathResolution.resolve(text, against: base)
+        return Path.resolve(text, against: base)
     }
 
     private mutating func group(_ key: String, _ value: JSONValue) -> LibraryGroup? {
@@ -365,7 +359,7 @@ struct ConfigValidator {
     private mutating func checkFolders(_ config: IngestConfig, _ members: [JSONValue.Member]) {
         func position(_ key: String) -> JSONValue.Position? { members.first { $0.key == key }?.value.position }
         let folders = [("library", config.library), ("inbox", config.inbox), ("rejected", config.rejected)]
-        let physical = folders.map { PathResolution.physical($0.1) }
+        let physical = folders.map { Path.physical($0.1) }
         for first in folders.indices {
             for second in folders.indices where second > first {
                 let (key, folder) = folders[first]
@@ -394,8 +388,8 @@ struct ConfigValidator {
 
     private static func relation(_ path: String, _ other: String) -> Relation? {
         if path == other { return .same }
-        if PathResolution.isSameOrBelow(path, other) { return .inside }
-        if PathResolution.isSameOrBelow(other, path) { return .contains }
+        if Path.isSameOrBelow(path, other) { return .inside }
+        if Path.isSameOrBelow(other, path) { return .contains }
         return nil
     }
 

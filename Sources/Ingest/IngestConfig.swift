@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Foundation
 
 /// photodrop's settings, as read from `config.json` (DESIGN.md, "config.json").
@@ -76,12 +77,12 @@ public struct IngestConfig: Sendable, Equatable {
 
     /// The defaults, with the three folders resolved against `baseDirectory`.
     public init(baseDirectory: String) {
-        let base = PathResolution.normalize(baseDirectory)
+        let base = Path.normalize(baseDirectory)
         self.sourceFile = nil
         self.baseDirectory = base
-        self.library = PathResolution.resolve("Library", against: base)
-        self.inbox = PathResolution.resolve("Inbox", against: base)
-        self.rejected = PathResolution.resolve("Rejected", against: base)
+        self.library = Path.resolve("Library", against: base)
+        self.inbox = Path.resolve("Inbox", against: base)
+        self.rejected = Path.resolve("Rejected", against: base)
         self.libraryGroup = nil
         self.workers = 0
         self.settleMilliseconds = 2000

@@ -1,12 +1,6 @@
 import MediaProbe
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// One worker's tools and its step of the pipeline: read a file once — SHA-256 and the probe's prefix from the same
 /// bytes — then probe it through the open descriptor.
 ///

@@ -1,12 +1,6 @@
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Watches the inbox and every folder below it with inotify, as an `AsyncSequence` of ``InboxEvent``s.
 ///
 /// - The first event is ``InboxEvent/rescanNeeded(_:)`` with ``RescanReason/startup``, sent once every folder has
@@ -83,10 +77,10 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
     public init(inbox: String, options: Options = Options(), logger: Logger = .disabled) throws(SystemError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw SystemError.current("inotify_init1") }
-        let absolute = PathResolution.resolve(inbox, against: PathResolution.currentDirectory())
+        let absolute = Path.resolve(inbox, against: Path.currentDirectory())
         self.inbox = absolute
         self.core = Mutex(InotifyWatcherCore(fd: fd, inbox: absolute, options: options, logger: logger))
-        self.readiness = ReadinessSignal(fileDescriptor: fd, label: "photodrop.inotify") { _ = Glibc.close(fd) }
+        self.readiness = ReadinessSignal(fileDescriptor: fd, label: "photodrop.inotify") { _ = LibC.close(fd) }
     }
 
     deinit {
@@ -478,7 +472,7 @@ final class InotifyWatcherCore {
     }
 
     private func addWatch(_ relative: String) -> WatchResult {
-        let path = PathResolution.join(inbox, relative)
+        let path = Path.join(inbox, relative)
         if let limit = options.simulatedWatchLimit, table.count >= limit, table.watch(for: relative) == nil {
             return watchLimitReached(relative, limit: limit)
         }
@@ -613,7 +607,7 @@ final class InotifyWatcherCore {
     private static func readMaxUserWatches() -> Int? {
         let fd = open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        defer { Glibc.close(fd) }
+        defer { LibC.close(fd) }
         var bytes = [UInt8](repeating: 0, count: 32)
         let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         guard count > 0 else { return nil }

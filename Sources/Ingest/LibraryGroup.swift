@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// The group named by the config's `libraryGroup`: its members may read the library (folders 0750, database 0640,
 /// originals 0440 with this group), nobody else may.

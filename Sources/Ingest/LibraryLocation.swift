@@ -2,12 +2,6 @@ import Foundation
 import PhotoCatalog
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Where the configured library is, and whether a command may write there.
 ///
 /// The rule protects against a library disk that is not mounted: its mount point is an ordinary empty folder, and a

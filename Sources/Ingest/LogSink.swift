@@ -1,11 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Where a ``Logger`` writes finished lines (each ends with `\n`).
 public struct LogSink: Sendable {
     /// Receives one complete line, newline included.
@@ -23,7 +17,7 @@ public struct LogSink: Sendable {
             var offset = 0
             while offset < buffer.count {
                 let written = retryingOnInterrupt {
-                    Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                    LibC.write(2, buffer.baseAddress! + offset, buffer.count - offset)
                 }
                 if written <= 0 { return }  // stderr is gone; nothing sensible is left to do with a log line
                 offset += written

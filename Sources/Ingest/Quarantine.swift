@@ -1,11 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Why a file was rejected, as written into `<name>.reason.json`.
 public struct RejectionReason: Sendable, Hashable {
     /// A stable code: `corrupt`, `empty`, `unsupportedVideo`, `unsupportedType`, …
@@ -106,7 +100,7 @@ public struct Quarantine: Sendable {
             let candidate = Quarantine.fittedName(baseName, suffix: attempt == 1 ? nil : attempt)
             let reasonName = candidate + Quarantine.reasonSuffix
             let pending = "." + candidate + Quarantine.pendingSuffix
-            let targetPath = Directory.join(target.path, candidate)
+            let targetPath = Path.join(target.path, candidate)
             do {
                 if try target.status(candidate) != nil { continue }
                 if try target.status(reasonName) != nil { continue }
@@ -178,7 +172,7 @@ public struct Quarantine: Sendable {
                 defer { buffer.deallocate() }
                 try FileCopy.copyContents(
                     from: input, to: output, buffer: buffer, source: file.path,
-                    destination: Directory.join(folder.path, name))
+                    destination: Path.join(folder.path, name))
                 var times = [info.st_atim, info.st_mtim]
                 _ = futimens(output, &times)
                 guard fsync(output) == 0 else { throw SystemError.current("fsync", path: temporary) }
@@ -208,7 +202,7 @@ public struct Quarantine: Sendable {
         while let current = folders.popLast() {
             guard let stream = try? current.entries() else { continue }
             while let entry = try? stream.next() {
-                let path = Directory.join(current.path, entry.name)
+                let path = Path.join(current.path, entry.name)
                 if entry.type == .directory {
                     if !entry.name.hasPrefix("."), let child = try? current.directory(entry.name) {
                         folders.append(child)
@@ -223,7 +217,7 @@ public struct Quarantine: Sendable {
                         (try? current.status(reasonName)) ?? nil == nil,
                         (try? current.replace(entry.name, to: current, as: reasonName)) != nil
                     {
-                        recovery.completed.append(Directory.join(current.path, reasonName))
+                        recovery.completed.append(Path.join(current.path, reasonName))
                     } else if (try? current.remove(entry.name)) != nil {
                         recovery.discarded.append(path)
                     }
@@ -340,7 +334,7 @@ public struct Quarantine: Sendable {
             return true
         }
         guard ok, fsync(fd) == 0 else {
-            let error = SystemError.current("write", path: Directory.join(folder.path, name))
+            let error = SystemError.current("write", path: Path.join(folder.path, name))
             try? folder.remove(name)
             throw error
         }

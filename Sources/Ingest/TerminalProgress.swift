@@ -1,12 +1,6 @@
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Draws ``ProgressRenderer`` lines in place on a terminal, at most every `minimumInterval`.
 ///
 /// ``init(fileDescriptor:minimumInterval:environment:)`` returns nil when the descriptor (stderr by default) is not
@@ -68,7 +62,7 @@ public final class TerminalProgress: Sendable {
         text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let count = retryingOnInterrupt { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+                let count = retryingOnInterrupt { LibC.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
                 if count <= 0 { return }
                 offset += count
             }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// A wall-clock instant formatted as ISO 8601 in UTC with milliseconds (`2025-06-01T12:34:56.789Z`).
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// A Unix signal the daemon reacts to.
 public enum UnixSignal: Sendable, Hashable, CaseIterable, CustomStringConvertible {

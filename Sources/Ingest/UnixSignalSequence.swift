@@ -1,10 +1,5 @@
+import PhotodropSystem
 @preconcurrency import Dispatch
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Unix signals as an `AsyncSequence`, made from `DispatchSource` signal sources (the pattern of
 /// swift-service-lifecycle's `UnixSignalsSequence`).
@@ -36,7 +31,7 @@ public struct UnixSignalSequence: AsyncSequence, Sendable {
         let (stream, continuation) = AsyncStream<UnixSignal>.makeStream(bufferingPolicy: .bufferingOldest(64))
         var sources: [any DispatchSourceSignal] = []
         for signal in Set(signals) {
-            Glibc.signal(signal.number, SIG_IGN)
+            LibC.signal(signal.number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signal.number, queue: queue)
             source.setEventHandler {
                 for _ in 0..<Swift.max(1, Int(source.data)) { continuation.yield(signal) }

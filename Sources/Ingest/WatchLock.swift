@@ -1,11 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// The daemon's claim on a library: an exclusive `flock` on `<library>/watch.lock`, which holds the daemon's pid.
 ///
 /// One `photodrop watch` per library: a second one finds the lock taken and refuses, naming the pid. Other commands
@@ -48,11 +42,11 @@ public final class WatchLock: Sendable {
     /// Creates the library folder if needed, then takes the lock without waiting and writes this process's pid.
     public init(library: String) throws(Failure) {
         do {
-            try ClaimJournal.makeDirectories(library)
+            try FileSystem.makeDirectories(library)
         } catch {
             throw .system(error)
         }
-        let path = PathResolution.join(library, WatchLock.fileName)
+        let path = Path.join(library, WatchLock.fileName)
         let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640) }
         guard fd >= 0 else { throw .system(.current("open", path: path)) }
         if retryingOnInterrupt({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
@@ -93,7 +87,7 @@ public final class WatchLock: Sendable {
 
     /// Whether a daemon holds the lock of `library` now, and its pid; for status displays.
     public static func holder(library: String) -> (running: Bool, pid: Int32?) {
-        let path = PathResolution.join(library, fileName)
+        let path = Path.join(library, fileName)
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return (false, nil) }
         defer { close(fd) }

@@ -1,12 +1,6 @@
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// The watch daemon's source stage, run by one task: inotify events and scans in, settled files claimed and handed
 /// to the workers.
 ///

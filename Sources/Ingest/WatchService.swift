@@ -3,12 +3,6 @@ import PhotoCatalog
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// `photodrop watch`: the daemon that files everything dropped into the inbox into the library, until SIGINT or
 /// SIGTERM.
 ///
@@ -120,7 +114,7 @@ public final class WatchService: Sendable {
         }
         defer { lock.release() }
         do {
-            try ClaimJournal.makeDirectories(config.inbox)
+            try FileSystem.makeDirectories(config.inbox)
         } catch {
             throw Failure(description: "cannot create the inbox: \(error.description)")
         }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// Lowers the scheduling priority (raises the nice value) of the thread that runs a worker job.
 ///

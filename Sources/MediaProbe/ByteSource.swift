@@ -1,4 +1,4 @@
-import Glibc
+import PhotodropSystem
 
 /// Bounds-checked random access to the bytes of the file being probed: the first bytes (the head) are in memory, the
 /// rest is read with `pread` on demand, never past ``size``.
@@ -78,10 +78,11 @@ final class ByteSource {
             let result = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 var done = 0
                 while done < count {
-                    let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                    let n = retryingOnInterrupt {
+                        pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                    }
                     readCalls += 1
                     if n < 0 {
-                        if errno == EINTR { continue }
                         failure = errno
                         break
                     }

@@ -1,4 +1,4 @@
-import Glibc
+import PhotodropSystem
 
 /// Decides by content what a file is — photo, GIF, playable video, or rejected and why — and reads its metadata.
 ///
@@ -107,9 +107,8 @@ public final class MediaProber {
         if have < wanted {
             buffer.withUnsafeMutableBytes { raw in
                 while have < wanted {
-                    let n = pread(fd, raw.baseAddress! + have, wanted - have, off_t(have))
+                    let n = retryingOnInterrupt { pread(fd, raw.baseAddress! + have, wanted - have, off_t(have)) }
                     if n < 0 {
-                        if errno == EINTR { continue }
                         failure = errno
                         return
                     }

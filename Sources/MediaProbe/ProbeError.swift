@@ -1,4 +1,4 @@
-import Glibc
+import PhotodropSystem
 
 /// A probe that could not look at the file at all: an I/O error or a missing libmagic database. Content problems are
 /// never errors; they are ``ProbeResult`` rejections.
@@ -7,8 +7,8 @@ public struct ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: Sendable, Equatable {
         /// libmagic could not be opened or could not load its compiled database.
         case magicDatabase
-        /// A system call failed with this `errno` (`ENOENT`, `EACCES`, `EIO` …); retrying may help.
-        case io(errno: Int32)
+        /// A system call failed (`ENOENT`, `EACCES`, `EIO` …); retrying may help.
+        case system(SystemError)
         /// The path is a directory, FIFO, device or socket.
         case notRegularFile
     }
@@ -32,13 +32,13 @@ public struct ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The `errno` of an I/O failure.
     public var errno: Int32? {
-        if case .io(let e) = code { return e }
+        if case .system(let error) = code { return error.code }
         return nil
     }
 
     static func io(_ operation: String, errno e: Int32, path: String?) -> ProbeError {
         let what = path.map { "'\($0)'" } ?? "the file"
-        let reason = String(cString: strerror(e))
+        let reason = SystemError.describe(e)
         var hint = ""
         switch e {
         case ENOENT: hint = "; it was moved or deleted before it could be read"
@@ -46,6 +46,7 @@ public struct ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
         case EIO: hint = "; the disk or network share reported a read error, retry later"
         default: break
         }
-        return ProbeError(code: .io(errno: e), path: path, message: "cannot \(operation) \(what): \(reason)\(hint)")
+        return ProbeError(
+            code: .system(SystemError(code: e, call: operation, path: path)), path: path, message: "cannot \(operation) \(what): \(reason)\(hint)")
     }
 }

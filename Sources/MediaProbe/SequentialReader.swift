@@ -1,4 +1,4 @@
-import Glibc
+import PhotodropSystem
 
 /// Reads a file front to back in blocks, for walks that must visit most of the file (GIF blocks, JPEG entropy data,
 /// PNG chunks): the head is used in place, later blocks are read 256 KiB at a time.

@@ -1,12 +1,5 @@
-import CLinux
 import PhotodropSystem
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// Opens dropped, imported and probed files for reading without touching their access time.
 ///
@@ -18,7 +11,7 @@ import Synchronization
 /// files belong to another user would otherwise pay two `open` calls per file).
 public enum SourceFileOpener {
     /// `O_NOATIME`, which glibc declares only under `_GNU_SOURCE` (from CLinux).
-    static let noAccessTime: Int32 = photodrop_O_NOATIME
+    static let noAccessTime: Int32 = O_NOATIME
 
     /// Whether `O_NOATIME` is still worth trying.
     private static let noAccessTimeAllowed = Atomic<Bool>(true)
@@ -54,9 +47,7 @@ public enum SourceFileOpener {
     }
 
     private static func openRetryingOnInterrupt(_ path: String, _ flags: Int32) -> Int32 {
-        var fd: Int32
-        repeat { fd = open(path, flags) } while fd < 0 && errno == EINTR
-        return fd
+        retryingOnInterrupt { open(path, flags) }
     }
 
     /// Whether the next ``openForReading(_:)`` tries `O_NOATIME` (for tests).

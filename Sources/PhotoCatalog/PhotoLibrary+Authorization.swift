@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 extension PhotoLibrary {
     /// Whether this process may change the library, judged from the folder (`authorizationStatus(for:)`):

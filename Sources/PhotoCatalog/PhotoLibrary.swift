@@ -168,15 +168,12 @@ public final class PhotoLibrary: Sendable {
                 throw PhotosError.restricted(path: url.path)
             case .notDetermined:
                 do {
-                    if try SystemCall.makeDirectories(url.path).last == url.path {
+                    if try FileSystem.makeDirectories(url.path).last == url.path {
                         let folder = try Directory.open(atPath: url.path)
                         try LibraryFiles.apply(permissions, toFolder: folder)
                     }
                 } catch let error as SystemError {
-                    throw SystemCallError(operation: error.call, path: url.path, errno: error.code).photosError(
-                        action: "create the library")
-                } catch let error as SystemCallError {
-                    switch error.errno {
+                    switch error.code {
                     case EACCES, EPERM: throw PhotosError.denied(path: url.path)
                     case EROFS: throw PhotosError.restricted(path: url.path)
                     default: throw error.photosError(action: "create the library")

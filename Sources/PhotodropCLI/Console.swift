@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
+import PhotodropSystem
 
 /// Where a command writes: stdout for results, stderr for messages. Injectable for tests.
 public struct Console: Sendable {
@@ -22,8 +18,7 @@ public struct Console: Sendable {
         text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if count < 0 && errno == EINTR { continue }
+                let count = retryingOnInterrupt { LibC.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
                 if count <= 0 { return }
                 offset += count
             }

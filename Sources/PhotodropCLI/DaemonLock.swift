@@ -1,9 +1,6 @@
 import Foundation
 import Ingest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// Whether a `photodrop watch` daemon runs on a library: the daemon holds an exclusive `flock` on
 /// `<library>/watch.lock` for its whole life and writes its pid into the file.
@@ -31,8 +28,7 @@ enum DaemonLock {
         }
         defer { close(descriptor) }
         let pid = readPID(descriptor)
-        var result: Int32
-        repeat { result = flock(descriptor, LOCK_SH | LOCK_NB) } while result != 0 && errno == EINTR
+        let result = retryingOnInterrupt { flock(descriptor, LOCK_SH | LOCK_NB) }
         if result == 0 {
             _ = flock(descriptor, LOCK_UN)
             return .notRunning(stalePID: pid)

@@ -1,9 +1,6 @@
 import Foundation
 import Ingest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// Counts for `status`: files waiting in the inbox and files in the rejected folder, with folders that could not be
 /// read.

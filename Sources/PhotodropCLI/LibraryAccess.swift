@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Foundation
 import Ingest
 import PhotoCatalog
@@ -28,7 +29,7 @@ struct LibraryAccess {
 
     /// Whether the configured library exists (its database file is there).
     static func exists(_ config: IngestConfig) -> Bool {
-        FileManager.default.fileExists(atPath: config.library + "/" + PhotoLibrary.databaseName)
+        FileSystem.exists(atPath: config.library + "/" + PhotoLibrary.databaseName)
     }
 
     /// "There is no library yet at …", with where the path came from and what to do.

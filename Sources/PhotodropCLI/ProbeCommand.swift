@@ -2,11 +2,8 @@ import Dispatch
 import Foundation
 import Ingest
 import MediaProbe
+import PhotodropSystem
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `photodrop probe FILE… [--json]`: what photodrop would do with each file, decided by content, touching nothing.
 ///

@@ -3,10 +3,6 @@ import Ingest
 import PhotoCatalog
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `photodrop status [--json]`: counts, sizes, the last change, the inbox and rejected folders, the daemon, and
 /// health problems.
 ///

@@ -1,12 +1,6 @@
 import CLinux
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// An open folder, and every file operation photodrop does below it, relative to its descriptor and without ever
 /// following a symbolic link.
 ///
@@ -45,7 +39,7 @@ public final class Directory: Sendable {
     /// Opens the folder at `path` (a tree's root: links in `path` are followed).
     public static func open(atPath path: String) throws(SystemError) -> Directory {
         let fd = FileNameEncoding.withPlatformString(path) { name in
-            retryingOnInterrupt { Glibc.open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY) }
+            retryingOnInterrupt { LibC.open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY) }
         }
         guard fd >= 0 else { throw SystemError.current("open", path: path) }
         return Directory(descriptor: FileDescriptor(owning: fd), path: path)
@@ -61,7 +55,7 @@ public final class Directory: Sendable {
             guard fd >= 0 else { throw SystemError.current("fcntl", path: path) }
             return Directory(descriptor: FileDescriptor(owning: fd), path: path)
         }
-        let fullPath = Directory.join(path, relative)
+        let fullPath = Path.join(path, relative)
         if creating {
             var current = self
             for component in try Directory.components(of: relative, path: fullPath) {
@@ -93,11 +87,11 @@ public final class Directory: Sendable {
     /// The folder that holds `relative` and the last component's name: where single-name operations run.
     public func parent(of relative: String) throws(SystemError) -> (directory: Directory, name: String) {
         guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
-            try Directory.checkName(relative, path: Directory.join(path, relative))
+            try Directory.checkName(relative, path: Path.join(path, relative))
             return (self, relative)
         }
         let name = String(relative[relative.utf8.index(after: slash)...])
-        try Directory.checkName(name, path: Directory.join(path, relative))
+        try Directory.checkName(name, path: Path.join(path, relative))
         return (try directory(String(relative[..<slash])), name)
     }
 
@@ -109,7 +103,7 @@ public final class Directory: Sendable {
         let result = FileNameEncoding.withPlatformString(name) { fstatat(descriptor.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW) }
         if result == 0 { return info }
         if errno == ENOENT { return nil }
-        throw SystemError.current("fstatat", path: Directory.join(path, name))
+        throw SystemError.current("fstatat", path: Path.join(path, name))
     }
 
     /// Renames the entry `name` to `newName` in `destination` without replacing anything there (`renameat2` with
@@ -135,12 +129,12 @@ public final class Directory: Sendable {
             }
             if linked != 0 {
                 if errno == EEXIST { return false }
-                throw SystemError.current("linkat", path: Directory.join(path, name))
+                throw SystemError.current("linkat", path: Path.join(path, name))
             }
             try remove(name)
             return true
         default:
-            throw SystemError(code: code, call: "renameat2", path: Directory.join(path, name))
+            throw SystemError(code: code, call: "renameat2", path: Path.join(path, name))
         }
     }
 
@@ -151,14 +145,14 @@ public final class Directory: Sendable {
                 renameat(descriptor.rawValue, source, destination.descriptor.rawValue, target)
             }
         }
-        guard result == 0 else { throw SystemError.current("renameat", path: Directory.join(path, name)) }
+        guard result == 0 else { throw SystemError.current("renameat", path: Path.join(path, name)) }
     }
 
     /// Removes the file (not folder) `name`; a missing one is fine.
     public func remove(_ name: String) throws(SystemError) {
         let result = FileNameEncoding.withPlatformString(name) { unlinkat(descriptor.rawValue, $0, 0) }
         if result != 0 && errno != ENOENT {
-            throw SystemError.current("unlinkat", path: Directory.join(path, name))
+            throw SystemError.current("unlinkat", path: Path.join(path, name))
         }
     }
 
@@ -166,18 +160,25 @@ public final class Directory: Sendable {
     public func removeDirectory(_ name: String) throws(SystemError) {
         let result = FileNameEncoding.withPlatformString(name) { unlinkat(descriptor.rawValue, $0, AT_REMOVEDIR) }
         if result != 0 && errno != ENOENT {
-            throw SystemError.current("unlinkat", path: Directory.join(path, name))
+            throw SystemError.current("unlinkat", path: Path.join(path, name))
         }
     }
 
     /// Makes the folder `name` with `mode`; returns false when something of that name exists already.
     @discardableResult
     public func makeDirectory(_ name: String, mode: mode_t = 0o755) throws(SystemError) -> Bool {
-        try Directory.checkName(name, path: Directory.join(path, name))
+        try Directory.checkName(name, path: Path.join(path, name))
         let result = FileNameEncoding.withPlatformString(name) { mkdirat(descriptor.rawValue, $0, mode) }
         if result == 0 { return true }
         if errno == EEXIST { return false }
-        throw SystemError.current("mkdirat", path: Directory.join(path, name))
+        throw SystemError.current("mkdirat", path: Path.join(path, name))
+    }
+
+    /// Whether anything is at `relative` below this folder (never through a link): a file, a folder, a link itself.
+    public func exists(_ relative: String) -> Bool {
+        let (folderPath, name) = Path.split(relative)
+        guard let folder = folderPath.isEmpty ? self : try? directory(folderPath) else { return false }
+        return ((try? folder.status(name)) ?? nil) != nil
     }
 
     /// `fsync(2)` on the folder: entries made or renamed in it survive a power loss.
@@ -226,7 +227,7 @@ public final class Directory: Sendable {
     private func openBeneath(_ relative: String, flags: Int32, mode: mode_t, fullPath: String?) throws(SystemError)
         -> Int32
     {
-        func name() -> String { fullPath ?? Directory.join(path, relative) }
+        func name() -> String { fullPath ?? Path.join(path, relative) }
         guard Directory.isPlainRelativePath(relative) else { throw SystemError(code: EINVAL, call: "resolve", path: name()) }
         if Directory.usesOpenat2 {
             let fd = FileNameEncoding.withPlatformString(relative) { cName in
@@ -294,10 +295,4 @@ public final class Directory: Sendable {
         }
     }
 
-    /// `base/name` for messages.
-    public static func join(_ base: String, _ name: String) -> String {
-        if name.isEmpty { return base }
-        if base.isEmpty { return name }
-        return base.utf8.last == UInt8(ascii: "/") ? base + name : "\(base)/\(name)"
-    }
 }

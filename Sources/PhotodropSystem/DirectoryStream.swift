@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// One open folder read with `opendir`/`readdir` (glibc reads it with `getdents64` in 32 KiB batches).
 ///
 /// Entry types come from `d_type`, so a listing needs no `stat` per file except on file systems that report

@@ -1,11 +1,5 @@
 import CLinux
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Copying a file's bytes between two open descriptors, the cheapest way the file systems allow.
 public enum FileCopy {
     /// How a copy was made.
@@ -39,7 +33,7 @@ public enum FileCopy {
         var method = Method.readWrite
         if size > 0 {
             while copied < size {
-                let count = photodrop_copy_file_range(input, output, Int(min(size - copied, 1 << 30)))
+                let count = photodrop_copy_file_range(input, output, UInt(min(size - copied, 1 << 30)))
                 if count > 0 {
                     copied += Int64(count)
                     method = .copyFileRange
@@ -77,7 +71,7 @@ public enum FileCopy {
             else { throw SystemError.current("lseek", path: source) }
             var remaining = end - Int64(start)
             while remaining > 0 {
-                let count = photodrop_copy_file_range(input, output, Int(min(remaining, 1 << 30)))
+                let count = photodrop_copy_file_range(input, output, UInt(min(remaining, 1 << 30)))
                 if count > 0 {
                     remaining -= Int64(count)
                     continue

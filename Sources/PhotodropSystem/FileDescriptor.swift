@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// An open file descriptor that is closed (`close(2)`) when the last reference to it goes away.
 ///
 /// `Sendable`: the descriptor number never changes and is only closed in `deinit`, when nobody can use it any more;

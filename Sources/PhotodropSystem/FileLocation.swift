@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A file named relative to an open folder: how photodrop hands a file from one stage to the next (a staged drop
 /// below the inbox's claim folder, a file below an import root), so that nothing resolves its path again from the
 /// top and no link swapped in on the way can redirect it.
@@ -36,7 +30,7 @@ public struct FileLocation: Sendable {
     }
 
     /// The path for messages and records.
-    public var path: String { Directory.join(directory.path, relativePath) }
+    public var path: String { Path.join(directory.path, relativePath) }
 
     /// The file's last component.
     public var name: String {

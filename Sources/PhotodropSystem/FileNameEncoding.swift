@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// How photodrop holds file names that are not valid UTF-8 in a Swift `String`, losslessly, and how it writes them.
 ///
 /// Linux file names are bytes. A name written by an old Windows or Samba client in Latin-1 (`M\xFCnchen.jpg`) is not

@@ -1,11 +1,5 @@
 import CLinux
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Whether some process has a file open for writing, asked the cheap way: a read lease (`fcntl(F_SETLEASE,
 /// F_RDLCK)`), which the kernel refuses with `EAGAIN` while any process has the file open for writing, then released
 /// at once. About three system calls, instead of walking `/proc/*/fd`.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A failed system call: which call, on which path, and the `errno` it returned.
 ///
 /// The description reads like `open("/srv/Inbox/a.jpg") failed: Permission denied (errno 13)`, so that it can be

@@ -1,8 +1,5 @@
 import PhotodropCLI
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 let status = await PhotodropCommandLine.run(Array(CommandLine.arguments.dropFirst()))
 exit(status)

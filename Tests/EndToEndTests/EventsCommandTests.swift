@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite("photodrop events", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
 struct EventsCommandTests {

@@ -1,13 +1,10 @@
 import Foundation
 import MediaProbe
 import PhotoCatalog
+import PhotodropSystem
 import Testing
 
 @testable import Ingest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The committer against a real library in a temporary folder.
 @Suite("Committer")

@@ -1,11 +1,8 @@
 import Foundation
+import PhotodropSystem
 import Testing
 
 @testable import Ingest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The three folders of a configuration must never contain one another, however they are written (the data-loss
 /// issue's case 2: `{"library": "L", "inbox": "L/originals"}` made photodrop claim every stored original as a drop and

@@ -5,10 +5,6 @@ import Testing
 
 @testable import Ingest
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @Suite("HashingFileReader and FileLook")
 struct HashingFileReaderTests {
     /// Deterministic, incompressible-looking bytes.

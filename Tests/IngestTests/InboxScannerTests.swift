@@ -4,10 +4,6 @@ import Testing
 
 @testable import Ingest
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @Suite("InboxScanner")
 struct InboxScannerTests {
     func scan(_ scanner: InboxScanner) -> (files: [CandidateFile], problems: [ScanProblem]) {
@@ -69,9 +65,9 @@ struct InboxScannerTests {
         let (files, problems) = scan(InboxScanner(root: inbox.path))
         #expect(problems.isEmpty)
         #expect(files.map(\.album) == ["Trip"])
-        #expect(PathResolution.lastComponent(of: "Trip/\u{301}accent.jpg") == "\u{301}accent.jpg")
-        #expect(PathResolution.lastComponent(of: "plain.jpg") == "plain.jpg")
-        #expect(PathResolution.lastComponent(of: "/a/b/") == "")
+        #expect(Path.lastComponent(of: "Trip/\u{301}accent.jpg") == "\u{301}accent.jpg")
+        #expect(Path.lastComponent(of: "plain.jpg") == "plain.jpg")
+        #expect(Path.lastComponent(of: "/a/b/") == "")
     }
 
     @Test func hiddenAndTemporaryNamesAreSkipped() throws {

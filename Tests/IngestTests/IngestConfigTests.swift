@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Foundation
 import Testing
 
@@ -178,7 +179,7 @@ struct IngestConfigTests {
     @Test func tildeMeansHome() throws {
         let config = try parse("{\"library\": \"~/Photos\"}")
         let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
-        if !home.isEmpty { #expect(config.library == PathResolution.normalize(home + "/Photos")) }
+        if !home.isEmpty { #expect(config.library == Path.normalize(home + "/Photos")) }
     }
 
     @Test func withoutConfigAMissingDefaultFileMeansDefaults() throws {

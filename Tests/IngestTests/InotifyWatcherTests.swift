@@ -1,12 +1,9 @@
 import Foundation
+import PhotodropSystem
 import Synchronization
 import Testing
 
 @testable import Ingest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Iterates a watcher in a background task and lets a test wait for the events it expects.
 final class EventCollector: Sendable {

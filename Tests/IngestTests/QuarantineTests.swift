@@ -4,10 +4,6 @@ import Testing
 
 @testable import Ingest
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @Suite("Quarantine and SafeRename")
 struct QuarantineTests {
     let reason = RejectionReason(
@@ -54,7 +50,7 @@ struct QuarantineTests {
         let fourth = try folder.write("in4/IMG_1.jpg", "version 4")
         paths.append(try quarantine.reject(fourth, album: "Trip", reason: reason, source: "s4", at: time).path)
         #expect(
-            paths.map { PathResolution.lastComponent(of: $0) } == [
+            paths.map { Path.lastComponent(of: $0) } == [
                 "IMG_1.jpg", "IMG_1 (2).jpg", "IMG_1 (3).jpg", "IMG_1 (4).jpg",
             ])
         #expect(try read(folder.url("Rejected/Trip/IMG_1.jpg")) == "version 1")

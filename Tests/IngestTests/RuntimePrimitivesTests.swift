@@ -1,12 +1,9 @@
 import Foundation
+import PhotodropSystem
 import Synchronization
 import Testing
 
 @testable import Ingest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite("UnixSignalSequence")
 struct UnixSignalSequenceTests {
@@ -92,11 +89,11 @@ struct ProgressRendererTests {
         let fd = open(folder.url("out"), O_CREAT | O_WRONLY, 0o644)
         defer { close(fd) }
         #expect(TerminalProgress(fileDescriptor: fd) == nil)
-        var pipe: [Int32] = [0, 0]
-        #expect(Glibc.pipe(&pipe) == 0)
-        #expect(TerminalProgress(fileDescriptor: pipe[1]) == nil)
-        close(pipe[0])
-        close(pipe[1])
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        #expect(TerminalProgress(fileDescriptor: ends[1]) == nil)
+        close(ends[0])
+        close(ends[1])
     }
 
     @Test func aTerminalGetsCarriageReturnLines() throws {

@@ -5,10 +5,6 @@ import Testing
 
 @testable import Ingest
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Files with holes: hashed as the zeros they read as without reading the holes, and copied with their holes.
 @Suite("sparse files")
 struct SparseFileTests {

@@ -5,10 +5,6 @@ import Testing
 
 @testable import Ingest
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A fresh folder under the system temp directory, removed when the test is done with it.
 final class TemporaryFolder {
     let path: String

@@ -1,12 +1,9 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
 
 @testable import Ingest
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The daemon in-process, with a tiny settle tracker, to exercise the bounded-memory path: arrivals beyond the
 /// tracker's capacity are left to folder rescans and still all end up in the library.

@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import PhotodropSystem
 import Testing
 
 @testable import MediaProbe

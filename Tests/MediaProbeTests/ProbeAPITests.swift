@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import PhotodropSystem
 import Testing
 
 @testable import MediaProbe
@@ -14,7 +14,7 @@ struct ProbeAPITests {
             try prober.probe(path: missing)
         } throws: { error in
             guard let error = error as? ProbeError else { return false }
-            return error.code == .io(errno: ENOENT) && error.path == missing && error.message.contains(missing)
+            return error.errno == ENOENT && error.path == missing && error.message.contains(missing)
                 && error.message.contains("moved or deleted")
         }
         try Probe.withTemporaryDirectory { dir in
@@ -37,7 +37,7 @@ struct ProbeAPITests {
                 #expect {
                     try prober.probe(path: locked.path)
                 } throws: { error in
-                    (error as? ProbeError)?.code == .io(errno: EACCES)
+                    (error as? ProbeError)?.errno == EACCES
                 }
             }
         }

@@ -1,11 +1,8 @@
 import Foundation
+import PhotodropSystem
 import Testing
 
 @testable import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// What this machine lets the tests do to produce denied and read-only libraries honestly.
 enum Privileges {

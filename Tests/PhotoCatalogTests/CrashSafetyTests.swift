@@ -1,11 +1,8 @@
 import Foundation
+import PhotodropSystem
 import Testing
 
 @testable import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite("Crash safety")
 struct CrashSafetyTests {

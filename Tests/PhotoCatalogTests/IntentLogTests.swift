@@ -1,11 +1,8 @@
 import Foundation
+import PhotodropSystem
 import Testing
 
 @testable import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The placement intents of a writer's current block live in `locks/<session>.intents` (see `IntentLog`).
 @Suite("IntentLog")

@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Foundation
 import Testing
 
@@ -16,9 +17,9 @@ struct PathAndIdentifierTests {
     @Test("parent, last component and extension as NSString and URL give them", arguments: paths)
     func pathArithmeticMatchesFoundation(_ path: String) {
         let expectedParent = (path as NSString).deletingLastPathComponent
-        #expect(FilePathText.parent(of: path) == expectedParent)
-        #expect(FilePathText.lastComponent(of: path) == (path as NSString).lastPathComponent)
-        #expect(FilePathText.pathExtension(of: path) == URL(fileURLWithPath: path).pathExtension)
+        #expect(Path.parent(of: path) == expectedParent)
+        #expect(Path.lastComponent(of: path) == (path as NSString).lastPathComponent)
+        #expect(Path.pathExtension(of: path) == URL(fileURLWithPath: path).pathExtension)
     }
 
     @Test("new UUIDs have UUID().uuidString's shape, are version 4 and do not repeat")

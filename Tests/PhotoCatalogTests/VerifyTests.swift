@@ -1,11 +1,8 @@
 import Foundation
+import PhotodropSystem
 import Testing
 
 @testable import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @Suite("verify: the catalog against the files")
 struct VerifyTests {

@@ -3,10 +3,6 @@ import Foundation
 import PhotodropSystem
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A fresh folder under the system temp directory, removed afterwards.
 final class Scratch {
     let path: String
@@ -80,8 +76,8 @@ struct DirectoryTests {
         let root = try Directory.open(atPath: scratch.url("root"))
         let album = try root.directory("A")
         // A and the link S swap names: "A" now names the link to outside.
-        let swapped = photodrop_renameat2(
-            AT_FDCWD, scratch.url("root/A"), AT_FDCWD, scratch.url("root/S"), photodrop_RENAME_EXCHANGE)
+        let swapped = renameat2(
+            AT_FDCWD, scratch.url("root/A"), AT_FDCWD, scratch.url("root/S"), RENAME_EXCHANGE)
         #expect(swapped == 0)
         #expect(throws: SystemError.self) { try root.openFile("A/x.jpg", flags: O_RDONLY) }
         let staging = try root.directory("staging", creating: true)

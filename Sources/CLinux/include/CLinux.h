@@ -5,7 +5,7 @@
 // (openat2, glibc 2.36), or would need the variadic syscall(). CLinux.c is compiled with _GNU_SOURCE; this header
 // declares plain functions and constants only, so that it does not depend on how the Glibc module was built.
 #include <stdint.h>
-#include <sys/types.h>
+
 
 /// O_NOATIME, O_PATH, O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC, O_TMPFILE.
 extern const int32_t photodrop_O_NOATIME;
@@ -32,7 +32,7 @@ int photodrop_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode
 /// renameat2(2).
 int photodrop_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, uint32_t flags);
 /// copy_file_range(2) from the files' current offsets.
-ssize_t photodrop_copy_file_range(int fd_in, int fd_out, size_t length);
+long photodrop_copy_file_range(int fd_in, int fd_out, unsigned long length);
 /// syncfs(2).
 int photodrop_syncfs(int fd);
 /// fcntl(fd, F_SETLEASE, type) with F_RDLCK, F_WRLCK or F_UNLCK.

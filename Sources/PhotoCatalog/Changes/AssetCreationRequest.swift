@@ -2,10 +2,6 @@ import Foundation
 import PhotodropSystem
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Creates an asset from files (`PHAssetCreationRequest`): make it with ``forAsset()``, add a `.photo` or `.video`
 /// resource (and for a Live Photo a `.pairedVideo`), set properties, and use ``placeholderForCreatedAsset`` to put the
 /// new asset into an album in the same block.
@@ -122,7 +118,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             location = try FileLocation(path: filePath)
         } catch {
             context.record(
-                SystemCallError(operation: error.call, path: filePath, errno: error.code).photosError(
+                SystemError(code: error.code, call: error.call, path: filePath).photosError(
                     action: "add '\(filePath)' to the library"))
             return
         }
@@ -171,10 +167,10 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         } else {
             let found: stat?
             do { found = try location.status() } catch {
-                throw SystemCallError(operation: error.call, path: path, errno: error.code).photosError(action: action)
+                throw SystemError(code: error.code, call: error.call, path: path).photosError(action: action)
             }
             guard let info = found else {
-                throw SystemCallError(operation: "stat", path: path, errno: ENOENT).photosError(action: action)
+                throw SystemError(code: ENOENT, call: "stat", path: path).photosError(action: action)
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
                 throw PhotosError(
@@ -195,11 +191,11 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             }
             sha256 = given
         } else {
-            do { sha256 = try context.writer.hashFile(location).0 } catch let error as SystemCallError {
+            do { sha256 = try context.writer.hashFile(location).0 } catch let error as SystemError {
                 throw error.photosError(action: action)
             }
         }
-        let pathExtension = FilePathText.pathExtension(of: path)
+        let pathExtension = Path.pathExtension(of: path)
         let mime =
             options.mimeType?.lowercased() ?? options.uniformTypeIdentifier.flatMap(MediaTypes.mime(forUTI:))
             ?? MediaTypes.mime(forExtension: pathExtension)
@@ -212,7 +208,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             byteCount: file.byteCount, device: file.device, inode: file.inode, modificationDate: file.modificationDate,
             vouched: file.links != nil && file.owner != nil && file.group != nil && file.mode != nil ? file : nil,
             mimeType: mime, uniformTypeIdentifier: uti, fileExtension: ext,
-            originalFilename: options.originalFilename ?? FilePathText.lastComponent(of: path))
+            originalFilename: options.originalFilename ?? Path.lastComponent(of: path))
 
         let isPrimary = type == .photo || type == .video
         if isPrimary {

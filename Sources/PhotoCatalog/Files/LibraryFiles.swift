@@ -1,9 +1,5 @@
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Making the library's own folders and files with the modes and group of its ``LibraryPermissions``.
 ///
 /// Never open `library.sqlite` (or its `-wal`/`-shm`) here: a process that closes any descriptor of a file loses every
@@ -48,7 +44,7 @@ enum LibraryFiles {
         defer { close(descriptor) }
         try apply(
             permissions, descriptor: descriptor, mode: permissions.databaseMode,
-            path: Directory.join(library.path, PhotoLibrary.databaseName))
+            path: Path.join(library.path, PhotoLibrary.databaseName))
     }
 
     /// Applies the policy to every folder and file below `library` (an upgrade from a library whose originals were

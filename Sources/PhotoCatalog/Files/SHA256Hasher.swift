@@ -1,4 +1,4 @@
-import CLinux
+import PhotodropSystem
 import CCrypto
 import Foundation
 
@@ -49,8 +49,8 @@ public struct SHA256Hasher: ~Copyable {
 
     /// Hashes the file at `path` with reads into `buffer`, returning the digest and the number of bytes read.
     static func hashFile(atPath path: String, buffer: UnsafeMutableRawBufferPointer) throws -> (String, Int64) {
-        let descriptor = try SystemCall.open(path, O_RDONLY)
-        defer { SystemCall.close(descriptor) }
+        let descriptor = try FileSystem.open(path, O_RDONLY)
+        defer { LibC.close(descriptor) }
         return try hashFile(descriptor: descriptor, path: path, buffer: buffer)
     }
 
@@ -69,7 +69,7 @@ public struct SHA256Hasher: ~Copyable {
         var dataEnd = sparse ? position : Int64.max
         while true {
             if sparse && position >= dataEnd && position < size {
-                let start = lseek(descriptor, off_t(position), photodrop_SEEK_DATA)
+                let start = lseek(descriptor, off_t(position), SEEK_DATA)
                 let dataStart = start >= 0 ? min(Int64(start), size) : (errno == ENXIO ? size : position)
                 if dataStart > position {
                     buffer.initializeMemory(as: UInt8.self, repeating: 0)
@@ -80,14 +80,14 @@ public struct SHA256Hasher: ~Copyable {
                         total += Int64(count)
                     }
                 }
-                let hole = lseek(descriptor, off_t(position), photodrop_SEEK_HOLE)
+                let hole = lseek(descriptor, off_t(position), SEEK_HOLE)
                 dataEnd = hole > position ? Int64(hole) : Int64.max
                 guard lseek(descriptor, off_t(position), SEEK_SET) == position else {
-                    throw SystemCallError(operation: "lseek", path: path, errno: errno)
+                    throw SystemError(code: errno, call: "lseek", path: path)
                 }
             }
             let wanted = sparse ? Int(min(Int64(buffer.count), max(1, dataEnd - position))) : buffer.count
-            let count = try SystemCall.retrying("read", path) { read(descriptor, buffer.baseAddress, wanted) }
+            let count = try FileSystem.check("read", path) { read(descriptor, buffer.baseAddress, wanted) }
             if count == 0 { break }
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             total += Int64(count)

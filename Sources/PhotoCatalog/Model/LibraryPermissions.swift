@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// Who may read a library's files (a photodrop addition; PhotoKit's library belongs to one user by construction).
 ///

@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// Builds and parses the opaque identifiers of objects: `<UUID>/L0/001` for assets and `<UUID>/L0/040` for albums,
 /// PhotoKit's shape. The UUID is what the database stores.

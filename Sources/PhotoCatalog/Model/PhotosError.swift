@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Foundation
 
 /// An error of the photo library: PhotoKit's code (`PHPhotosError.Code`), a short title, a message that says what a
@@ -218,5 +219,12 @@ extension PhotosError {
             message:
                 "The library at '\(path)' uses a newer format than this program understands; use a newer photodrop.",
             cause: .other(error.description))
+    }
+}
+
+extension SystemError {
+    /// The library's error for this failure while doing `action` (`"store the original"`).
+    func photosError(action: String) -> PhotosError {
+        PhotosError.io(call, path: path ?? "", errno: code, action: action)
     }
 }

@@ -1,8 +1,5 @@
+import PhotodropSystem
 import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Random bytes from the kernel's generator, fetched 4 KiB at a time.
 ///

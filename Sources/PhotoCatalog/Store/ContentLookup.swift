@@ -1,10 +1,6 @@
 import Foundation
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Answers "is this content already in the library?" for many files in a row, cheaply: one read connection and one
 /// prepared statement, reused for every lookup.
 ///

@@ -1,10 +1,6 @@
 import Foundation
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The placement intents of a writer session's current block, in a file of its own:
 /// `Library/locks/<session>.intents`, beside the session's lock.
 ///
@@ -140,16 +136,14 @@ struct IntentLog {
         try record.withUnsafeBytes { raw in
             var done = 0
             while done < raw.count {
-                let written = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(done))
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw SystemCallError(operation: "write", path: path, errno: errno)
+                let written = try FileSystem.check("write", path) {
+                    pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(done))
                 }
                 done += written
             }
         }
-        _ = try SystemCall.retrying("ftruncate", path) { ftruncate(descriptor, off_t(record.count)) }
-        _ = try SystemCall.retrying("fdatasync", path) { fdatasync(descriptor) }
+        _ = try FileSystem.check("ftruncate", path) { ftruncate(descriptor, off_t(record.count)) }
+        _ = try FileSystem.check("fdatasync", path) { fdatasync(descriptor) }
     }
 
     /// The record of the log at `path`, or nil when the file is missing, empty or torn.

@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// Finds the resource row of a stored path (`originals/xx/<asset-uuid>[-n].<ext>`) without an index on paths.
 ///
 /// Schema v4 dropped the unique index on `resources.path`: the name of a stored file starts with its asset's UUID, so
@@ -18,7 +20,7 @@ enum ResourcePath {
 
     /// The asset UUID a stored file's name starts with (upper-case, as the database keeps it), or nil.
     static func assetUUID(inStoredPath path: String) -> String? {
-        let name = FilePathText.lastComponent(of: path).utf8
+        let name = Path.lastComponent(of: path).utf8
         guard name.count >= 36 else { return nil }
         var uuid: [UInt8] = []
         uuid.reserveCapacity(36)

@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// What a committed block did.
 struct CommitResult {
@@ -287,7 +284,7 @@ extension WriterConnection {
         switch error {
         case let error as PhotosError: return error
         case let error as DatabaseError: return PhotosError.database(error, action: action, library: libraryPath)
-        case let error as SystemCallError: return error.photosError(action: action)
+        case let error as SystemError: return error.photosError(action: action)
         default: return error
         }
     }

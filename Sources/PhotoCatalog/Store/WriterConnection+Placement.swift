@@ -1,10 +1,5 @@
-import CLinux
 import Foundation
 import PhotodropSystem
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// One original to place into the library: the file of a new asset's resource, or the file that repairs a stored
 /// original (a duplicate whose stored copy is missing or damaged).
@@ -144,14 +139,14 @@ extension WriterConnection {
                 })
             else { return [] }
             let resource = state.resources[index]
-            let folder = FilePathText.parent(of: repair.path)
+            let folder = Path.parent(of: repair.path)
             state.resources[index].destination = repair.path
             return [
                 Placement(
                     request: request, resourceIndex: index, source: resource.source, sourcePath: resource.sourcePath,
                     sourceInode: resource.inode, sourceSize: resource.byteCount,
                     sourceModification: resource.modificationDate, folder: folder,
-                    name: FilePathText.lastComponent(of: repair.path),
+                    name: Path.lastComponent(of: repair.path),
                     move: resource.shouldMove, repairs: repair, vouched: resource.vouched)
             ]
         }
@@ -240,7 +235,7 @@ extension WriterConnection {
                         throw systemError(error)
                     }
                 }
-                defer { if descriptor >= 0 { Glibc.close(descriptor) } }
+                defer { if descriptor >= 0 { LibC.close(descriptor) } }
                 if foreign { try checkSameFile(descriptor, placement) }
                 if foreign, LeaseProbe.hasWriters(descriptor) == true {
                     throw PhotosError(
@@ -282,7 +277,7 @@ extension WriterConnection {
             } catch {
                 throw systemError(error)
             }
-            defer { Glibc.close(input) }
+            defer { LibC.close(input) }
             try checkSameFile(input, placement)
             try copyToTemporary(input, placement, in: destination)
             copies.append((index, placement.move ? .copiedForMove : .copied))
@@ -290,7 +285,7 @@ extension WriterConnection {
         if !copies.isEmpty {
             do throws(SystemError) {
                 // One flush for the block's copies instead of an fsync each.
-                guard photodrop_syncfs(originals.descriptor.rawValue) == 0 else {
+                guard syncfs(originals.descriptor.rawValue) == 0 else {
                     throw SystemError.current("syncfs", path: originalsPath)
                 }
                 for (index, done) in copies {
@@ -439,7 +434,7 @@ extension WriterConnection {
                 temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: permissions.originalMode)
             var finished = false
             defer {
-                Glibc.close(output)
+                LibC.close(output)
                 if !finished { try? folder.remove(temporary) }
             }
             try FileCopy.copyContents(
@@ -495,7 +490,7 @@ extension WriterConnection {
             if let aside = placement.setAside, let folder,
                 let damaged = try? destinationFolder(WriterConnection.damagedFolder).0
             {
-                _ = try? damaged.rename(FilePathText.lastComponent(of: aside), to: folder, as: placement.name)
+                _ = try? damaged.rename(Path.lastComponent(of: aside), to: folder, as: placement.name)
             }
             request(placement.request, clearDestinationAt: placement.resourceIndex)
         }
@@ -511,7 +506,7 @@ extension WriterConnection {
         }
         if kept == nil {
             let keptLog = IntentLog.keptPath(session: session.id, batch: batch, locksDirectory: session.locksDirectory)
-            _ = try? SystemCall.copyFile(from: intentLogPath, to: keptLog, buffer: buffer, sync: true)
+            _ = try? FileSystem.copyFile(from: intentLogPath, to: keptLog, buffer: buffer)
         }
     }
 
@@ -520,7 +515,7 @@ extension WriterConnection {
         guard let previous = placement.previousOwner,
             let descriptor = try? folder.openFile(name, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         else { return }
-        defer { Glibc.close(descriptor) }
+        defer { LibC.close(descriptor) }
         _ = fchown(descriptor, previous.uid, previous.gid)
         _ = fchmod(descriptor, previous.mode)
     }
@@ -542,7 +537,7 @@ extension WriterConnection {
             try? placement.source.remove()
         }
         guard !purged.isEmpty else { return }
-        for path in purged { try? SystemCall.unlink(libraryPath + "/" + path) }
+        for path in purged { try? FileSystem.remove(libraryPath + "/" + path) }
         _ = try? database.inTransaction(.immediate) {
             try database.run(
                 "DELETE FROM placement_intents WHERE session = ? AND batch = ?", [.text(session.id), .integer(batch)])
@@ -553,8 +548,8 @@ extension WriterConnection {
     func absolute(_ relative: String) -> String { libraryPath + "/" + relative }
 
     /// A ``PhotodropSystem/SystemError`` as the catalog's own error type.
-    func systemError(_ error: SystemError) -> SystemCallError {
-        SystemCallError(operation: error.call, path: error.path ?? libraryPath, errno: error.code)
+    func systemError(_ error: SystemError) -> SystemError {
+        SystemError(code: error.code, call: error.call, path: error.path ?? libraryPath)
     }
 }
 
@@ -599,7 +594,7 @@ struct SourceFolders {
                 let isPrivate = info.st_uid == Capabilities.effectiveUser && info.st_mode & 0o022 == 0
                 entry = (folder, FileNode(info), isPrivate)
             } catch {
-                throw SystemCallError(operation: error.call, path: error.path ?? source.path, errno: error.code)
+                throw SystemError(code: error.code, call: error.call, path: error.path ?? source.path)
             }
             others[key] = entry
         }

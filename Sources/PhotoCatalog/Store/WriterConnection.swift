@@ -1,10 +1,6 @@
 import Foundation
 import PhotodropSystem
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The library's single write connection and the writer's small caches. Confined to the writer queue.
 ///
 /// Opened once per ``PhotoLibrary`` at its first write: creates the database if needed (WAL, `synchronous=FULL`),
@@ -80,7 +76,7 @@ final class WriterConnection {
             }
             databaseNode = FileNode(databaseStatus)
         } catch {
-            throw SystemCallError(operation: error.call, path: error.path ?? libraryPath, errno: error.code)
+            throw SystemError(code: error.code, call: error.call, path: error.path ?? libraryPath)
                 .photosError(action: action)
         }
         do {
@@ -114,10 +110,10 @@ final class WriterConnection {
             try LibraryFiles.makeFolder("locks", in: libraryDirectory, permissions: permissions)
             session = try WriterSession(locksDirectory: libraryPath + "/locks")
             intentLogPath = IntentLog.path(session: session.id, locksDirectory: session.locksDirectory)
-            intentLog = try SystemCall.open(intentLogPath, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644)
+            intentLog = try FileSystem.open(intentLogPath, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644)
             // The log's directory entry must be durable before the first intents in it count.
-            try SystemCall.fsyncDirectory(session.locksDirectory)
-        } catch let error as SystemCallError {
+            try FileSystem.syncDirectory(session.locksDirectory)
+        } catch let error as SystemError {
             throw error.photosError(action: action)
         }
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
@@ -179,8 +175,8 @@ final class WriterConnection {
     deinit {
         buffer.deallocate()
         // Every block of this session has committed or been undone: its intents are settled.
-        SystemCall.close(intentLog)
-        _ = Glibc.unlink(intentLogPath)
+        LibC.close(intentLog)
+        _ = LibC.unlink(intentLogPath)
     }
 
     /// A fresh batch number for this session's placement intents.
@@ -193,9 +189,9 @@ final class WriterConnection {
     func hashFile(_ location: FileLocation) throws -> (String, Int64) {
         let descriptor: Int32
         do { descriptor = try location.open(flags: O_RDONLY | O_NOCTTY | O_NONBLOCK) } catch {
-            throw SystemCallError(operation: error.call, path: location.path, errno: error.code)
+            throw SystemError(code: error.code, call: error.call, path: location.path)
         }
-        defer { Glibc.close(descriptor) }
+        defer { LibC.close(descriptor) }
         return try SHA256Hasher.hashFile(descriptor: descriptor, path: location.path, buffer: buffer)
     }
 
@@ -291,16 +287,16 @@ final class WriterConnection {
         let locks = session.locksDirectory
         for (owner, path) in IntentLog.logs(in: locks) {
             guard owner != session.id, WriterSession.isDead(session: owner, locksDirectory: locks) else { continue }
-            let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            let descriptor = LibC.open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
-            defer { Glibc.close(descriptor) }
+            defer { LibC.close(descriptor) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
             for entry in IntentLog.read(descriptor: descriptor)?.entries ?? [] {
                 try settle(
                     isRemoval: entry.action == .remove, source: entry.source, sourceInode: entry.inode,
                     sourceFolder: entry.sourceFolder, destination: entry.destination)
             }
-            _ = Glibc.unlink(path)
+            _ = LibC.unlink(path)
         }
     }
 
@@ -309,8 +305,8 @@ final class WriterConnection {
         isRemoval: Bool, source: String?, sourceInode: UInt64?, sourceFolder: FileNode? = nil, destination: String
     ) throws {
         let referenced = try ResourcePath.isReferenced(destination, in: database)
-        let folderPath = FilePathText.parent(of: destination)
-        let name = FilePathText.lastComponent(of: destination)
+        let folderPath = Path.parent(of: destination)
+        let name = Path.lastComponent(of: destination)
         guard let folder = try? libraryDirectory.directory(folderPath) else { return }
         if isRemoval {
             if !referenced { try? folder.remove(name) }
@@ -337,8 +333,8 @@ final class WriterConnection {
     /// records its identity: a folder swapped for another, or for a link, while photodrop was down does not count);
     /// if that is impossible, into `Library/recovered/`, so that nothing is lost.
     private func returnToSource(_ folder: Directory, _ name: String, source: String, sourceFolder: FileNode?) {
-        let parentPath = FilePathText.parent(of: source)
-        let sourceName = FilePathText.lastComponent(of: source)
+        let parentPath = Path.parent(of: source)
+        let sourceName = Path.lastComponent(of: source)
         if let sourceFolder, let parent = try? Directory.open(atPath: parentPath),
             let info = try? parent.status(), FileNode(info) == sourceFolder,
             (try? folder.rename(name, to: parent, as: sourceName)) == true
@@ -361,7 +357,7 @@ final class WriterConnection {
 
     /// The folder at `path` (absolute, outside the library), made when missing.
     private func libraryDirectoryIndependent(_ path: String) throws -> Directory {
-        _ = try? SystemCall.makeDirectories(path)
+        _ = try? FileSystem.makeDirectories(path)
         return try Directory.open(atPath: path)
     }
 }
@@ -386,6 +382,6 @@ enum PlacementIntent {
 
     /// The name a copy is written under before it is renamed into place.
     static func temporaryPath(for destination: String) -> String {
-        FilePathText.parent(of: destination) + "/." + FilePathText.lastComponent(of: destination) + ".partial"
+        Path.parent(of: destination) + "/." + Path.lastComponent(of: destination) + ".partial"
     }
 }

@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// Marks a live writer: an exclusive `flock` on `Library/locks/<session>.lock`, held as long as the writer is open
 /// and released by the kernel when the process dies (also on `kill -9`).
@@ -18,14 +15,14 @@ final class WriterSession {
 
     init(locksDirectory: String) throws {
         self.locksDirectory = locksDirectory
-        try SystemCall.makeDirectory(locksDirectory)
+        try FileSystem.makeDirectory(locksDirectory)
         while true {
             let id = UUID().uuidString.lowercased()
             let path = locksDirectory + "/" + id + ".lock"
-            let descriptor = try SystemCall.open(path, O_RDWR | O_CREAT | O_EXCL, mode: 0o644)
-            _ = try SystemCall.retrying("flock", path) { flock(descriptor, LOCK_EX) }
+            let descriptor = try FileSystem.open(path, O_RDWR | O_CREAT | O_EXCL, mode: 0o644)
+            _ = try FileSystem.check("flock", path) { flock(descriptor, LOCK_EX) }
             // A reconciler may have taken and removed the fresh file between open and flock; then start over.
-            if let onDisk = try? SystemCall.stat(path), let held = try? SystemCall.fstat(descriptor, path: path),
+            if let onDisk = try? FileSystem.status(atPath: path), let held = try? FileSystem.status(of: descriptor, path: path),
                 onDisk.st_ino == held.st_ino, onDisk.st_dev == held.st_dev
             {
                 self.id = id
@@ -33,24 +30,24 @@ final class WriterSession {
                 self.descriptor = descriptor
                 return
             }
-            SystemCall.close(descriptor)
+            LibC.close(descriptor)
         }
     }
 
     deinit {
-        _ = Glibc.unlink(path)
-        SystemCall.close(descriptor)
+        _ = LibC.unlink(path)
+        LibC.close(descriptor)
     }
 
     /// Whether the writer of `session` is gone: its lock file is missing or its lock can be taken. A taken lock file
     /// is removed.
     static func isDead(session: String, locksDirectory: String) -> Bool {
         let path = locksDirectory + "/" + session + ".lock"
-        let descriptor = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        if descriptor < 0 { return Glibc.errno == ENOENT }
-        defer { Glibc.close(descriptor) }
+        let descriptor = LibC.open(path, O_RDWR | O_CLOEXEC)
+        if descriptor < 0 { return LibC.errno == ENOENT }
+        defer { LibC.close(descriptor) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
-        _ = Glibc.unlink(path)
+        _ = LibC.unlink(path)
         return true
     }
 

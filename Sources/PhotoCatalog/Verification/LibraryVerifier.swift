@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// The consistency check behind ``PhotoLibrary/verify(deep:)``: reads, never writes, and tolerates a writer working
 /// on the library at the same time.
@@ -129,7 +126,7 @@ struct LibraryVerifier {
                     missingCandidates.append(original)
                 } else {
                     issues.append(
-                        unreadable(path, assetID, SystemCallError(operation: "stat", path: path, errno: code)))
+                        unreadable(path, assetID, SystemError(code: code, call: "stat", path: path)))
                 }
                 continue
             }
@@ -171,7 +168,7 @@ struct LibraryVerifier {
                                 + "place). Restore it from a backup, or drop (or import) a good copy of the file: "
                                 + "photodrop then replaces the damaged one and keeps it under damaged/."))
                 }
-            } catch let error as SystemCallError {
+            } catch let error as SystemError {
                 issues.append(unreadable(path, assetID, error))
             }
         }
@@ -183,7 +180,7 @@ struct LibraryVerifier {
                         try ResourcePath.isReferenced(original.path, in: database)
                     }
                 } ?? []
-            for original in stillListed where !SystemCall.exists(absolute(original.path)) {
+            for original in stillListed where !FileSystem.exists(atPath: absolute(original.path)) {
                 let assetID = LocalIdentifier.asset(uuid: original.assetUUID)
                 issues.append(
                     VerificationIssue(
@@ -197,7 +194,7 @@ struct LibraryVerifier {
         // 5. Files nobody refers to.
         for relative in listing.files.subtracting(originalPaths).subtracting(inFlight).sorted() {
             let path = absolute(relative)
-            guard SystemCall.exists(path) else { continue }
+            guard FileSystem.exists(atPath: path) else { continue }
             let name = (relative as NSString).lastPathComponent
             let message: String
             if name.hasPrefix(".") && name.hasSuffix(".partial") {
@@ -300,7 +297,7 @@ struct LibraryVerifier {
 
     private func absolute(_ relative: String) -> String { libraryPath + "/" + relative }
 
-    private func unreadable(_ path: String, _ assetID: String, _ error: SystemCallError) -> VerificationIssue {
+    private func unreadable(_ path: String, _ assetID: String, _ error: SystemError) -> VerificationIssue {
         VerificationIssue(
             kind: .unreadableOriginal, path: path, assetIdentifier: assetID,
             message: "The original of asset \(assetID) cannot be read: \(error). Check the file's permissions and the "

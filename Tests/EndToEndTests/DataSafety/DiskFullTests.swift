@@ -1,11 +1,8 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import TestFixtures
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// ENOSPC for real: the library on a small tmpfs, mounted in a private mount namespace (`unshare -m`, so that
 /// nothing leaks into the machine's mounts and the mount goes with the daemon), filled up in the middle of a burst.

@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The data-loss issue's case 1: a re-dropped good copy was deleted as a "duplicate" while the library's own copy was
 /// missing or damaged, so the library had no good copy left. Now the stored original is checked before a drop is

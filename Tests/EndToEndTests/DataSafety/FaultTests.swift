@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Faults produced for real, with the daemon running as an unprivileged user where permissions matter (root would
 /// bypass every permission check): unreadable drops and folders, a rejected folder it may not write, a read-only

@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Files larger than 4 GB (sparse, so that the tests neither write nor keep gigabytes), and the data-loss issue's
 /// case 11: large files must not starve small ones, and an unchanged incomplete upload is hashed once.

@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The data-loss issue's cases 2 and 4, and a damaged database at start: photodrop never writes into a library that is
 /// not where the configuration says it is, never starts a fresh library in the mount point of an unmounted disk, and

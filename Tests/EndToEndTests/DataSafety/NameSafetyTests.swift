@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The data-loss issue's cases 7 and 8, and names with newlines: rejected files keep a usable name, nothing is written
 /// through a link under `Rejected/`, and names that are not UTF-8 or hold newlines come out of every JSON writer in

@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The data-loss issue's cases 5 and 6: a stored original belongs to the daemon's user and is read-only, whoever
 /// dropped it; the library is not readable by others (a group may be given); a hard link is copied, never renamed.

@@ -1,12 +1,8 @@
-import CLinux
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Synchronization
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The data-loss issue's case 3: an album folder exchanged for a symbolic link (`renameat2(RENAME_EXCHANGE)`, which
 /// anyone who may write the inbox can do) between photodrop's look at a file and its claim made photodrop move a file
@@ -45,7 +41,7 @@ struct SymlinkRaceTests {
         let swaps = Atomic<Int>(0)
         let racer = Thread {
             while !stop.load(ordering: .relaxed) {
-                if photodrop_renameat2(AT_FDCWD, album.path, AT_FDCWD, link.path, photodrop_RENAME_EXCHANGE) == 0 {
+                if renameat2(AT_FDCWD, album.path, AT_FDCWD, link.path, RENAME_EXCHANGE) == 0 {
                     swaps.add(1, ordering: .relaxed)
                 }
             }
@@ -64,7 +60,7 @@ struct SymlinkRaceTests {
         // Leave the real folder under its own name and the link gone, so that everything left is found again.
         var info = stat()
         if lstat(album.path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK {
-            #expect(photodrop_renameat2(AT_FDCWD, album.path, AT_FDCWD, link.path, photodrop_RENAME_EXCHANGE) == 0)
+            #expect(renameat2(AT_FDCWD, album.path, AT_FDCWD, link.path, RENAME_EXCHANGE) == 0)
         }
         #expect(unlink(link.path) == 0)
         // Drops whose rename went into the link landed in Outside: they were never in the inbox. Put them in now.

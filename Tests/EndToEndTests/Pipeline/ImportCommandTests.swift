@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `photodrop import`: exit codes, --dry-run, --json, --move, --album, re-import.
 @Suite("import", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)

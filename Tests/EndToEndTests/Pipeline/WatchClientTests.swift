@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `photodrop watch` as a child process, fed by real clients and real file operations.
 @Suite("watch: files arriving by real clients", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)

@@ -1,10 +1,7 @@
 import Foundation
 import PhotoCatalog
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `photodrop watch` killed with SIGKILL at random moments, and stopped with SIGTERM while busy.
 @Suite("watch: crashes and shutdown", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)

@@ -1,9 +1,6 @@
 import Foundation
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `photodrop watch` under volume: a burst into a new folder, the real-media corpus.
 @Suite("watch: bursts and the corpus", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)

@@ -1,11 +1,8 @@
 import Foundation
+import PhotodropSystem
 import TestFixtures
 import PhotoCatalog
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Small media files written by the tests (no downloads, no corpus): a JPEG with an EXIF capture date, a PNG, a GIF,
 /// and things photodrop rejects.

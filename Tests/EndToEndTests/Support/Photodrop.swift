@@ -1,9 +1,6 @@
 import Foundation
+import PhotodropSystem
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The built `photodrop` binary, next to the test bundle in the build folder (`swift build --build-tests` builds it,
 /// because the test target depends on it).

@@ -1,11 +1,8 @@
 import Foundation
+import PhotodropSystem
 import TestFixtures
 import PhotoCatalog
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// Tiny valid JPEGs written byte by byte: SOI, JFIF, a comment that makes each one distinct, tables, a 64×48 frame,
 /// a short scan and EOI. Enough for MediaProbe to accept them as photos; a few hundred bytes each.

@@ -1,12 +1,9 @@
 import Foundation
+import PhotodropSystem
 import Synchronization
 import Testing
 
 @testable import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A temporary folder under `FileManager.default.temporaryDirectory`, removed when the value goes away.
 final class TemporaryDirectory: Sendable {

@@ -1,9 +1,6 @@
 import Foundation
 import PhotoCatalog
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import PhotodropSystem
 
 /// `catalog-history`: a second process for the catalog's cross-process tests.
 ///

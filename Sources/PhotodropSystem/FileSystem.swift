@@ -1,0 +1,119 @@
+/// System calls on paths, for the few places that work with a path rather than below an open ``Directory``: the
+/// configured roots, the library's lock and intent files, `verify`. Each retries on `EINTR` and throws
+/// ``SystemError`` naming the call and the path.
+public enum FileSystem {
+    /// `stat(2)`, following links.
+    public static func status(atPath path: String) throws(SystemError) -> stat {
+        var info = stat()
+        try check("stat", path) { stat(path, &info) }
+        return info
+    }
+
+    /// `fstat(2)` on an open descriptor; `path` names it in the error.
+    public static func status(of descriptor: Int32, path: String?) throws(SystemError) -> stat {
+        var info = stat()
+        try check("fstat", path) { fstat(descriptor, &info) }
+        return info
+    }
+
+    /// `lstat(2)`, or nil when nothing is there (`ENOENT`, `ENOTDIR`); a final link is reported, not followed.
+    public static func linkStatus(atPath path: String) throws(SystemError) -> stat? {
+        var info = stat()
+        if retryingOnInterrupt({ lstat(path, &info) }) == 0 { return info }
+        let code = errno
+        if code == ENOENT || code == ENOTDIR { return nil }
+        throw SystemError(code: code, call: "lstat", path: path)
+    }
+
+    /// Whether anything (a file, a folder, a link, even a dangling one) is at `path`. An error other than "not
+    /// there" (`EACCES` on a folder above) counts as present, so that nobody concludes a file is gone when it
+    /// could not be looked at.
+    public static func exists(atPath path: String) -> Bool {
+        do { return try linkStatus(atPath: path) != nil } catch { return true }
+    }
+
+    /// `open(2)` with `O_CLOEXEC`; the caller closes the descriptor.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> Int32 {
+        try check("open", path) { LibC.open(path, flags | O_CLOEXEC, mode) }
+    }
+
+    /// `mkdir(2)`; an existing folder is fine. Returns whether it was created.
+    @discardableResult
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemError) -> Bool {
+        if mkdir(path, mode) == 0 { return true }
+        let code = errno
+        if code == EEXIST, let info = try linkStatus(atPath: path), info.st_mode & S_IFMT == S_IFDIR { return false }
+        throw SystemError(code: code == EEXIST ? ENOTDIR : code, call: "mkdir", path: path)
+    }
+
+    /// `mkdir -p`: creates `path` with `mode` and its missing parents with `parentMode` (`mode` when nil); links in
+    /// the existing part are followed (the path is an administrator's). Returns the folders it created, outermost
+    /// first.
+    @discardableResult
+    public static func makeDirectories(
+        _ path: String, mode: mode_t = 0o755, parentMode: mode_t? = nil
+    ) throws(SystemError) -> [String] {
+        var missing: [String] = []
+        var current = path
+        while !current.isEmpty, current != "/" {
+            var info = stat()
+            if stat(current, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw SystemError(code: ENOTDIR, call: "mkdir", path: current)
+                }
+                break
+            }
+            guard errno == ENOENT else { throw SystemError.current("stat", path: current) }
+            missing.append(current)
+            current = Path.parent(of: current)
+        }
+        var created: [String] = []
+        for directory in missing.reversed()
+        where try makeDirectory(directory, mode: directory == path ? mode : parentMode ?? mode) {
+            created.append(directory)
+        }
+        return created
+    }
+
+    /// `unlink(2)`; a missing file is fine.
+    public static func remove(_ path: String) throws(SystemError) {
+        if LibC.unlink(path) == 0 || errno == ENOENT { return }
+        throw SystemError.current("unlink", path: path)
+    }
+
+    /// Opens the folder at `path` and `fsync`s it, making the entries created or renamed in it durable.
+    public static func syncDirectory(_ path: String) throws(SystemError) {
+        let descriptor = FileDescriptor(owning: try open(path, O_RDONLY | O_DIRECTORY))
+        try descriptor.sync(path: path)
+    }
+
+    /// Copies `source` into a new file `destination` (created with `O_EXCL`, mode 0644) and `fsync`s it: the one
+    /// durable copy. A partly written destination is removed when the copy fails.
+    @discardableResult
+    public static func copyFile(
+        from source: String, to destination: String, buffer: UnsafeMutableRawBufferPointer
+    ) throws(SystemError) -> FileCopy.Method {
+        let input = FileDescriptor(owning: try open(source, O_RDONLY))
+        let output = FileDescriptor(owning: try open(destination, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644))
+        do {
+            let method = try FileCopy.copyContents(
+                from: input.rawValue, to: output.rawValue, buffer: buffer, source: source, destination: destination)
+            try output.sync(path: destination)
+            return method
+        } catch {
+            LibC.unlink(destination)
+            throw error
+        }
+    }
+
+
+    /// Runs `body` until it does not fail with `EINTR`; throws the error of any other failure (a negative result).
+    @inline(__always) @discardableResult
+    public static func check<T: FixedWidthInteger>(
+        _ call: String, _ path: String?, _ body: () -> T
+    ) throws(SystemError) -> T {
+        let result = retryingOnInterrupt(body)
+        if result < 0 { throw SystemError.current(call, path: path) }
+        return result
+    }
+}

@@ -1,0 +1,29 @@
+import CLinux
+
+// Linux system calls and constants that glibc declares only under _GNU_SOURCE (or not at all), by their C names, so
+// that no module above this one needs CLinux, `dlsym` or a hard-coded number. CLinux is compiled with _GNU_SOURCE.
+
+/// `O_NOATIME`: open without updating the access time (the owner or `CAP_FOWNER` only).
+public var O_NOATIME: Int32 { photodrop_O_NOATIME }
+/// `O_PATH`.
+public var O_PATH: Int32 { photodrop_O_PATH }
+/// `SEEK_DATA`: the next offset holding data, for files with holes.
+public var SEEK_DATA: Int32 { photodrop_SEEK_DATA }
+/// `SEEK_HOLE`: the next hole.
+public var SEEK_HOLE: Int32 { photodrop_SEEK_HOLE }
+/// `RENAME_NOREPLACE` for ``renameat2(_:_:_:_:_:)``.
+public var RENAME_NOREPLACE: UInt32 { photodrop_RENAME_NOREPLACE }
+/// `RENAME_EXCHANGE` for ``renameat2(_:_:_:_:_:)``.
+public var RENAME_EXCHANGE: UInt32 { photodrop_RENAME_EXCHANGE }
+
+/// `renameat2(2)`: -1 and `errno` on failure.
+@inlinable
+public func renameat2(
+    _ oldDirectory: Int32, _ oldPath: String, _ newDirectory: Int32, _ newPath: String, _ flags: UInt32
+) -> Int32 {
+    photodrop_renameat2(oldDirectory, oldPath, newDirectory, newPath, flags)
+}
+
+/// `syncfs(2)`: flushes the whole file system that holds `descriptor`.
+@inlinable
+public func syncfs(_ descriptor: Int32) -> Int32 { photodrop_syncfs(descriptor) }
