@@ -12,7 +12,6 @@ let fuzzSettings: [SwiftSetting] = strict + (fuzzing ? [.define("LIBFUZZER")] : 
 
 let package = Package(
     name: "photodrop",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "photodrop", targets: ["photodrop"]),
         .executable(name: "save-to-album", targets: ["SaveToAlbum"]),

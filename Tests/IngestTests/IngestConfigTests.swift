@@ -1,3 +1,4 @@
+import MediaProbe
 import PhotodropSystem
 import Foundation
 import Testing
@@ -68,7 +69,7 @@ struct IngestConfigTests {
         #expect(config.incompleteGraceSeconds == 60)
         #expect(config.ignore == ["*.xmp", "@eaDir", "Scans/raw/*"])
         #expect(config.duplicates == .skip)
-        #expect(config.video.videoCodecs.map(\.text) == ["avc1"])
+        #expect(config.video.videoCodecs.map(\.description) == ["avc1"])
         #expect(config.video.audioCodecs.isEmpty)
         #expect(config.log == IngestConfig.Log(format: .json, level: .debug))
         #expect(config.ignoreRules.reason(forFile: "Trip/IMG_1.xmp") == .pattern("*.xmp"))
@@ -219,16 +220,18 @@ struct IngestConfigTests {
     }
 }
 
-@Suite("FourCharacterCode and Suggestion")
+@Suite("FourCC and Suggestion")
 struct SmallTypesTests {
     @Test func fourCharacterCodes() {
-        #expect(FourCharacterCode("avc1")?.value == 0x6176_6331)
-        #expect(FourCharacterCode("ac-3") != nil)
-        #expect(FourCharacterCode("raw ") != nil)
-        #expect(FourCharacterCode("avc") == nil)
-        #expect(FourCharacterCode("avc12") == nil)
-        #expect(FourCharacterCode("äbc") == nil)
-        #expect(FourCharacterCode("a\tbc") == nil)
+        // Through a String, as the config parser has them (a literal would take the compile-time initializer).
+        func code(_ text: String) -> FourCC? { FourCC(text) }
+        #expect(code("avc1")?.rawValue == 0x6176_6331)
+        #expect(code("ac-3") != nil)
+        #expect(code("raw ") != nil)
+        #expect(code("avc") == nil)
+        #expect(code("avc12") == nil)
+        #expect(code("äbc") == nil)
+        #expect(code("a\tbc") == nil)
     }
 
     @Test(

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Quarantine and SafeRename")
 struct QuarantineTests {
-    let reason = RejectionReason(
+    let reason = QuarantineReason(
         code: "unsupportedVideo", message: "HEVC tagged hev1: remux with -tag:v hvc1", mime: "video/quicktime")
     let time = UTCTimestamp(seconds: 1_748_781_296, nanoseconds: 789_000_000)
 

@@ -174,7 +174,7 @@ final class WriterConnection {
     }
     deinit {
         buffer.deallocate()
-        // Every block of this session has committed or been undone: its intents are settled.
+        // Every block of this session has committed or been undone: its intents are resolved.
         LibC.close(intentLog)
         _ = LibC.unlink(intentLogPath)
     }
@@ -270,7 +270,7 @@ final class WriterConnection {
                 [.text(dead)]
             ) { row in (row.int(0), row.optionalString(1), row.optionalInt64(2), row.string(3)) }
             for (action, source, sourceInode, destination) in intents {
-                try settle(
+                try reconcile(
                     isRemoval: action == PlacementIntent.Action.remove.rawValue, source: source,
                     sourceInode: sourceInode.map { UInt64(bitPattern: $0) }, destination: destination)
             }
@@ -281,8 +281,8 @@ final class WriterConnection {
         try reconcileIntentLogs()
     }
 
-    /// The ``IntentLog``s of dead sessions: each is settled like intent rows, then removed. A log another process is
-    /// settling (its `flock` is taken) is left to it.
+    /// The ``IntentLog``s of dead sessions: each is reconciled like intent rows, then removed. A log another process is
+    /// reconciling (its `flock` is taken) is left to it.
     private func reconcileIntentLogs() throws {
         let locks = session.locksDirectory
         for (owner, path) in IntentLog.logs(in: locks) {
@@ -292,7 +292,7 @@ final class WriterConnection {
             defer { LibC.close(descriptor) }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
             for entry in IntentLog.read(descriptor: descriptor)?.entries ?? [] {
-                try settle(
+                try reconcile(
                     isRemoval: entry.action == .remove, source: entry.source, sourceInode: entry.inode,
                     sourceFolder: entry.sourceFolder, destination: entry.destination)
             }
@@ -301,7 +301,7 @@ final class WriterConnection {
     }
 
     /// Finishes or undoes one intent of a dead session (see ``reconcileIntents()``).
-    private func settle(
+    private func reconcile(
         isRemoval: Bool, source: String?, sourceInode: UInt64?, sourceFolder: FileNode? = nil, destination: String
     ) throws {
         let referenced = try ResourcePath.isReferenced(destination, in: database)

@@ -65,7 +65,7 @@ public actor Committer {
     private var dryRunContents: Set<SHA256Digest> = []
     /// Claim entries of files that left the pipeline outside a change block (rejected, put back); removed in one
     /// transaction at the end of each batch.
-    private var settledClaims: [Int64] = []
+    private var finishedClaims: [Int64] = []
     /// Whether a batch is being committed, and who waits for its turn: batches never interleave, even when
     /// ``commit(_:)`` is called concurrently (the actor is reentrant across the library's `await`), so that the album
     /// cache decides every title exactly once.
@@ -186,9 +186,9 @@ public actor Committer {
         } else if !storable.isEmpty {
             await store(storable)
         }
-        if !settledClaims.isEmpty && lostLibrary == nil {
-            let ids = settledClaims
-            settledClaims.removeAll()
+        if !finishedClaims.isEmpty && lostLibrary == nil {
+            let ids = finishedClaims
+            finishedClaims.removeAll()
             do {
                 try await library.removeJournalEntries(ids)
             } catch let error as PhotosError where error.code == .libraryVolumeOffline {
@@ -365,7 +365,7 @@ public actor Committer {
                 path: job.displayPath, kind: .duplicate, message: "same content as \(known.assetID)", mime: known.mime,
                 assetID: known.assetID, album: job.album, bytes: digest.size,
                 elapsed: job.startedAt.duration(to: .now)))
-        settle(job)
+        markClaimDone(job)
     }
 
     private func failStored(_ item: StoreItem, _ error: any Error) {
@@ -425,7 +425,7 @@ public actor Committer {
                 rejectedPath =
                     try quarantine.reject(
                         job.source, album: job.album, name: job.originalName,
-                        reason: RejectionReason(code: code, message: message, mime: mime),
+                        reason: QuarantineReason(code: code, message: message, mime: mime),
                         source: claims?.inboxPath(job.displayPath) ?? job.path
                     ).path
             } catch let error {
@@ -446,11 +446,11 @@ public actor Committer {
                 path: job.displayPath, kind: .rejected, reason: code, message: message, mime: mime,
                 album: job.album, bytes: bytes, rejectedPath: rejectedPath,
                 elapsed: job.startedAt.duration(to: .now)))
-        settle(job)
+        markClaimDone(job)
     }
 
-    private func settle(_ job: IngestJob) {
-        if let id = job.claimID { settledClaims.append(id) }
+    private func markClaimDone(_ job: IngestJob) {
+        if let id = job.claimID { finishedClaims.append(id) }
     }
 
     /// Puts a claimed file back into the inbox (its claim entry goes once it left the staging folder).
@@ -462,7 +462,7 @@ public actor Committer {
         if ((try? job.source.status()) ?? nil) == nil {
             // Nothing to put back (someone removed it from the staging folder): it ends here.
             fail(job, message: "the claimed file \(job.path) disappeared")
-            settle(job)
+            markClaimDone(job)
             return
         }
         do {
@@ -474,7 +474,7 @@ public actor Committer {
                         path: relative, kind: .failed, message: message + "; it stays in the inbox and is retried",
                         album: job.album, elapsed: job.startedAt.duration(to: .now)))
             }
-            settle(job)
+            markClaimDone(job)
         } catch {
             logger.error(
                 "cannot put a claimed file back into the inbox; it stays staged and is retried at the next start",

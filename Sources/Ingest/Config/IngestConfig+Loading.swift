@@ -1,3 +1,4 @@
+import MediaProbe
 import PhotodropSystem
 
 extension IngestConfig {
@@ -312,18 +313,18 @@ struct ConfigValidator {
         return valid ? patterns : nil
     }
 
-    private mutating func codeList(_ key: String, _ value: JSONValue) -> [FourCharacterCode]? {
+    private mutating func codeList(_ key: String, _ value: JSONValue) -> [FourCC]? {
         guard case .array(let elements) = value.kind else {
             fail(
                 key, value.position,
                 "must be a list of four-character codes such as [\"avc1\", \"hvc1\"]; found \(value.typeDescription)")
             return nil
         }
-        var codes: [FourCharacterCode] = []
+        var codes: [FourCC] = []
         var valid = true
         for (index, element) in elements.enumerated() {
             let elementKey = "\(key)[\(index)]"
-            guard case .string(let text) = element.kind, let code = FourCharacterCode(text) else {
+            guard case .string(let text) = element.kind, let code = FourCC(text) else {
                 fail(
                     elementKey, element.position,
                     "must be a four-character code: exactly 4 printable ASCII characters, e.g. \"avc1\" or \"ac-3\"; found \(element.typeDescription)"

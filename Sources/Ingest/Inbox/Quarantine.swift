@@ -1,7 +1,7 @@
 import PhotodropSystem
 
 /// Why a file was rejected, as written into `<name>.reason.json`.
-public struct RejectionReason: Sendable, Hashable {
+public struct QuarantineReason: Sendable, Hashable {
     /// A stable code: `corrupt`, `empty`, `unsupportedVideo`, `unsupportedType`, …
     public var code: String
     /// What is wrong and what a person can do, e.g. "HEVC tagged hev1: remux with -tag:v hvc1".
@@ -77,7 +77,7 @@ public struct Quarantine: Sendable {
     ///   - source: where the file came from, for people (`Inbox/Trip/IMG_1.MOV`).
     ///   - time: when it was rejected.
     public func reject(
-        _ file: FileLocation, album: String?, name: String? = nil, reason: RejectionReason, source: String,
+        _ file: FileLocation, album: String?, name: String? = nil, reason: QuarantineReason, source: String,
         at time: UTCTimestamp = .now()
     ) throws(QuarantineError) -> RejectedFile {
         let target: Directory
@@ -140,7 +140,7 @@ public struct Quarantine: Sendable {
 
     /// ``reject(_:album:name:reason:source:at:)`` for a file named by its path (its folder opened as named).
     public func reject(
-        _ path: String, album: String?, name: String? = nil, reason: RejectionReason, source: String,
+        _ path: String, album: String?, name: String? = nil, reason: QuarantineReason, source: String,
         at time: UTCTimestamp = .now()
     ) throws(QuarantineError) -> RejectedFile {
         let file: FileLocation
@@ -301,7 +301,7 @@ public struct Quarantine: Sendable {
         return "\(name) (\(number))"
     }
 
-    static func reasonJSON(_ reason: RejectionReason, source: String, time: UTCTimestamp) -> String {
+    static func reasonJSON(_ reason: QuarantineReason, source: String, time: UTCTimestamp) -> String {
         let members: [(String, String)] = [
             ("code", JSONText.quoted(reason.code)),
             ("message", JSONText.quoted(reason.message)),

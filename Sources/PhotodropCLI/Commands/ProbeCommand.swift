@@ -130,7 +130,7 @@ enum ProbeCommand {
     /// The configuration's codec lists as the probe's policy.
     static func videoPolicy(_ video: IngestConfig.Video) -> VideoPolicy {
         VideoPolicy(
-            videoCodecs: Set(video.videoCodecs.map(\.text)), audioCodecs: Set(video.audioCodecs.map(\.text)))
+            videoCodecs: Set(video.videoCodecs.map(\.description)), audioCodecs: Set(video.audioCodecs.map(\.description)))
     }
 
     /// The text for a file `probe` could not read at all.

@@ -1,3 +1,4 @@
+import MediaProbe
 import PhotodropSystem
 import Foundation
 
@@ -11,11 +12,11 @@ public struct IngestConfig: Sendable, Equatable {
     /// The codec lists that decide which videos an Apple device plays (`video` in the file).
     public struct Video: Sendable, Equatable {
         /// Accepted video sample-entry codes (`avc1`, `hvc1`, …).
-        public var videoCodecs: [FourCharacterCode]
+        public var videoCodecs: [FourCC]
         /// Accepted audio sample-entry codes (`mp4a`, `ac-3`, …).
-        public var audioCodecs: [FourCharacterCode]
+        public var audioCodecs: [FourCC]
 
-        public init(videoCodecs: [FourCharacterCode], audioCodecs: [FourCharacterCode]) {
+        public init(videoCodecs: [FourCC], audioCodecs: [FourCC]) {
             self.videoCodecs = videoCodecs
             self.audioCodecs = audioCodecs
         }
@@ -32,7 +33,7 @@ public struct IngestConfig: Sendable, Equatable {
         /// The lists of the corpus contract (`corpus/README.md`).
         public static let defaults = Video(videoCodecs: defaultVideoCodecs, audioCodecs: defaultAudioCodecs)
 
-        private static func codes(_ texts: String...) -> [FourCharacterCode] { texts.map { FourCharacterCode($0)! } }
+        private static func codes(_ texts: String...) -> [FourCC] { texts.map { FourCC($0)! } }
     }
 
     /// How and how much the daemon logs (`log` in the file).

@@ -6,7 +6,7 @@ import PhotodropSystem
 /// (`photodrop status`) tell whether a daemon runs by trying a shared lock on the same file: the kernel drops the lock
 /// when the process dies, even with `kill -9`, so a stale pid in the file never counts. The file stays; its pid is
 /// cleared on a clean exit.
-public final class WatchLock: Sendable {
+public final class DaemonLock: Sendable {
     /// The lock file's name inside the library folder.
     public static let fileName = "watch.lock"
 
@@ -46,12 +46,12 @@ public final class WatchLock: Sendable {
         } catch {
             throw .system(error)
         }
-        let path = Path.join(library, WatchLock.fileName)
+        let path = Path.join(library, DaemonLock.fileName)
         let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640) }
         guard fd >= 0 else { throw .system(.current("open", path: path)) }
         if retryingOnInterrupt({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
             let code = errno
-            let pid = WatchLock.readPid(fd)
+            let pid = DaemonLock.readPid(fd)
             close(fd)
             if code == EWOULDBLOCK { throw .held(path: path, pid: pid) }
             throw .system(SystemError(code: code, call: "flock", path: path))
@@ -85,24 +85,51 @@ public final class WatchLock: Sendable {
         _ = flock(fd, LOCK_UN)
     }
 
-    /// Whether a daemon holds the lock of `library` now, and its pid; for status displays.
-    public static func holder(library: String) -> (running: Bool, pid: Int32?) {
-        let path = Path.join(library, fileName)
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return (false, nil) }
-        defer { close(fd) }
-        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
-            _ = flock(fd, LOCK_UN)
-            return (false, nil)
-        }
-        return (true, readPid(fd))
+    /// What a look from another process finds.
+    public enum State: Sendable, Equatable {
+        /// The lock is held; the pid from the file when it holds one.
+        case running(pid: Int32?)
+        /// Nobody holds the lock; `stalePID` is what an earlier daemon left in the file.
+        case notRunning(stalePID: Int32?)
+        /// The lock file exists but cannot be opened or locked.
+        case unknown(String)
     }
 
+    /// Whether a daemon holds the lock of `library` now, tested with a non-blocking shared lock that is released at
+    /// once; the file is opened read-only and never created.
+    public static func inspect(library: String) -> State {
+        let path = Path.join(library, fileName)
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW) }
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return .notRunning(stalePID: nil) }
+            return .unknown("cannot open '\(path)': \(SystemError.describe(code))")
+        }
+        defer { close(fd) }
+        let pid = readPid(fd)
+        if retryingOnInterrupt({ flock(fd, LOCK_SH | LOCK_NB) }) == 0 {
+            _ = flock(fd, LOCK_UN)
+            return .notRunning(stalePID: pid)
+        }
+        let code = errno
+        if code == EWOULDBLOCK { return .running(pid: pid) }
+        return .unknown("cannot test the lock on '\(path)': \(SystemError.describe(code))")
+    }
+
+    /// When the daemon holding the lock took it (the lock file's modification time: the daemon writes its pid then).
+    public static func lockedSince(library: String) -> UTCTimestamp? {
+        var info = stat()
+        guard lstat(Path.join(library, fileName), &info) == 0 else { return nil }
+        return UTCTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec))
+    }
+
+    /// The first decimal number in the file (the daemon writes its pid and a newline); nil for none or zero.
     private static func readPid(_ fd: Int32) -> Int32? {
-        var bytes = [UInt8](repeating: 0, count: 32)
+        var bytes = [UInt8](repeating: 0, count: 64)
         let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
-        let text = String(decoding: bytes[0..<count], as: UTF8.self).filter { $0.isNumber }
-        return Int32(text)
+        let text = String(decoding: bytes[0..<count], as: UTF8.self)
+        let digits = text.drop { !$0.isNumber }.prefix { $0.isNumber }
+        return Int32(digits).flatMap { $0 > 0 ? $0 : nil }
     }
 }

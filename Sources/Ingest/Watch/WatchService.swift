@@ -106,9 +106,9 @@ public final class WatchService: Sendable {
                 throw Failure(description: "cannot create the library at \(config.library): \(error)")
             }
         }
-        let lock: WatchLock
+        let lock: DaemonLock
         do {
-            lock = try WatchLock(library: config.library)
+            lock = try DaemonLock(library: config.library)
         } catch {
             throw Failure(description: error.description)
         }

@@ -31,7 +31,7 @@ struct Claimer: Sendable {
             } catch let error as PhotosError where error.code == .libraryVolumeOffline {
                 mailbox.post(.pipelineFailed(error.description))
                 continue
-            } catch let error as WatchLock.Failure {
+            } catch let error as DaemonLock.Failure {
                 mailbox.post(.pipelineFailed(error.description))
                 continue
             } catch {

@@ -1,9 +1,9 @@
 /// A four-character code: an ISO-BMFF box type, a sample-entry codec, a brand, a RIFF chunk id.
-struct FourCC: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct FourCC: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The four bytes, big-endian (the first character in the high byte).
-    let rawValue: UInt32
+    public let rawValue: UInt32
 
-    init(rawValue: UInt32) {
+    public init(rawValue: UInt32) {
         self.rawValue = rawValue
     }
 
@@ -24,19 +24,22 @@ struct FourCC: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringL
     static let userDataLocation = FourCC(rawValue: 0xA978_797A)
 
     /// A code from a four-character ASCII literal such as `"moov"` or `"ac-3"`.
-    init(stringLiteral value: StaticString) {
+    public init(stringLiteral value: StaticString) {
         precondition(value.utf8CodeUnitCount == 4, "a four-character code has four ASCII characters")
         var raw: UInt32 = 0
         value.withUTF8Buffer { for byte in $0 { raw = raw << 8 | UInt32(byte) } }
         rawValue = raw
     }
 
-    /// A code from a four-character string, or `nil` when it is not four bytes of UTF-8.
-    init?(_ string: String) {
+    /// A code from exactly four printable ASCII characters (space included, as in `raw `), as a person writes one in
+    /// `video.videoCodecs`; nil otherwise.
+    public init?(_ string: String) {
         let utf8 = Array(string.utf8)
-        guard utf8.count == 4 else { return nil }
+        guard utf8.count == 4, utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
         self.init(utf8, at: 0)
     }
+
+    public static func < (lhs: FourCC, rhs: FourCC) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The four bytes.
     var bytes: [UInt8] {
@@ -47,7 +50,7 @@ struct FourCC: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringL
     }
 
     /// The code as text; bytes outside printable ASCII are shown as Latin-1 (`©xyz`), control bytes as `?`.
-    var description: String {
+    public var description: String {
         String(
             decoding: bytes.map { byte -> UInt8 in byte < 0x20 || byte == 0x7F ? 0x3F : byte }.flatMap { byte in
                 byte < 0x80 ? [byte] : Array(String(UnicodeScalar(byte)).utf8)

@@ -38,8 +38,8 @@ public final class IngestWorker {
     /// The video policy of a configuration.
     public static func policy(for config: IngestConfig) -> VideoPolicy {
         VideoPolicy(
-            videoCodecs: Set(config.video.videoCodecs.map(\.text)),
-            audioCodecs: Set(config.video.audioCodecs.map(\.text)))
+            videoCodecs: Set(config.video.videoCodecs.map(\.description)),
+            audioCodecs: Set(config.video.audioCodecs.map(\.description)))
     }
 
     /// Reads, hashes and probes the job's file.
