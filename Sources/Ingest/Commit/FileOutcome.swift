@@ -59,7 +59,7 @@ public struct FileOutcome: Sendable, Hashable {
         self.elapsed = elapsed
     }
 
-    /// The item object of `import --json` (DESIGN.md): `path`, `outcome`, `reason`, `message`, `mime`, `id`, plus
+    /// The item object of `import --json`: `path`, `outcome`, `reason`, `message`, `mime`, `id`, plus
     /// `album` and `bytes`. One line, keys in that order.
     public var json: String {
         var text = "{\"path\":" + JSONText.quoted(path)

@@ -2,7 +2,7 @@ import PhotodropSystem
 
 /// Which names in the inbox are never taken: temp names of upload clients, hidden names, and the config's `ignore`.
 ///
-/// Built in (DESIGN.md, CLIENTS.md):
+/// Built in (what upload clients write while a transfer runs, and what a folder shared with desktops collects):
 /// - hidden names: any path component starting with `.` — dotfiles, dot-folders (`.Trash`, `.sync`), and rsync's
 ///   temp files `.name.XXXXXX`;
 /// - temp suffixes, compared case-insensitively: `*.part` (Samba, Firefox), `*.crdownload` (Chrome), `*.tmp`;

@@ -2,7 +2,7 @@ import MediaProbe
 import PhotodropSystem
 import Foundation
 
-/// photodrop's settings, as read from `config.json` (DESIGN.md, "config.json").
+/// photodrop's settings, as read from `config.json` (every key is in the README's configuration table).
 ///
 /// Every field has a default, so an empty object `{}` (or no file at all) is a valid configuration. Paths are
 /// absolute and normalised once loaded; relative paths in the file are resolved against the folder that holds the

@@ -55,17 +55,4 @@ public enum JSONText {
         default: output.unicodeScalars.append(scalar)
         }
     }
-
-    /// An object with the members in the given order; values must already be JSON text (use ``quoted(_:)``).
-    public static func object(_ members: [(String, String)]) -> String {
-        var output = "{"
-        for (index, member) in members.enumerated() {
-            if index > 0 { output += "," }
-            output += quoted(member.0)
-            output += ":"
-            output += member.1
-        }
-        output += "}"
-        return output
-    }
 }

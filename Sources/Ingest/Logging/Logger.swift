@@ -5,9 +5,9 @@ import PhotodropSystem
 /// Cheap by construction: a disabled level costs one comparison (the message is an autoclosure), timestamps are
 /// formatted with integer arithmetic (``UTCTimestamp``), and a line is one `write(2)`.
 ///
-/// Text: `2025-06-01T12:34:56.789Z info    imported path="Trip 1/IMG_1.jpg" outcome=photo` — field values are
+/// Text: `2025-06-01T12:34:56.789Z info    stored path="Trip 1/IMG_1.jpg" outcome=photo` — field values are
 /// quoted when they contain spaces, quotes, `=` or control characters, and newlines are escaped, so a file name can
-/// never forge a second line. JSON: `{"time":"…","level":"info","message":"imported","path":"Trip 1/IMG_1.jpg",…}`.
+/// never forge a second line. JSON: `{"time":"…","level":"info","message":"stored","path":"Trip 1/IMG_1.jpg",…}`.
 public struct Logger: Sendable {
     /// Lines below this level are dropped.
     public let level: LogLevel

@@ -19,21 +19,6 @@ public struct SHA256Digest: Sendable, Hashable, Comparable, CustomStringConverti
         word3 = UInt64(bigEndian: words.3)
     }
 
-    /// A digest from 64 hex digits (either case); nil otherwise.
-    public init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        for index in stride(from: 0, to: 64, by: 2) {
-            guard let high = SHA256Digest.nibble(digits[index]), let low = SHA256Digest.nibble(digits[index + 1]) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        self.init(bytes: bytes)
-    }
-
     /// The 32 bytes.
     public var bytes: [UInt8] {
         withBytes { Array($0) }
@@ -67,12 +52,4 @@ public struct SHA256Digest: Sendable, Hashable, Comparable, CustomStringConverti
         (lhs.word0, lhs.word1, lhs.word2, lhs.word3) < (rhs.word0, rhs.word1, rhs.word2, rhs.word3)
     }
 
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
 }

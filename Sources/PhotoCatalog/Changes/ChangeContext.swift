@@ -78,7 +78,6 @@ enum ChangeOperation {
     case moveAssets(AssetCollectionChangeRequest, IndexSet, Int)
     case deleteCollections([CollectionTarget])
     case removeJournalEntries([Int64])
-    case updateJournalEntry(Int64, Data)
 }
 
 /// An asset named in a change: an existing one by UUID, or one created in the same block.

@@ -11,12 +11,4 @@ public enum JournalChangeRequest {
         let context = try ChangeContext.active(for: "JournalChangeRequest.removeEntries(_:)")
         context.operations.append(.removeJournalEntries(ids))
     }
-
-    /// Replaces the payload of a journal entry when the block commits.
-    ///
-    /// - Throws: ``PhotosError`` outside a block; the block fails with `.identifierNotFound` when no entry has `id`.
-    public static func updateEntry(id: Int64, payload: Data) throws {
-        let context = try ChangeContext.active(for: "JournalChangeRequest.updateEntry(id:payload:)")
-        context.operations.append(.updateJournalEntry(id, payload))
-    }
 }

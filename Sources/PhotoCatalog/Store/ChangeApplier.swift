@@ -300,13 +300,6 @@ final class ChangeApplier {
             try database.run(
                 "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
                 [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
-        case .updateJournalEntry(let id, let payload):
-            try database.run("UPDATE journal SET payload = ? WHERE id = ?", [.blob(payload), .integer(id)])
-            if database.changes == 0 {
-                throw PhotosError(
-                    .identifierNotFound, title: "Journal entry not found",
-                    message: "No journal entry has id \(id); it may have been removed already.")
-            }
         }
     }
 

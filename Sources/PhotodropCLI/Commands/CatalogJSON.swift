@@ -3,7 +3,7 @@ import Ingest
 import MediaProbe
 import PhotoCatalog
 
-/// Every `--json` shape of the command line, in one place, with DESIGN.md's stable field names.
+/// Every `--json` shape of the command line, in one place, with the stable field names the README documents.
 ///
 /// - asset: `id`, `kind`, `mime`, `sha256`, `bytes`, `originalFilename`, `creationDate`, `creationDateSource`,
 ///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,

@@ -7,8 +7,9 @@ import Synchronization
 
 /// `photodrop probe FILE… [--json]`: what photodrop would do with each file, decided by content, touching nothing.
 ///
-/// Folders are walked recursively (dot entries skipped, symbolic links to folders not followed), files in name
-/// order. The files are probed in batches by `workers` probers at once (one libmagic cookie each), and each batch is
+/// Folders are walked recursively (symbolic links to folders not followed), files in name order, skipping what the
+/// daemon would never take from an inbox (the same ``IgnoreRules``: hidden and temporary names, `ignore` patterns);
+/// the summary says how many were skipped. A file named on the command line is always probed. The files are probed in batches by `workers` probers at once (one libmagic cookie each), and each batch is
 /// printed in walk order with one write as soon as it is done. Exit status 0 when every file is accepted, 1 when any
 /// is rejected or cannot be read (or nothing was found to probe).
 enum ProbeCommand {
@@ -34,8 +35,10 @@ enum ProbeCommand {
                 tally.add(counts)
                 batch.removeAll(keepingCapacity: true)
             }
+            let rules = context.config.ignoreRules
+            var skipped = 0
             for argument in context.command.arguments("FILE") {
-                walk(argument) { path, problem in
+                walk(argument, ignoring: rules, skipped: &skipped) { path, problem in
                     batch.append((path, problem))
                     if batch.count == batchSize { flush() }
                 }
@@ -46,7 +49,10 @@ enum ProbeCommand {
                 parts.append(TextFormat.plural(tally.rejected, "rejected", "rejected"))
                 if tally.failed > 0 { parts.append(TextFormat.plural(tally.failed, "unreadable", "unreadable")) }
                 context.print(
-                    "\(TextFormat.plural(tally.total, "file")) probed: " + parts.joined(separator: ", "))
+                    "\(TextFormat.plural(tally.total, "file")) probed: " + parts.joined(separator: ", ")
+                        + (skipped > 0 ? skippedNote(skipped) : ""))
+            } else if skipped > 0 {
+                context.console.error("photodrop probe:" + skippedNote(skipped) + "\n")
             }
             if tally.total == 0 {
                 throw CommandFailure(
@@ -139,9 +145,24 @@ enum ProbeCommand {
         return block(path, [("outcome", "failed (cannot be read)"), ("message", message)])
     }
 
+    /// "; 3 skipped (names photodrop never takes …)".
+    private static func skippedNote(_ count: Int) -> String {
+        "; \(count) skipped (hidden or temporary names, or config ignore patterns: the daemon would never take them)"
+    }
+
     /// Calls `visit` with every file at or below `path`, or with a problem for a path that cannot be walked.
-    /// Folders: entries in name order, dot entries skipped, symbolic links to folders not followed.
-    static func walk(_ path: String, visit: (String, String?) -> Void) {
+    /// Folders: entries in name order, symbolic links to folders not followed; entries `rules` skip (relative to the
+    /// folder named, as to an inbox) are counted in `skipped` instead.
+    static func walk(
+        _ path: String, ignoring rules: IgnoreRules = IgnoreRules(), skipped: inout Int,
+        visit: (String, String?) -> Void
+    ) {
+        walk(path, relative: "", rules: rules, skipped: &skipped, visit: visit)
+    }
+
+    private static func walk(
+        _ path: String, relative: String, rules: IgnoreRules, skipped: inout Int, visit: (String, String?) -> Void
+    ) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
@@ -159,14 +180,23 @@ enum ProbeCommand {
             visit(path, "cannot list the folder '\(path)': \(error.localizedDescription)")
             return
         }
-        for name in names.sorted() where !name.hasPrefix(".") {
-            let child = path.hasSuffix("/") ? path + name : path + "/" + name
+        for name in names.sorted() {
+            let child = Path.join(path, name)
+            let childRelative = Path.join(relative, name)
             var entry = stat()
             if lstat(child, &entry) == 0, entry.st_mode & S_IFMT == S_IFLNK {
                 var target = stat()
                 if stat(child, &target) == 0, target.st_mode & S_IFMT == S_IFDIR { continue }
             }
-            walk(child, visit: visit)
+            let isFolder = entry.st_mode & S_IFMT == S_IFDIR
+            if isFolder
+                ? rules.skipsDirectory(named: name, relativePath: childRelative)
+                : rules.skipsFile(named: name, relativePath: childRelative)
+            {
+                skipped += 1
+                continue
+            }
+            walk(child, relative: childRelative, rules: rules, skipped: &skipped, visit: visit)
         }
     }
 

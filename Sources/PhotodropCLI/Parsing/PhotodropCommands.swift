@@ -1,4 +1,4 @@
-/// The command table of DESIGN.md ("Command line"): the contract that tests and scripts rely on.
+/// The command table: the contract that tests and scripts rely on (the README lists it).
 public enum PhotodropCommands {
     private static let json = OptionSpec.flag("json", help: "Print JSON instead of text (field names are stable).")
 

@@ -44,9 +44,4 @@ struct WatchTable: Sendable {
         for watch in removed { remove(watch: watch) }
         return removed
     }
-
-    mutating func removeAll() {
-        pathByWatch.removeAll()
-        watchByPath.removeAll()
-    }
 }

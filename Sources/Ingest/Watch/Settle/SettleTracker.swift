@@ -5,7 +5,7 @@ import PhotodropSystem
 /// The tracker does no I/O and reads no clock: every call takes `now`, and the caller feeds it what it saw
 /// (``FileLook/take(atPath:)``). That keeps the rules testable with a mock clock and no sleeping.
 ///
-/// The rules (DESIGN.md, CLIENTS.md):
+/// The rules (the README's "Watching the inbox" tells users the same):
 /// - Temp and hidden names (``IgnoreRules``) are never tracked.
 /// - Every change event (close, rename, create, modify, attrib) (re)arms a deadline `settle` after it; a file is
 ///   looked at only when that deadline passes without further events. `CLOSE_WRITE` is never "done": a writer that
