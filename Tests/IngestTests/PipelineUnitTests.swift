@@ -150,10 +150,18 @@ struct IngestWorkerTests {
         let folder = try TemporaryFolder("unreadable")
         let output = worker.process(
             try IngestJob(path: folder.url("x.jpg"), displayPath: "x.jpg", album: nil, originalName: "x.jpg"))
-        guard case .failed(let message) = output.finding else {
+        guard case .failed(let failure) = output.finding else {
             Issue.record("expected failed, got \(output.finding)")
             return
         }
-        #expect(message.contains("x.jpg"))
+        // Typed to the edge: an I/O failure with its errno and path, turned into text only when asked.
+        guard case .io(let error) = failure else {
+            Issue.record("expected an I/O failure, got \(failure)")
+            return
+        }
+        #expect(error.code == ENOENT)
+        #expect(error.path?.hasSuffix("x.jpg") == true)
+        #expect(failure.healthKind == .file)
+        #expect(failure.description.contains("x.jpg"))
     }
 }

@@ -29,25 +29,22 @@ struct Claimer: Sendable {
                 try guardCheck()
                 claimed = try await claims.claim(files)
             } catch let error as PhotosError where error.code == .libraryVolumeOffline {
-                mailbox.post(.pipelineFailed(error.description))
+                mailbox.post(.pipelineFailed(.catalog(error)))
                 continue
             } catch let error as DaemonLock.Failure {
-                mailbox.post(.pipelineFailed(error.description))
+                mailbox.post(.pipelineFailed(.lockLost(error)))
                 continue
             } catch {
-                let busy = Committer.isDatabaseBusy(error)
                 logger.error(
                     "cannot record claims in the library's journal; the files stay in the inbox and are retried",
-                    ["files": .count(files.count), "error": .string(Committer.describe(error))])
-                mailbox.post(
-                    .claimFailed(
-                        files.map(\.relativePath), message: Committer.describe(error), kind: busy ? .databaseBusy : .file))
+                    ["files": .count(files.count), "error": .string(IngestFailure(error).description)])
+                mailbox.post(.claimFailed(files.map(\.relativePath), IngestFailure(error)))
                 continue
             }
             // Files that could not be moved (a read-only folder, a file a link replaced): the watch loop retries them
             // with back-off and logs them (a warning the first time only).
             for missed in claimed.missed where missed.error.code != ENOENT {
-                mailbox.post(.claimFailed([missed.path], message: missed.error.description, kind: .file))
+                mailbox.post(.claimFailed([missed.path], .io(missed.error)))
             }
             for job in claimed.jobs {
                 do {

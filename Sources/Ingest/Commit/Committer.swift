@@ -27,7 +27,7 @@ public actor Committer {
         public var deferred: @Sendable (Deferral) -> Void
         /// The library is gone (deleted, replaced, unmounted) or the daemon's lock was taken away: the daemon must
         /// stop. Called once, with what happened and what to do.
-        public var libraryLost: @Sendable (String) -> Void
+        public var libraryLost: @Sendable (IngestFailure) -> Void
         /// Checked before every batch (watch: the daemon's lock is still its own); throws to stop like
         /// ``libraryLost``.
         public var guardCheck: @Sendable () throws -> Void
@@ -36,7 +36,7 @@ public actor Committer {
         public init(
             finished: @escaping @Sendable (FileOutcome) -> Void,
             deferred: @escaping @Sendable (Deferral) -> Void = { _ in },
-            libraryLost: @escaping @Sendable (String) -> Void = { _ in },
+            libraryLost: @escaping @Sendable (IngestFailure) -> Void = { _ in },
             guardCheck: @escaping @Sendable () throws -> Void = {}
         ) {
             self.finished = finished
@@ -73,7 +73,7 @@ public actor Committer {
     private var waitingBatches: [CheckedContinuation<Void, Never>] = []
     /// Set once the library turned out gone (or the daemon's lock taken): from then on nothing is written, every
     /// claimed file is put back into the inbox.
-    private var lostLibrary: String?
+    private var lostLibrary: IngestFailure?
 
     /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
     public init(
@@ -128,7 +128,7 @@ public actor Committer {
 
     private func commitInTurn(_ batch: [WorkerOutput]) async {
         if lostLibrary == nil {
-            do { try hooks.guardCheck() } catch { loseLibrary("\(error)") }
+            do { try hooks.guardCheck() } catch { loseLibrary(IngestFailure(error)) }
         }
         if lostLibrary != nil {
             for output in batch { putBackUnwritten(output.job) }
@@ -167,17 +167,16 @@ public actor Committer {
                 reject(
                     job, code: verdict.code, message: verdict.message, mime: verdict.mime, bytes: verdict.identity.size)
             case .changed:
-                let message = "\(job.displayPath) changed while it was being read; a writer is still at work"
                 if settings.usesClaims {
                     putBack(job, .changed)
                 } else {
-                    fail(job, message: message + "; import it again once it is complete")
+                    fail(job, .changedWhileReading(path: job.displayPath))
                 }
-            case .failed(let message):
+            case .failed(let failure):
                 if settings.usesClaims {
-                    putBack(job, .failed(message, .file))
+                    putBack(job, .failed(failure))
                 } else {
-                    fail(job, message: message)
+                    fail(job, failure)
                 }
             }
         }
@@ -192,7 +191,7 @@ public actor Committer {
             do {
                 try await library.removeJournalEntries(ids)
             } catch let error as PhotosError where error.code == .libraryVolumeOffline {
-                loseLibrary(error.description)
+                loseLibrary(.catalog(error))
             } catch {
                 // Harmless: at the next start each entry finds its file gone from the staging folder and is dropped.
                 logger.warning("cannot remove finished claim journal entries", ["error": .string("\(error)")])
@@ -206,7 +205,7 @@ public actor Committer {
         do {
             deliver(items, try await storeBlock(items))
         } catch let error as PhotosError where error.code == .libraryVolumeOffline {
-            loseLibrary(error.description)
+            loseLibrary(.catalog(error))
             for item in items { putBackUnwritten(item.job) }
         } catch {
             albums.removeAll()
@@ -216,7 +215,7 @@ public actor Committer {
             }
             logger.warning(
                 "a group commit failed; committing its files one by one",
-                ["files": .count(items.count), "error": .string(Committer.describe(error))])
+                ["files": .count(items.count), "error": .string(IngestFailure(error).description)])
             for item in items {
                 if lostLibrary != nil {
                     putBackUnwritten(item.job)
@@ -225,7 +224,7 @@ public actor Committer {
                 do {
                     deliver([item], try await storeBlock([item]))
                 } catch let error as PhotosError where error.code == .libraryVolumeOffline {
-                    loseLibrary(error.description)
+                    loseLibrary(.catalog(error))
                     putBackUnwritten(item.job)
                 } catch {
                     albums.removeAll()
@@ -369,11 +368,11 @@ public actor Committer {
     }
 
     private func failStored(_ item: StoreItem, _ error: any Error) {
-        let message = Committer.describe(error)
+        let failure = IngestFailure(error)
         if settings.usesClaims {
-            putBack(item.job, .failed(message, Committer.isDatabaseBusy(error) ? .databaseBusy : .file))
+            putBack(item.job, .failed(failure))
         } else {
-            fail(item.job, message: message, bytes: item.digest.size)
+            fail(item.job, failure, bytes: item.digest.size)
         }
     }
 
@@ -433,10 +432,10 @@ public actor Committer {
                     rejectedPath = movedTo  // its reason file is completed by Quarantine.recover() at the next start
                     logger.warning("rejected file moved, but its reason file is pending", ["path": .string(movedTo)])
                 } else if settings.usesClaims {
-                    putBack(job, .failed(error.description, .quarantine))
+                    putBack(job, .failed(.quarantine(error)))
                     return
                 } else {
-                    fail(job, message: error.description, bytes: bytes)
+                    fail(job, .quarantine(error), bytes: bytes)
                     return
                 }
             }
@@ -456,22 +455,27 @@ public actor Committer {
     /// Puts a claimed file back into the inbox (its claim entry goes once it left the staging folder).
     private func putBack(_ job: IngestJob, _ reason: Deferral.Reason) {
         guard let claims else {
-            fail(job, message: "\(reason)")
+            switch reason {
+            case .failed(let failure): fail(job, failure)
+            case .changed: fail(job, .changedWhileReading(path: job.displayPath))
+            case .incomplete(let verdict): fail(job, .unexpected("incomplete: \(verdict.message)"))
+            }
             return
         }
         if ((try? job.source.status()) ?? nil) == nil {
             // Nothing to put back (someone removed it from the staging folder): it ends here.
-            fail(job, message: "the claimed file \(job.path) disappeared")
+            fail(job, .vanished(path: job.path))
             markClaimDone(job)
             return
         }
         do {
             let relative = try claims.unclaim(job)
             hooks.deferred(Deferral(path: relative, reason: reason))
-            if case .failed(let message, _) = reason {
+            if case .failed(let failure) = reason {
                 hooks.finished(
                     FileOutcome(
-                        path: relative, kind: .failed, message: message + "; it stays in the inbox and is retried",
+                        path: relative, kind: .failed, failure: failure,
+                        message: failure.description + "; it stays in the inbox and is retried",
                         album: job.album, elapsed: job.startedAt.duration(to: .now)))
             }
             markClaimDone(job)
@@ -483,20 +487,20 @@ public actor Committer {
     }
 
     /// Stops writing: the library is gone, or the daemon's lock is no longer its own.
-    private func loseLibrary(_ message: String) {
+    private func loseLibrary(_ failure: IngestFailure) {
         guard lostLibrary == nil else { return }
-        lostLibrary = message
+        lostLibrary = failure
         logger.error(
             "the library is gone; nothing more is written, claimed files go back into the inbox, and photodrop stops",
-            ["error": .string(message)])
-        hooks.libraryLost(message)
+            ["error": .string(failure.description)])
+        hooks.libraryLost(failure)
     }
 
     /// Puts a claimed file back into the inbox without touching the library (its journal entry stays; the next
     /// start, on whatever library is there then, finds the file back in the inbox and drops it).
     private func putBackUnwritten(_ job: IngestJob) {
         guard let claims else {
-            fail(job, message: "not stored: \(lostLibrary ?? "the library is gone")")
+            fail(job, .libraryLost(reason: lostLibrary?.description ?? "the library is gone"))
             return
         }
         do {
@@ -509,10 +513,11 @@ public actor Committer {
         }
     }
 
-    private func fail(_ job: IngestJob, message: String, bytes: Int64 = 0) {
+    private func fail(_ job: IngestJob, _ failure: IngestFailure, bytes: Int64 = 0) {
         hooks.finished(
             FileOutcome(
-                path: job.displayPath, kind: .failed, message: message, album: job.album, bytes: bytes,
+                path: job.displayPath, kind: .failed, failure: failure, message: failure.description, album: job.album,
+                bytes: bytes,
                 elapsed: job.startedAt.duration(to: .now)))
     }
 
@@ -550,13 +555,5 @@ public actor Committer {
     }
 
     /// Whether `error` is SQLite's "database is locked" (another process held the write lock past the busy timeout).
-    static func isDatabaseBusy(_ error: any Error) -> Bool {
-        guard let error = error as? PhotosError, case .database(let cause)? = error.cause else { return false }
-        return cause.resultCode == 5 || cause.resultCode == 6
-    }
 
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? PhotosError { return error.description }
-        return "\(error)"
-    }
 }

@@ -1,5 +1,5 @@
 /// How one file ended: the pipeline's result per file, for the log, `import --json` and the counters.
-public struct FileOutcome: Sendable, Hashable {
+public struct FileOutcome: Sendable {
     /// The outcome, as `import --json` and the log name it.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A new photo asset.
@@ -29,6 +29,8 @@ public struct FileOutcome: Sendable, Hashable {
     public var reason: String?
     /// What the probe said (`JPEG photo 640×480`), why it was rejected, or what failed.
     public var message: String
+    /// What failed, typed, for a `.failed` outcome (``message`` is its text).
+    public var failure: IngestFailure?
     /// The MIME type by content, when known.
     public var mime: String?
     /// The asset's identifier: the new asset, or the existing one for a duplicate.
@@ -44,12 +46,14 @@ public struct FileOutcome: Sendable, Hashable {
 
     /// An outcome.
     public init(
-        path: String, kind: Kind, reason: String? = nil, message: String, mime: String? = nil, assetID: String? = nil,
+        path: String, kind: Kind, reason: String? = nil, failure: IngestFailure? = nil, message: String,
+        mime: String? = nil, assetID: String? = nil,
         album: String? = nil, bytes: Int64 = 0, rejectedPath: String? = nil, elapsed: Duration = .zero
     ) {
         self.path = path
         self.kind = kind
         self.reason = reason
+        self.failure = failure
         self.message = message
         self.mime = mime
         self.assetID = assetID

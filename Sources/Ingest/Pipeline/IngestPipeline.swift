@@ -130,7 +130,7 @@ private final class LaneWorker: @unchecked Sendable {
     private let queue = DispatchQueue(label: "photodrop.large-files")
     private let makeWorker: @Sendable (Int) throws -> IngestWorker
     private var worker: IngestWorker?
-    private var failure: String?
+    private var failure: IngestFailure?
 
     init(makeWorker: @escaping @Sendable (Int) throws -> IngestWorker) {
         self.makeWorker = makeWorker
@@ -142,11 +142,11 @@ private final class LaneWorker: @unchecked Sendable {
                 // Large files are bulk work: small files and the writer come first.
                 WorkerThreadPriority.lowerCurrentThread(to: 19)
                 if self.worker == nil && self.failure == nil {
-                    do { self.worker = try self.makeWorker(-1) } catch { self.failure = "\(error)" }
+                    do { self.worker = try self.makeWorker(-1) } catch { self.failure = IngestFailure(error) }
                 }
                 guard let worker = self.worker else {
                     continuation.resume(
-                        returning: WorkerOutput(job: job, finding: .failed(self.failure ?? "no worker")))
+                        returning: WorkerOutput(job: job, finding: .failed(self.failure ?? .unexpected("no worker"))))
                     return
                 }
                 continuation.resume(returning: worker.process(job))

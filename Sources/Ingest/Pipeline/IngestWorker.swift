@@ -52,10 +52,8 @@ public final class IngestWorker {
         do {
             fd = try SourceFileOpener.openForReading(job.source)
         } catch {
-            if error.code == ELOOP {
-                return .failed("\(job.path) is, or lies below, a symbolic link; links are not followed")
-            }
-            return .failed(error.description)
+            if error.code == ELOOP { return .failed(.symbolicLink(path: job.path)) }
+            return .failed(.io(error))
         }
         defer { close(fd) }
         if job.graceExpired, let verdict = job.incompleteVerdict {
@@ -69,7 +67,7 @@ public final class IngestWorker {
         } catch FileReadError.changedWhileReading {
             return .changed
         } catch {
-            return .failed("\(error)")
+            return .failed(IngestFailure(error))
         }
         if let expected = job.expectedIdentity, expected != digest.identity { return .changed }
         if let knownContent, sampling.shouldLookUp() {
@@ -83,7 +81,7 @@ public final class IngestWorker {
             result = try prober.probe(
                 fileDescriptor: fd, fileSize: digest.size, head: head.bytes, headCount: head.count)
         } catch {
-            return .failed(error.message)
+            return .failed(.probe(error))
         }
         if result.isAccepted { return .accepted(result, digest) }
         if result.isTruncated && truncatedFiles == .wait && !job.graceExpired {

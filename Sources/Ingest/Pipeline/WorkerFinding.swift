@@ -14,8 +14,8 @@ public enum WorkerFinding: Sendable {
     case stillIncomplete(IncompleteVerdict)
     /// The file changed since it settled, or while it was being read: a writer is still at work.
     case changed
-    /// It could not be read (I/O error); the message says why.
-    case failed(String)
+    /// It could not be read or probed.
+    case failed(IngestFailure)
 }
 
 /// A job and what its worker found.

@@ -5,7 +5,7 @@ enum WatchInput: Sendable {
     case stop(UnixSignal)
     /// These files (relative paths) could not be claimed (the journal could not be written, or the file not moved);
     /// they stay in the inbox and are tried again after a back-off.
-    case claimFailed([String], message: String, kind: HealthMonitor.FailureKind)
-    /// The pipeline died (a worker could not start); stop and report this.
-    case pipelineFailed(String)
+    case claimFailed([String], IngestFailure)
+    /// The pipeline died (a worker could not start) or the library was lost; stop and report this.
+    case pipelineFailed(IngestFailure)
 }

@@ -41,7 +41,7 @@ final class WatchLoop {
     /// rejected at the end without being read again.
     private var incompleteVerdicts: [String: IncompleteVerdict] = [:]
     private var reportedProblems: Set<String> = []
-    private(set) var failure: String?
+    private(set) var failure: IngestFailure?
     private var stopping = false
     private var nextSummary: Instant
     /// When the next full rescan is due even without a reason: the scan is the truth, events only make it fast.
@@ -107,14 +107,14 @@ final class WatchLoop {
         case .deferred(let deferral): handle(deferral, at: now)
         case .stop:
             stopping = true
-        case .claimFailed(let paths, let message, let kind):
+        case .claimFailed(let paths, let cause):
             for path in paths {
                 ownClaims.removeValue(forKey: path)
                 tracker.forget(path: path)
-                retryLater(path, message: message, kind: kind, at: now, what: "cannot take a file out of the inbox")
+                retryLater(path, cause, at: now, what: "cannot take a file out of the inbox")
             }
-        case .pipelineFailed(let message):
-            failure = message
+        case .pipelineFailed(let cause):
+            failure = cause
             stopping = true
         }
     }
@@ -164,24 +164,23 @@ final class WatchLoop {
                 ["path": .string(deferral.path), "grace_s": .count(tracker.incompleteGrace.components.seconds)])
         case .changed:
             _ = tracker.observe(.modified, path: deferral.path, at: now)
-        case .failed(let message, let kind):
-            retryLater(deferral.path, message: message, kind: kind, at: now, what: "cannot store a file")
+        case .failed(let cause):
+            retryLater(deferral.path, cause, at: now, what: "cannot store a file")
         }
     }
 
     /// Schedules another try of `path` after a back-off that grows with each failure (1 s … 5 min). The first
     /// failure of a path is a warning; later ones are logged at debug level only, so that a file in a read-only
     /// folder does not fill the log, while `photodrop status` reports it as stuck.
-    private func retryLater(
-        _ path: String, message: String, kind: HealthMonitor.FailureKind, at now: Instant, what: String
-    ) {
+    private func retryLater(_ path: String, _ cause: IngestFailure, at now: Instant, what: String) {
+        let message = cause.description
         var entry = failures[path] ?? (0, now)
         if now - entry.last > .seconds(900) { entry.attempts = 0 }
         entry.attempts += 1
         entry.last = now
         if failures.count > 10_000 { failures.removeAll() }
         failures[path] = entry
-        health.fileFailed(path, kind: kind, message: message)
+        health.fileFailed(path, kind: cause.healthKind, message: message)
         let delay = WatchLoop.backoff(attempt: entry.attempts)
         tracker.retry(path: path, at: now + delay)
         let fields: KeyValuePairs<String, LogValue> = [
@@ -280,7 +279,7 @@ final class WatchLoop {
             case .forgotten(.unreadable(let error)):
                 // Unreadable (EACCES, an I/O error): retried with back-off and reported, never silently dropped.
                 retryLater(
-                    check.path, message: error.description, kind: .file, at: .now, what: "cannot look at a file")
+                    check.path, .io(error), at: .now, what: "cannot look at a file")
                 continue
             case .wait, .forgotten, .superseded:
                 continue

@@ -40,6 +40,8 @@ public final class WatchService: Sendable {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// What went wrong and what to do.
         public var description: String
+        /// The typed failure behind it, when the pipeline or the library failed.
+        public var cause: IngestFailure? = nil
     }
 
     /// The configuration.
@@ -198,11 +200,11 @@ public final class WatchService: Sendable {
         let pipelineTask = Task {
             do {
                 try await pipeline.run()
-                return nil as String?
+                return nil as IngestFailure?
             } catch {
                 pipeline.finishIntake()
-                mailbox.post(.pipelineFailed("\(error)"))
-                return "\(error)"
+                mailbox.post(.pipelineFailed(IngestFailure(error)))
+                return IngestFailure(error)
             }
         }
         let watcherTask = Task {
@@ -217,7 +219,7 @@ public final class WatchService: Sendable {
                 "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
                 "resolution": .string(Directory.usesOpenat2 ? "openat2" : "componentWalk"),
             ])
-        var loopFailure: String?
+        var loopFailure: IngestFailure?
         for job in recovery.jobs {
             do { try await pipeline.send(job) } catch { break }
         }
@@ -280,10 +282,10 @@ public final class WatchService: Sendable {
                 "rejected": .count(counts.rejected), "failed": .count(counts.failed),
             ])
         if let failure = loopFailure {
-            throw Failure(description: failure)
+            throw Failure(description: failure.description, cause: failure)
         }
         if let failure = pipelineFailure {
-            throw Failure(description: "the workers could not run: \(failure)")
+            throw Failure(description: "the workers could not run: \(failure)", cause: failure)
         }
     }
 }

@@ -222,6 +222,15 @@ extension PhotosError {
     }
 }
 
+extension PhotosError {
+    /// Whether another connection held the database's lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`):
+    /// waiting and trying again will do.
+    public var isDatabaseBusy: Bool {
+        guard case .database(let cause)? = cause else { return false }
+        return cause.resultCode == DatabaseError.busy.resultCode || cause.resultCode == 6
+    }
+}
+
 extension SystemError {
     /// The library's error for this failure while doing `action` (`"store the original"`).
     func photosError(action: String) -> PhotosError {
