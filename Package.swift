@@ -34,19 +34,19 @@ let package = Package(
         // Linux system calls Swift's Glibc module leaves out (openat2, renameat2, copy_file_range, O_NOATIME, …),
         // compiled with _GNU_SOURCE.
         .target(name: "CLinux", cSettings: [.define("_GNU_SOURCE")]),
-        // The system layer under everything else: errno errors, descriptors, folders opened without following
-        // links, file names that are not UTF-8.
-        .target(name: "PhotodropSystem", dependencies: ["CLinux"], swiftSettings: strict),
+        // The system layer under everything else: libc, errno errors, descriptors, folders opened without following
+        // links, file names that are not UTF-8, paths, SHA-256.
+        .target(name: "PhotodropSystem", dependencies: ["CLinux", "CCrypto"], swiftSettings: strict),
 
         // The PhotoKit-style library over SQLite. Knows nothing of inboxes or libmagic.
         .target(
-            name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite", "CCrypto"],
+            name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite"],
             swiftSettings: strict),
         // What a file is. Knows nothing of the library.
         .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
-            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "CCrypto"],
+            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(
@@ -83,10 +83,10 @@ let package = Package(
         .executableTarget(name: "seccomp-deny", path: "Tests/Support/SeccompDeny"),
 
         // Fixtures that several test targets generate (tiny valid JPEGs).
-        .target(name: "TestFixtures", path: "Tests/Fixtures", swiftSettings: strict),
+        .target(name: "TestFixtures", dependencies: ["PhotodropSystem"], path: "Tests/Fixtures", swiftSettings: strict),
         // The example is a dependency so that a plain `swift test` builds it next to the test bundle.
         .testTarget(
-            name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "PhotodropSystem", "catalog-history", "SaveToAlbum"],
+            name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "PhotodropSystem", "TestFixtures", "catalog-history", "SaveToAlbum"],
             swiftSettings: strict),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem"], swiftSettings: strict),
         .testTarget(

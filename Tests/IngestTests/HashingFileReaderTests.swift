@@ -1,6 +1,7 @@
 import Foundation
 import MediaProbe
 import PhotodropSystem
+import Synchronization
 import Testing
 
 @testable import Ingest
@@ -73,21 +74,14 @@ struct HashingFileReaderTests {
     }
 
     @Test(arguments: [0, 1, 4095, 4096, 65_536, 65_537, 300_000, 2_500_000])
-    func everySizeAgreesWithSha256sumAndTheVisitorSeesEveryByteOnce(_ size: Int) throws {
+    func everySizeAgreesWithSha256sum(_ size: Int) throws {
         let folder = try TemporaryFolder("hash-sizes")
         let content = Self.bytes(count: size, seed: UInt64(size))
         let path = folder.url("f.bin")
         try write(content, to: path)
         // Small buffers, so that head, chunks and the boundaries between them are all exercised.
         let reader = try HashingFileReader(chunkSize: 65_536, headCapacity: 4096)
-        var seen: [UInt8] = []
-        var offsets: [Int64] = []
-        let digest = try reader.read(path: path) { chunk, offset in
-            offsets.append(offset)
-            seen += chunk
-        }
-        #expect(seen == content)
-        #expect(offsets.first.map { $0 == 0 } ?? (size == 0))
+        let digest = try reader.read(path: path)
         #expect(digest.sha256.hex == (try Self.sha256sum(path)))
         #expect(digest.identity.size == Int64(size))
         let head = reader.head
@@ -119,18 +113,35 @@ struct HashingFileReaderTests {
     @Test func aFileGrowingDuringTheReadIsRefused() throws {
         let folder = try TemporaryFolder("hash-growing")
         let path = folder.url("growing.mov")
-        try write(Self.bytes(count: 200_000), to: path)
+        try write(Self.bytes(count: 16 << 20), to: path)
         let reader = try HashingFileReader(chunkSize: 65_536, headCapacity: 4096)
-        #expect(throws: FileReadError.changedWhileReading(path: path)) {
-            _ = try reader.read(path: path) { _, offset in
-                if offset == 0 {
-                    let handle = FileHandle(forWritingAtPath: path)!
-                    handle.seekToEndOfFile()
-                    handle.write(Data([1, 2, 3]))
-                    handle.closeFile()
-                }
+        // A second thread appends a byte every 50 µs, as a slow upload does, for as long as the reads run; each read
+        // of 16 MiB in 64 KiB chunks takes milliseconds, so appends land between its first and its last fstat.
+        let appending = Atomic<Bool>(true)
+        let appended = Atomic<Int>(0)
+        let writer = Thread {
+            let fd = open(path, O_WRONLY | O_APPEND)
+            defer { close(fd) }
+            var byte: UInt8 = 7
+            while appending.load(ordering: .relaxed) {
+                _ = LibC.write(fd, &byte, 1)
+                appended.add(1, ordering: .relaxed)
+                usleep(50)
             }
         }
+        writer.start()
+        defer { appending.store(false, ordering: .relaxed) }
+        while appended.load(ordering: .relaxed) == 0 { usleep(100) }
+        var refusals = 0
+        for _ in 0..<5 {
+            do {
+                _ = try reader.read(path: path)
+            } catch FileReadError.changedWhileReading(let reported) {
+                #expect(reported == path)
+                refusals += 1
+            }
+        }
+        #expect(refusals > 0, "a file that grew during every read was never refused")
     }
 
     @Test func linksAndFoldersAreNotRead() throws {

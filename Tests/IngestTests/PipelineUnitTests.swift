@@ -2,6 +2,7 @@ import Foundation
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import Ingest
@@ -86,7 +87,7 @@ struct IngestWorkerTests {
             return
         }
         #expect(probe.kind == .photo && probe.mime == "image/jpeg")
-        #expect(digest.sha256.hex == SHA256Hasher.hash(Data(JPEGFixture.bytes(1))))
+        #expect(digest.sha256.hex == sha256Hex(Data(JPEGFixture.bytes(1))))
     }
 
     @Test func truncatedFilesWaitInWatchAndAreRejectedInImport() throws {

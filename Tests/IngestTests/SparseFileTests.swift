@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import Ingest
@@ -35,7 +36,7 @@ struct SparseFileTests {
         let sparseDigest = try reader.read(path: path)
         let denseDigest = try reader.read(path: folder.url("dense.bin"))
         #expect(sparseDigest.sha256 == denseDigest.sha256)
-        #expect(sparseDigest.sha256.hex == SHA256Hasher.hash(Data(dense)))
+        #expect(sparseDigest.sha256.hex == sha256Hex(Data(dense)))
         #expect(sparseDigest.size == Int64(dense.count))
     }
 

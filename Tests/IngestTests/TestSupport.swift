@@ -1,4 +1,5 @@
 import Foundation
+import MediaProbe
 import PhotodropSystem
 import Synchronization
 import Testing
@@ -70,4 +71,17 @@ final class Locked<Value: Sendable>: Sendable {
     }
 
     var value: Value { mutex.withLock { $0 } }
+}
+
+extension HashingFileReader {
+    /// Opens `path` as the workers do (never through a link), reads and hashes it, and closes it.
+    func read(path: String) throws -> FileDigest {
+        let fd = SourceFileOpener.openForReading(path)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw FileReadError.notRegularFile(path: path) }
+            throw FileReadError.system(.current("open", path: path))
+        }
+        defer { close(fd) }
+        return try read(fileDescriptor: fd, path: path)
+    }
 }

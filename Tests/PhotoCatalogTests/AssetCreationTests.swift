@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -40,7 +41,7 @@ struct AssetCreationTests {
         #expect(asset.pixelWidth == 4032 && asset.pixelHeight == 3024)
         #expect(asset.originalFilename == "IMG_0001.JPG")
         #expect(asset.byteCount == 3000)
-        #expect(asset.sha256 == SHA256Hasher.hash(try Data(contentsOf: source)))
+        #expect(asset.sha256 == sha256Hex(try Data(contentsOf: source)))
         let stored = try #require(library.originalURL(for: asset))
         #expect(stored.path.hasPrefix(library.originalsURL.path + "/"))
         #expect(stored.lastPathComponent.hasSuffix(".jpg"))

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -11,7 +12,7 @@ struct ContentLookupTests {
         let library = folder.library()
         let lookup = ContentLookup(library: library)
         let bytes = TestFiles.distinctBytes(size: 500)
-        let sha = SHA256Hasher.hash(bytes)
+        let sha = sha256Hex(bytes)
         #expect(try lookup.asset(withSHA256: sha) == nil)
         #expect(!FileManager.default.fileExists(atPath: library.url.path), "a lookup created the library")
 

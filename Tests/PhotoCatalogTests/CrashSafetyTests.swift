@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -20,11 +21,11 @@ struct CrashSafetyTests {
         #expect(onDisk == Set(stored.values), "\(context): orphan or missing originals")
         for (sha, path) in stored {
             let bytes = try Data(contentsOf: library.url.appendingPathComponent(path))
-            #expect(SHA256Hasher.hash(bytes) == sha, "\(context): \(path) does not hold its content")
+            #expect(sha256Hex(bytes) == sha, "\(context): \(path) does not hold its content")
         }
         for (name, bytes) in contents {
             let source = sources.appendingPathComponent(name)
-            let isStored = stored[SHA256Hasher.hash(bytes)] != nil
+            let isStored = stored[sha256Hex(bytes)] != nil
             let atSource = FileManager.default.fileExists(atPath: source.path)
             #expect(isStored != atSource, "\(context): \(name) stored \(isStored), at source \(atSource)")
             if atSource { #expect(try Data(contentsOf: source) == bytes, "\(context): \(name) changed") }

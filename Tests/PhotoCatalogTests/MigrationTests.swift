@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -35,7 +36,7 @@ struct MigrationTests {
             try database.execute("PRAGMA journal_mode = WAL")
             #expect(try Schema.migrator.migrate(database, upTo: version) == Array(1...version))
             #expect(try Self.tables(database).contains("placement_intents") == (version >= 3))
-            let sha = SHA256Hasher.hash(try Data(contentsOf: file))
+            let sha = sha256Hex(try Data(contentsOf: file))
             try FileManager.default.createDirectory(
                 at: library.originalsURL.appendingPathComponent("ab"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: file, to: library.originalsURL.appendingPathComponent("ab/abc.jpg"))

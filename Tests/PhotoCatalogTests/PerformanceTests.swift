@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -17,7 +18,7 @@ struct PerformanceTests {
         let count = 2000
         let files = try folder.makeFiles(count, size: 64)
         // The ingest pipeline hashes while reading; here the digests are computed beforehand, as it would.
-        let digests = try files.map { SHA256Hasher.hash(try Data(contentsOf: $0)) }
+        let digests = try files.map { sha256Hex(try Data(contentsOf: $0)) }
         let clock = ContinuousClock()
         var report: ChangeReport?
         let elapsed = try await clock.measure {

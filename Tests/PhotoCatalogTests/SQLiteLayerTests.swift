@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PhotodropSystem
 import Testing
 
 @testable import PhotoCatalog
@@ -80,21 +81,26 @@ struct SQLiteLayerTests {
         #expect(try database.int64("SELECT count(*) FROM t") == 1)
     }
 
-    @Test("SHA-256 over OpenSSL EVP matches known digests, incrementally too")
+    @Test("SHA-256 over OpenSSL EVP matches known digests, incrementally too, and starts over after finalize")
     func sha256() throws {
-        #expect(SHA256Hasher.hash(Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(try SHA256.digest(of: Data()).hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(
-            SHA256Hasher.hash(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        var hasher = SHA256Hasher()
-        hasher.update(Data("a".utf8))
-        hasher.update(Data("bc".utf8))
-        #expect(hasher.finalize() == SHA256Hasher.hash(Data("abc".utf8)))
+            try SHA256.digest(of: Data("abc".utf8)).hex
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        var hasher = try SHA256()
+        try Data("a".utf8).withUnsafeBytes { try hasher.update($0) }
+        try Data("bc".utf8).withUnsafeBytes { try hasher.update($0) }
+        #expect(try hasher.finalize() == SHA256.digest(of: Data("abc".utf8)))
+        try Data("abc".utf8).withUnsafeBytes { try hasher.update($0) }
+        #expect(try hasher.finalize() == SHA256.digest(of: Data("abc".utf8)), "the context is reused")
         let folder = try TemporaryDirectory()
         let big = TestFiles.distinctBytes(size: (1 << 20) * 2 + 123)  // spans several reads of the 1 MiB buffer
         let file = try folder.write(big, to: "big.bin")
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        let (digest, count) = try SHA256Hasher.hashFile(atPath: file.path, buffer: buffer)
-        #expect(digest == SHA256Hasher.hash(big) && count == Int64(big.count))
+        let descriptor = open(file.path, O_RDONLY)
+        defer { close(descriptor) }
+        let (digest, count) = try SHA256.digest(ofFile: descriptor, path: file.path, buffer: buffer)
+        #expect(try digest == SHA256.digest(of: big) && count == Int64(big.count))
     }
 }

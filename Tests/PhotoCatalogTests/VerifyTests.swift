@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -97,7 +98,7 @@ struct VerifyTests {
         let issues = report.issues(of: .hashMismatch)
         #expect(issues.count == 1 && issues.first?.path == original.path, "\(report.issues)")
         #expect(issues.first?.assetIdentifier == assets[2].localIdentifier)
-        #expect(issues.first?.message.contains(SHA256Hasher.hash(bytes)) == true)
+        #expect(issues.first?.message.contains(sha256Hex(bytes)) == true)
     }
 
     @Test("intents of a dead writer are one interrupted change, not orphans; a live writer's are in flight")

@@ -185,7 +185,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         }
         let sha256: String
         if let given = options.contentSHA256 {
-            guard SHA256Hasher.isDigest(given) else {
+            guard SHA256Digest.isLowercaseHex(given) else {
                 throw PhotosError.invalidParameter(
                     "contentSHA256 for '\(path)' must be 64 lowercase hex characters, not '\(given)'.")
             }

@@ -192,7 +192,8 @@ final class WriterConnection {
             throw SystemError(code: error.code, call: error.call, path: location.path)
         }
         defer { LibC.close(descriptor) }
-        return try SHA256Hasher.hashFile(descriptor: descriptor, path: location.path, buffer: buffer)
+        let (digest, count) = try SHA256.digest(ofFile: descriptor, path: location.path, buffer: buffer)
+        return (digest.hex, count)
     }
 
     /// The asset that stores content with this SHA-256, if any, and its stored original.

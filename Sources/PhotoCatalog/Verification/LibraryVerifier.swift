@@ -150,7 +150,9 @@ struct LibraryVerifier {
             }
             guard let buffer else { continue }
             do {
-                let (digest, count) = try SHA256Hasher.hashFile(atPath: path, buffer: buffer)
+                let descriptor = FileDescriptor(owning: try FileSystem.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK))
+                let (sha256, count) = try SHA256.digest(ofFile: descriptor.rawValue, path: path, buffer: buffer)
+                let digest = sha256.hex
                 hashedBytes += count
                 if digest == original.sha256 {
                     if original.damage != nil {

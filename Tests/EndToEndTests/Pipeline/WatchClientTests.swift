@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// `photodrop watch` as a child process, fed by real clients and real file operations.
@@ -102,8 +103,8 @@ struct WatchClientTests {
         #expect(outcomes.count == 2, "\(daemon.log)")
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "photo" }, "\(daemon.log)")
         let stored = try LibraryCheck(sandbox).storedContents()
-        #expect(stored[SHA256Hasher.hash(Data(heldBytes))] == 1, "the held file was not stored complete")
-        #expect(stored[SHA256Hasher.hash(Data(cycledBytes))] == 1, "the appended file was not stored complete")
+        #expect(stored[sha256Hex(Data(heldBytes))] == 1, "the held file was not stored complete")
+        #expect(stored[sha256Hex(Data(cycledBytes))] == 1, "the appended file was not stored complete")
         #expect(stored.count == 2)
         #expect(sandbox.files(under: sandbox.rejected).isEmpty)
     }

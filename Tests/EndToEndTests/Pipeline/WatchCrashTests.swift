@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// `photodrop watch` killed with SIGKILL at random moments, and stopped with SIGTERM while busy.
@@ -23,7 +24,7 @@ struct WatchCrashTests {
         let source = try sandbox.staging("drop")
         // 900 distinct photos, 50 copies of some of them under other names, 50 text files that are rejected.
         let photos = try TinyJPEG.write(count: 900, into: source)
-        let expectedContents = Set((0..<900).map { SHA256Hasher.hash(Data(TinyJPEG.bytes($0))) })
+        let expectedContents = Set((0..<900).map { sha256Hex(Data(TinyJPEG.bytes($0))) })
         var inputs = photos
         for index in 0..<50 {
             let copy = source.appendingPathComponent("DUP_\(index).jpg")

@@ -90,7 +90,7 @@ struct LibraryCheck {
 
 /// SHA-256 of a file, via the catalog's hasher.
 func sha256(of url: URL) throws -> String {
-    SHA256Hasher.hash(try Data(contentsOf: url))
+    sha256Hex(try Data(contentsOf: url))
 }
 
 extension WatchDaemon {

@@ -19,6 +19,12 @@ public struct SHA256Digest: Sendable, Hashable, Comparable, CustomStringConverti
         word3 = UInt64(bigEndian: words.3)
     }
 
+    /// Whether `text` is written as this type prints a digest: 64 lowercase hex digits.
+    public static func isLowercaseHex(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return utf8.count == 64 && utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
     /// The 32 bytes.
     public var bytes: [UInt8] {
         withBytes { Array($0) }
