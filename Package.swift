@@ -82,15 +82,20 @@ let package = Package(
         // Runs a program with openat2 refused by a seccomp filter, so that tests take photodrop's fallback for real.
         .executableTarget(name: "seccomp-deny", path: "Tests/Support/SeccompDeny"),
 
-        // Fixtures that several test targets generate (tiny valid JPEGs).
+        // What several test targets share: generated fixtures (tiny valid JPEGs), temporary folders, polling with a
+        // deadline, a process runner, and the requirement trait that fails instead of skipping under CI.
         .target(name: "TestFixtures", dependencies: ["PhotodropSystem"], path: "Tests/Fixtures", swiftSettings: strict),
         // The example is a dependency so that a plain `swift test` builds it next to the test bundle.
         .testTarget(
             name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "PhotodropSystem", "TestFixtures", "catalog-history", "SaveToAlbum"],
             swiftSettings: strict),
-        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem"], swiftSettings: strict),
         .testTarget(
-            name: "IngestTests", dependencies: ["Ingest", "PhotodropSystem", "PhotodropCLI", "TestFixtures"],
+            name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "IngestTests", dependencies: ["Ingest", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
+        // The command line's parser, handlers and output, in process.
+        .testTarget(
+            name: "CommandLineTests", dependencies: ["PhotodropCLI", "Ingest", "MediaProbe", "PhotodropSystem", "TestFixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",
@@ -99,6 +104,7 @@ let package = Package(
                 "TestFixtures",
             ],
             swiftSettings: strict),
-        .testTarget(name: "PhotodropSystemTests", dependencies: ["PhotodropSystem", "CLinux"], swiftSettings: strict),
+        .testTarget(
+            name: "PhotodropSystemTests", dependencies: ["PhotodropSystem", "CLinux", "TestFixtures"], swiftSettings: strict),
     ]
 )

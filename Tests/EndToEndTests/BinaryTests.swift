@@ -1,9 +1,10 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @Suite("The built binary", ProcessBudget.endToEnd)
 struct BinaryTests {
-    @Test("photodrop --help lists every command and exits 0", .enabled(if: PhotodropBinary.isBuilt))
+    @Test("photodrop --help lists every command and exits 0", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"))
     func helpListsCommands() async throws {
         let sandbox = try Sandbox("help")
         let result = try await runPhotodrop(["--help"], in: sandbox.root)
@@ -13,7 +14,7 @@ struct BinaryTests {
         }
     }
 
-    @Test("a mistyped command exits 2 and suggests the right one", .enabled(if: PhotodropBinary.isBuilt))
+    @Test("a mistyped command exits 2 and suggests the right one", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"))
     func mistypedCommand() async throws {
         let sandbox = try Sandbox("typo")
         let result = try await sandbox.run(["improt"])

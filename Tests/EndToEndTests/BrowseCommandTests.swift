@@ -1,8 +1,9 @@
 import Foundation
 import PhotoCatalog
+import TestFixtures
 import Testing
 
-@Suite("photodrop albums, assets, show", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("photodrop albums, assets, show", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct BrowseCommandTests {
     @Test("albums: regular albums then smart albums, as an aligned table and as JSON lines")
     func albums() async throws {

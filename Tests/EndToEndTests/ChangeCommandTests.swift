@@ -1,8 +1,9 @@
 import Foundation
 import PhotoCatalog
+import TestFixtures
 import Testing
 
-@Suite("photodrop album create|rename|delete, favorite, remove, delete", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("photodrop album create|rename|delete, favorite, remove, delete", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct ChangeCommandTests {
     private func asset(_ sandbox: Sandbox, _ id: String) async throws -> [String: Any] {
         let result = try await sandbox.run(["show", "--json", id])

@@ -1,9 +1,10 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
-@Suite("photodrop events", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("photodrop events", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct EventsCommandTests {
     @Test("the history as JSON lines: token, date, inserted/updated/deleted per object type; --since continues")
     func history() async throws {

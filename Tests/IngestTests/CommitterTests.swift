@@ -2,6 +2,7 @@ import Foundation
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import Ingest

@@ -2,6 +2,7 @@ import Foundation
 import MediaProbe
 import PhotodropSystem
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import Ingest

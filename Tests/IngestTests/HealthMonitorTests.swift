@@ -1,4 +1,6 @@
+import PhotodropSystem
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import Ingest

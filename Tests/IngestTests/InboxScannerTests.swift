@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import Ingest

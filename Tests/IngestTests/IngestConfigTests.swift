@@ -1,6 +1,7 @@
 import MediaProbe
 import PhotodropSystem
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import Ingest
@@ -23,12 +24,12 @@ struct IngestConfigTests {
     }
 
     @Test func theRepositorysConfigLoadsAsIs() throws {
-        let path = packageRoot + "/config.json"
+        let path = packageRootPath + "/config.json"
         let config = try IngestConfig.load(contentsOf: path)
         #expect(config.sourceFile == path)
-        #expect(config.library == packageRoot + "/Library")
-        #expect(config.inbox == packageRoot + "/Inbox")
-        #expect(config.rejected == packageRoot + "/Rejected")
+        #expect(config.library == packageRootPath + "/Library")
+        #expect(config.inbox == packageRootPath + "/Inbox")
+        #expect(config.rejected == packageRootPath + "/Rejected")
         #expect(config.workers == 0 && config.workerCount >= 1)
         #expect(config.settleMilliseconds == 2000)
         #expect(config.incompleteGraceSeconds == 300)
@@ -36,7 +37,7 @@ struct IngestConfigTests {
         #expect(config.video == .defaults)
         #expect(config.log == IngestConfig.Log(format: .text, level: .info))
         // And from the repository root without --config, as `swift run photodrop watch` does.
-        let implicit = try IngestConfig.load(explicitPath: nil, currentDirectory: packageRoot)
+        let implicit = try IngestConfig.load(explicitPath: nil, currentDirectory: packageRootPath)
         #expect(implicit == config)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PhotodropSystem
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import Ingest
@@ -141,7 +142,7 @@ struct InotifyWatcherTests {
     }
 
     @Test func realTarExtractionIsSeenCompletely() async throws {
-        guard FileManager.default.isExecutableFile(atPath: "/bin/tar") else { return }
+        guard canRun(FileManager.default.isExecutableFile(atPath: "/bin/tar"), "tar is not installed") else { return }
         let inbox = try TemporaryFolder("watch-realtar")
         let staging = try TemporaryFolder("watch-realtar-src")
         for index in 0..<30 { try staging.write("Album/part\(index % 3)/photo_\(index).jpg", "data \(index)") }
@@ -307,7 +308,7 @@ struct InotifyWatcherTests {
         await collector.stop()
     }
 
-    @Test(.enabled(if: SysctlOverride.canWrite, "needs root to lower fs.inotify.max_queued_events"))
+    @Test(.requires(SysctlOverride.canWrite, "needs root to lower fs.inotify.max_queued_events"))
     func queueOverflowAsksForARescan() async throws {
         let inbox = try TemporaryFolder("watch-overflow")
         try inbox.mkdir("Trip")

@@ -22,6 +22,45 @@ struct ClaimPayloadTests {
         }
     }
 
+    @Test("a name that is not UTF-8 and an incomplete verdict round-trip through Codable")
+    func roundTripsNamesAndVerdicts() throws {
+        let identity = FileIdentity(
+            device: 1, inode: 2, size: 3, modificationTime: UTCTimestamp(seconds: 4, nanoseconds: 5))
+        let name = FileNameEncoding.string(fromBytes: Array("Trip/caf".utf8) + [0xFC] + Array(".jpg".utf8)).text
+        let payload = ClaimPayload(
+            source: name, album: "Trip", identity: identity,
+            incompleteVerdict: IncompleteVerdict(identity: identity, code: "corrupt", message: "cut", mime: nil))
+        let decoded = try #require(ClaimPayload(decoding: payload.encoded))
+        #expect(decoded == payload)
+        #expect(FileNameEncoding.bytes(of: decoded.source).contains(0xFC))
+    }
+
+    /// Journal entries exactly as photodrop wrote them before its payloads were `Codable` (printed by the previous
+    /// release's encoder): a daemon upgraded with files in flight must still find where each came from.
+    @Test("claims journalled by the previous version are read after an upgrade")
+    func readsThePreviousVersionsEntries() throws {
+        let written = [
+            #"{"source":"Trip/IMG_1.jpg","album":"Trip","device":2049,"inode":1234567,"size":42000,"mtime":1700000000,"mtimeNanoseconds":123456789,"graceExpired":false}"#,
+            #"{"source":"loose \"quoted\".jpg","album":null,"device":2049,"inode":1234567,"size":42000,"mtime":1700000000,"mtimeNanoseconds":123456789,"graceExpired":true}"#,
+            #"{"source":"Trip/caf\udcfc.jpg","album":"Trip","device":2049,"inode":1234567,"size":42000,"mtime":1700000000,"mtimeNanoseconds":123456789,"graceExpired":false,"incomplete":{"code":"corrupt","message":"JPEG cut short\tat 40 KB","mime":"image/jpeg"}}"#,
+        ]
+        let identity = FileIdentity(
+            device: 2049, inode: 1_234_567, size: 42_000,
+            modificationTime: UTCTimestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789))
+        let decoded = try written.map { try #require(ClaimPayload(decoding: Array($0.utf8)), "\($0)") }
+        #expect(decoded[0] == ClaimPayload(source: "Trip/IMG_1.jpg", album: "Trip", identity: identity))
+        #expect(
+            decoded[1]
+                == ClaimPayload(source: "loose \"quoted\".jpg", album: nil, identity: identity, graceExpired: true))
+        #expect(FileNameEncoding.bytes(of: decoded[2].source) == Array("Trip/caf".utf8) + [0xFC] + Array(".jpg".utf8))
+        #expect(decoded[2].incompleteVerdict?.code == "corrupt")
+        #expect(decoded[2].incompleteVerdict?.message == "JPEG cut short\tat 40 KB")
+        #expect(decoded[2].incompleteVerdict?.mime == "image/jpeg")
+        #expect(decoded[2].incompleteVerdict?.identity == identity)
+        // What this version writes is read back the same way.
+        for payload in decoded { #expect(ClaimPayload(decoding: payload.encoded) == payload) }
+    }
+
     @Test func rejectsWhatItDidNotWrite() {
         #expect(ClaimPayload(decoding: Array("{}".utf8)) == nil)
         #expect(ClaimPayload(decoding: Array("not json".utf8)) == nil)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import Ingest
@@ -121,7 +122,7 @@ struct QuarantineTests {
         #expect(throws: SystemError.self) { try Quarantine.move(FileLocation(path: a), to: directory, as: "d") }
     }
 
-    @Test(.enabled(if: QuarantineTests.sharedMemoryIsAnotherFileSystem, "needs /dev/shm on another file system"))
+    @Test(.requires(QuarantineTests.sharedMemoryIsAnotherFileSystem, "needs /dev/shm on another file system"))
     func rejectingAcrossFileSystemsCopies() throws {
         let inbox = try TemporaryFolder("xdev-src")
         let file = try inbox.write("IMG_9.jpg", "cross-device bytes")

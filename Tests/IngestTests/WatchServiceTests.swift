@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import Ingest

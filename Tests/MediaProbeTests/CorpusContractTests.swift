@@ -1,9 +1,10 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import MediaProbe
 
-@Suite("Corpus contract (EXPECTED.tsv)", .enabled(if: Corpus.isAvailable, Corpus.skipNote))
+@Suite("Corpus contract (EXPECTED.tsv)", .requires(Corpus.isAvailable, Corpus.skipNote))
 struct CorpusContractTests {
     @Test("every corpus file gets the outcome and a reason EXPECTED.tsv allows")
     func contract() throws {

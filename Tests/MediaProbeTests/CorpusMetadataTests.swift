@@ -1,10 +1,11 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import MediaProbe
 
 /// Metadata read from real files of the corpus.
-@Suite("Corpus metadata", .enabled(if: Corpus.isAvailable, Corpus.skipNote))
+@Suite("Corpus metadata", .requires(Corpus.isAvailable, Corpus.skipNote))
 struct CorpusMetadataTests {
     let prober: MediaProber
 

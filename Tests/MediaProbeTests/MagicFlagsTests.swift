@@ -1,11 +1,12 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import MediaProbe
 
 /// The fast libmagic set-up (MIME type only, most built-in tests off, 64 KiB looked at) must still name every corpus
 /// file as `file --mime-type` with all tests did (MANIFEST.tsv's mime_type column).
-@Suite("libmagic flags", .enabled(if: Corpus.isAvailable, Corpus.skipNote))
+@Suite("libmagic flags", .requires(Corpus.isAvailable, Corpus.skipNote))
 struct MagicFlagsTests {
     @Test("the reduced flags agree with full libmagic on every corpus file")
     func agreesWithFullLibmagic() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -71,7 +72,7 @@ struct AlbumTests {
             made.asset = asset
             made.placeholder = album.placeholderForCreatedAssetCollection
         }
-        #expect(await waitUntil(seconds: 5) { made.album == nil && made.asset == nil && made.placeholder == nil })
+        #expect(await eventually(timeout: 5) { made.album == nil && made.asset == nil && made.placeholder == nil })
         #expect(made.album == nil, "the album creation request outlived its block")
         #expect(made.placeholder == nil, "the album placeholder outlived its block")
         #expect(made.asset == nil, "the asset creation request outlived its block")

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -187,9 +188,9 @@ struct AtomicityTests {
             library.performChanges({
                 _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "ok")
             }) { success, error in
-                collected.update { $0.append((success, error.map { "\($0)" })) }
+                collected.withLock { $0.append((success, error.map { "\($0)" })) }
                 library.performChanges({ throw Boom() }) { success, error in
-                    collected.update { $0.append((success, error.map { "\($0)" })) }
+                    collected.withLock { $0.append((success, error.map { "\($0)" })) }
                     continuation.resume(returning: collected.value)
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -40,7 +41,7 @@ struct AuthorizationTests {
 
     @Test(
         "an unwritable library is denied: reading works, writing fails with accessUserDenied",
-        .enabled(if: Helper.executable != nil, "catalog-history must be built next to the test bundle"))
+        .requires(Helper.executable != nil, "catalog-history must be built next to the test bundle"))
     func unwritable() async throws {
         let folder = try TemporaryDirectory()
         let library = folder.library()
@@ -92,8 +93,8 @@ struct AuthorizationTests {
 
     @Test(
         "a library on a read-only filesystem is restricted: reading works, writing fails with accessRestricted",
-        .enabled(
-            if: Helper.executable != nil && Privileges.canMountPrivately,
+        .requires(
+            Helper.executable != nil && Privileges.canMountPrivately,
             "needs a private mount namespace (unshare -m, CAP_SYS_ADMIN) to mount a read-only tmpfs"))
     func readOnlyFilesystem() throws {
         let folder = try TemporaryDirectory()

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -298,7 +299,7 @@ struct ChangeDetailsTests {
             // nothing and notifies no one; with no notification seen yet, waiting for one would time out.
             let token = try library.currentChangeToken
             #expect(
-                await waitUntil { token == before || observer.state.value.seen.last.map { $0 >= token } ?? false },
+                await eventually { token == before || observer.state.value.seen.last.map { $0 >= token } ?? false },
                 "seed \(seed), steps \(steps): the observer saw \(observer.state.value.seen.suffix(3)), not token \(token)"
             )
             // The stored album counts equal what counting the members gives.
@@ -336,7 +337,7 @@ struct ChangeDetailsTests {
         library.register(observer)
         for _ in 0..<30 { _ = try await Self.randomChange(library, albumID: albumID, folder: folder, random: &random) }
         let token = try library.currentChangeToken
-        #expect(await waitUntil { observer.state.value.seen.last.map { $0 >= token } ?? false })
+        #expect(await eventually { observer.state.value.seen.last.map { $0 >= token } ?? false })
         library.unregister(observer)
         let final = observer.state.value
         let fresh = try WatchedResults.fetch(library, albumID: albumID)
@@ -360,7 +361,7 @@ struct ChangeDetailsTests {
         final class Collector: PhotoLibraryChangeObserver, Sendable {
             let changes: Locked<[PhotoLibraryChange]>
             init(_ changes: Locked<[PhotoLibraryChange]>) { self.changes = changes }
-            func photoLibraryDidChange(_ change: PhotoLibraryChange) { changes.update { $0.append(change) } }
+            func photoLibraryDidChange(_ change: PhotoLibraryChange) { changes.withLock { $0.append(change) } }
         }
         let collector = Collector(changes)
         library.register(collector)
@@ -368,7 +369,7 @@ struct ChangeDetailsTests {
         let report = try await library.performChanges { try JournalChangeRequest.removeEntries(ids) }
         #expect(report.changeToken == nil)
         try await library.performChanges { try AssetChangeRequest(for: asset).isFavorite = true }
-        #expect(await waitUntil { changes.value.count == 1 })
+        #expect(await eventually { changes.value.count == 1 })
         try await Task.sleep(nanoseconds: 50_000_000)
         #expect(changes.value.count == 1, "the journal-only block notified nobody")
         let details = try #require(try changes.value.first?.changeDetails(for: asset))

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -120,7 +121,7 @@ struct ConcurrencyTests {
             inBlock.value = true
             release.wait()  // hold the writer inside the block
         }
-        #expect(await waitUntil { inBlock.value })
+        #expect(await eventually { inBlock.value })
         // A watchdog releases the writer after 20 s, so that a read that waited for the writer fails the test
         // (by its duration) instead of hanging it.
         let watchdog = DispatchWorkItem { release.signal() }

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -13,7 +14,7 @@ struct SaveToAlbumExampleTests {
 
     @Test(
         "saves files into an album created once, keeps sources, reports duplicates and failures",
-        .enabled(if: program != nil, "save-to-album is not built next to the test bundle (swift build --build-tests)"))
+        .requires(program != nil, "save-to-album is not built next to the test bundle (swift build --build-tests)"))
     func saves() throws {
         let program = try #require(Self.program)
         let folder = try TemporaryDirectory()
@@ -42,7 +43,7 @@ struct SaveToAlbumExampleTests {
         #expect(Set(assets.map(\.kind)) == ["photo", "video"])
     }
 
-    @Test("usage errors exit 2, an unwritable library exits 3", .enabled(if: program != nil))
+    @Test("usage errors exit 2, an unwritable library exits 3", .requires(program != nil, "save-to-album is not built next to the test bundle"))
     func exitCodes() throws {
         let program = try #require(Self.program)
         let folder = try TemporaryDirectory()

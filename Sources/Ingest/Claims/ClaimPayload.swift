@@ -1,3 +1,4 @@
+import Foundation
 import PhotodropSystem
 
 /// What the claim journal remembers about a file taken out of the inbox: where it came from, its album, and the
@@ -29,27 +30,27 @@ public struct ClaimPayload: Sendable, Hashable {
     /// The file's name as it arrived.
     public var originalName: String { Path.lastComponent(of: source) }
 
-    /// The JSON bytes stored in the journal.
+    /// The JSON bytes stored in the journal (``Codable``).
     public var encoded: [UInt8] {
-        var text = "{\"source\":" + JSONText.quoted(source)
-        text += ",\"album\":" + (album.map(JSONText.quoted) ?? "null")
-        text += ",\"device\":" + String(identity.device)
-        text += ",\"inode\":" + String(identity.inode)
-        text += ",\"size\":" + String(identity.size)
-        text += ",\"mtime\":" + String(identity.modificationTime.seconds)
-        text += ",\"mtimeNanoseconds\":" + String(identity.modificationTime.nanoseconds)
-        text += ",\"graceExpired\":" + (graceExpired ? "true" : "false")
-        if let verdict = incompleteVerdict {
-            text += ",\"incomplete\":{\"code\":" + JSONText.quoted(verdict.code)
-            text += ",\"message\":" + JSONText.quoted(verdict.message)
-            text += ",\"mime\":" + (verdict.mime.map(JSONText.quoted) ?? "null") + "}"
-        }
-        text += "}"
-        return Array(text.utf8)
+        // Encoding these strings and integers cannot fail.
+        Array(try! JSONEncoder().encode(self))
     }
 
-    /// Decodes a payload written by ``encoded``; nil for anything else (a foreign or damaged entry).
+    /// Decodes a journal entry: JSON written by ``encoded``, or by photodrop before it used `Codable` (which wrote a
+    /// name's stray bytes as lone `\udcXX` surrogates that Foundation's decoder refuses); nil for anything else (a
+    /// foreign or damaged entry).
     public init?(decoding bytes: [UInt8]) {
+        if let decoded = try? JSONDecoder().decode(ClaimPayload.self, from: Data(bytes)) {
+            self = decoded
+        } else if let legacy = ClaimPayload(legacyJSON: bytes) {
+            self = legacy
+        } else {
+            return nil
+        }
+    }
+
+    /// Decodes the hand-written JSON of photodrop before `Codable` payloads; nil for anything else.
+    init?(legacyJSON bytes: [UInt8]) {
         guard let value = try? JSONParser.parse(bytes), case .object(let members) = value.kind else { return nil }
         var fields: [String: JSONValue.Kind] = [:]
         for member in members { fields[member.key] = member.value.kind }
@@ -86,5 +87,56 @@ public struct ClaimPayload: Sendable, Hashable {
     private static func number(_ kind: JSONValue.Kind?) -> String? {
         if case .number(let text)? = kind { return text }
         return nil
+    }
+}
+
+extension ClaimPayload: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case source, album, device, inode, size, mtime, mtimeNanoseconds, graceExpired, incomplete
+    }
+
+    /// What the probe said when it judged the file incomplete; its identity is the payload's.
+    private struct Incomplete: Codable {
+        var code: String
+        var message: String
+        var mime: String?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let source = try container.decode(String.self, forKey: .source)
+        guard !source.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .source, in: container, debugDescription: "empty source")
+        }
+        let identity = FileIdentity(
+            device: try container.decode(UInt64.self, forKey: .device),
+            inode: try container.decode(UInt64.self, forKey: .inode),
+            size: try container.decode(Int64.self, forKey: .size),
+            modificationTime: UTCTimestamp(
+                seconds: try container.decode(Int64.self, forKey: .mtime),
+                nanoseconds: try container.decode(Int32.self, forKey: .mtimeNanoseconds)))
+        let incomplete = try container.decodeIfPresent(Incomplete.self, forKey: .incomplete)
+        self.init(
+            source: source, album: try container.decodeIfPresent(String.self, forKey: .album), identity: identity,
+            graceExpired: try container.decodeIfPresent(Bool.self, forKey: .graceExpired) ?? false,
+            incompleteVerdict: incomplete.map {
+                IncompleteVerdict(identity: identity, code: $0.code, message: $0.message, mime: $0.mime)
+            })
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(source, forKey: .source)
+        try container.encode(album, forKey: .album)
+        try container.encode(identity.device, forKey: .device)
+        try container.encode(identity.inode, forKey: .inode)
+        try container.encode(identity.size, forKey: .size)
+        try container.encode(identity.modificationTime.seconds, forKey: .mtime)
+        try container.encode(identity.modificationTime.nanoseconds, forKey: .mtimeNanoseconds)
+        try container.encode(graceExpired, forKey: .graceExpired)
+        if let verdict = incompleteVerdict {
+            try container.encode(
+                Incomplete(code: verdict.code, message: verdict.message, mime: verdict.mime), forKey: .incomplete)
+        }
     }
 }

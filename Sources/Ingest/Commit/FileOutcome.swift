@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// How one file ended: the pipeline's result per file, for the log, `import --json` and the counters.
 public struct FileOutcome: Sendable {
     /// The outcome, as `import --json` and the log name it.
@@ -66,17 +68,19 @@ public struct FileOutcome: Sendable {
     /// The item object of `import --json`: `path`, `outcome`, `reason`, `message`, `mime`, `id`, plus
     /// `album` and `bytes`. One line, keys in that order.
     public var json: String {
-        var text = "{\"path\":" + JSONText.quoted(path)
-        text += ",\"outcome\":\"" + kind.rawValue + "\""
-        text += ",\"reason\":" + (reason.map(JSONText.quoted) ?? "null")
-        text += ",\"message\":" + JSONText.quoted(message)
-        text += ",\"mime\":" + (mime.map(JSONText.quoted) ?? "null")
-        text += ",\"id\":" + (assetID.map(JSONText.quoted) ?? "null")
-        text += ",\"album\":" + (album.map(JSONText.quoted) ?? "null")
-        text += ",\"bytes\":" + String(bytes)
-        if let rejectedPath { text += ",\"rejectedPath\":" + JSONText.quoted(rejectedPath) }
-        text += "}"
-        return text
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.member("path", path)
+        writer.member("outcome", kind.rawValue)
+        writer.member("reason", reason)
+        writer.member("message", message)
+        writer.member("mime", mime)
+        writer.member("id", assetID)
+        writer.member("album", album)
+        writer.member("bytes", bytes)
+        if let rejectedPath { writer.member("rejectedPath", rejectedPath) }
+        writer.endObject()
+        return writer.text
     }
 
     /// Milliseconds of ``elapsed``, for log fields.

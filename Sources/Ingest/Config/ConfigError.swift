@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// Everything wrong with a configuration file, each problem naming the file, the key and what is allowed.
 ///
 /// The description has one line per problem, in the style of a compiler:

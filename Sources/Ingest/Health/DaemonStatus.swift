@@ -35,12 +35,22 @@ public struct DaemonStatus: Sendable, Equatable {
 
     /// The JSON text.
     public var json: String {
-        var text = "{\"pid\":\(pid),\"started\":" + JSONText.quoted(started.iso8601)
-        text += ",\"updated\":" + JSONText.quoted(updated.iso8601) + ",\"waiting\":\(waiting)"
-        text += ",\"stored\":\(counts.imported),\"duplicates\":\(counts.duplicates)"
-        text += ",\"rejected\":\(counts.rejected),\"failed\":\(counts.failed)"
-        text += ",\"problems\":[" + problems.map(\.json).joined(separator: ",") + "]}\n"
-        return text
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.member("pid", pid)
+        writer.member("started", started.iso8601)
+        writer.member("updated", updated.iso8601)
+        writer.member("waiting", waiting)
+        writer.member("stored", counts.imported)
+        writer.member("duplicates", counts.duplicates)
+        writer.member("rejected", counts.rejected)
+        writer.member("failed", counts.failed)
+        writer.key("problems")
+        writer.beginArray()
+        for problem in problems { problem.write(to: &writer) }
+        writer.endArray()
+        writer.endObject()
+        return writer.text + "\n"
     }
 
     /// The newer status of the daemon of `library` (and its `inbox`); nil when there is none or none can be read.

@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// One thing that keeps photodrop from doing its job, as `photodrop status` reports it: the definition of health.
 ///
 /// photodrop is healthy when the list of problems is empty. The codes are stable (`status --json` prints them):
@@ -38,11 +40,20 @@ public struct HealthProblem: Sendable, Hashable {
 
     /// The problem as JSON (one object).
     public var json: String {
-        var text = "{\"code\":" + JSONText.quoted(code) + ",\"count\":" + String(count)
-        text += ",\"oldestPath\":" + (oldestPath.map(JSONText.quoted) ?? "null")
-        text += ",\"since\":" + (since.map { JSONText.quoted($0.iso8601) } ?? "null")
-        text += ",\"message\":" + JSONText.quoted(message) + "}"
-        return text
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.text
+    }
+
+    /// Writes the object as the next value of `writer`.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("code", code)
+        writer.member("count", count)
+        writer.member("oldestPath", oldestPath)
+        writer.member("since", since?.iso8601)
+        writer.member("message", message)
+        writer.endObject()
     }
 
     /// A problem read back from ``json``; nil for anything else.

@@ -57,11 +57,12 @@ public final class ImportService: Sendable {
 
     /// Imports everything; `onOutcome` sees each file's outcome as it is committed (from one task at a time).
     ///
-    /// - Parameter progress: a terminal progress line to keep up to date, or nil.
+    /// - Parameter progress: called with the files and bytes done (and, once a second walk has counted them, the
+    ///   totals) after every outcome; nil skips the counting walk.
     /// - Returns: the counts.
     /// - Throws: ``UsageFailure`` when a path does not exist or an album name is empty; nothing was done then.
     public func run(
-        _ request: Request, progress: TerminalProgress? = nil,
+        _ request: Request, progress: (@Sendable (ProgressSnapshot) -> Void)? = nil,
         onOutcome: @escaping @Sendable (FileOutcome) -> Void = { _ in }
     ) async throws(UsageFailure) -> IngestStatistics.Counts {
         if let album = request.album, album.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -108,7 +109,7 @@ public final class ImportService: Sendable {
             if let progress {
                 let counts = statistics.snapshot
                 let (files, bytes) = totals.withLock { $0 }
-                progress.update(
+                progress(
                     ProgressSnapshot(
                         filesDone: counts.total, filesTotal: files, bytesDone: counts.bytes, bytesTotal: bytes,
                         elapsed: started.duration(to: .now)))
@@ -142,13 +143,13 @@ public final class ImportService: Sendable {
                 }
                 totals.withLock { $0 = (files, bytes) }
             }
-        let pipelineTask = Task { () -> String? in
+        let pipelineTask = Task { () -> IngestFailure? in
             do {
                 try await pipeline.run()
                 return nil
             } catch {
                 pipeline.finishIntake()
-                return "\(error)"
+                return IngestFailure(error)
             }
         }
         feeding: for path in request.paths {
@@ -162,7 +163,10 @@ public final class ImportService: Sendable {
                         do {
                             source = try FileLocation(path: candidate.path)
                         } catch {
-                            report(FileOutcome(path: candidate.path, kind: .failed, message: error.description))
+                            report(
+                                FileOutcome(
+                                    path: candidate.path, kind: .failed, failure: .io(error),
+                                    message: error.description))
                             continue
                         }
                     }
@@ -177,10 +181,12 @@ public final class ImportService: Sendable {
         }
         pipeline.finishIntake()
         if let failure = await pipelineTask.value {
-            report(FileOutcome(path: request.paths.joined(separator: " "), kind: .failed, message: failure))
+            report(
+                FileOutcome(
+                    path: request.paths.joined(separator: " "), kind: .failed, failure: failure,
+                    message: failure.description))
         }
         counting?.cancel()
-        progress?.finish()
         return statistics.snapshot
     }
 }

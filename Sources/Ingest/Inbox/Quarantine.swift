@@ -302,14 +302,15 @@ public struct Quarantine: Sendable {
     }
 
     static func reasonJSON(_ reason: QuarantineReason, source: String, time: UTCTimestamp) -> String {
-        let members: [(String, String)] = [
-            ("code", JSONText.quoted(reason.code)),
-            ("message", JSONText.quoted(reason.message)),
-            ("mime", reason.mime.map(JSONText.quoted) ?? "null"),
-            ("source", JSONText.quoted(source)),
-            ("time", JSONText.quoted(time.iso8601)),
-        ]
-        return "{\n" + members.map { "  \(JSONText.quoted($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n}\n"
+        var writer = JSONWriter(pretty: true, capacity: 512)
+        writer.beginObject()
+        writer.member("code", reason.code)
+        writer.member("message", reason.message)
+        writer.member("mime", reason.mime)
+        writer.member("source", source)
+        writer.member("time", time.iso8601)
+        writer.endObject()
+        return writer.text + "\n"
     }
 
     /// Creates and syncs `name` in `folder` with `O_EXCL`; false when it already exists.

@@ -1,3 +1,5 @@
+import PhotodropSystem
+
 /// A field value of a log line: written bare or quoted in text logs, typed in JSON logs.
 public enum LogValue: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral,
     ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral
@@ -23,13 +25,13 @@ public enum LogValue: Sendable, Hashable, CustomStringConvertible, ExpressibleBy
         }
     }
 
-    /// The value as JSON text.
-    var json: String {
+    /// Writes the value as the next JSON value of `writer` (a number that is not finite as `null`).
+    func write(to writer: inout JSONWriter) {
         switch self {
-        case .string(let text): return JSONText.quoted(text)
-        case .int(let number): return String(number)
-        case .double(let number): return number.isFinite ? String(number) : JSONText.quoted(String(number))
-        case .bool(let flag): return flag ? "true" : "false"
+        case .string(let text): writer.string(text)
+        case .int(let number): writer.int(number)
+        case .double(let number): writer.double(number)
+        case .bool(let flag): writer.bool(flag)
         }
     }
 }

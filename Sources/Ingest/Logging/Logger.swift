@@ -68,16 +68,17 @@ public struct Logger: Sendable {
     ) -> String {
         switch format {
         case .json:
-            var line = "{\"time\":\"" + time.iso8601 + "\",\"level\":\"" + level.rawValue + "\",\"message\":"
-            line += JSONText.quoted(message)
+            var writer = JSONWriter(capacity: 256)
+            writer.beginObject()
+            writer.member("time", time.iso8601)
+            writer.member("level", level.rawValue)
+            writer.member("message", message)
             for (key, value) in fields {
-                line += ","
-                line += JSONText.quoted(key)
-                line += ":"
-                line += value.json
+                writer.key(key)
+                value.write(to: &writer)
             }
-            line += "}\n"
-            return line
+            writer.endObject()
+            return writer.text + "\n"
         case .text:
             var line = time.iso8601
             line += " "
@@ -104,9 +105,7 @@ public struct Logger: Sendable {
             text.isEmpty
             || text.utf8.contains { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=") || $0 == 0x7F }
         if needsQuotes {
-            line += "\""
-            JSONText.appendEscaped(text, to: &line)
-            line += "\""
+            JSONWriter.appendQuoted(text, to: &line)
         } else {
             line += text
         }

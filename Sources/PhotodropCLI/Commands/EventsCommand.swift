@@ -52,7 +52,7 @@ enum EventsCommand {
         }
         var text = ""
         for change in changes {
-            CatalogJSON.change(change).render(into: &text)
+            text += CatalogJSON.change(change).text
             text += "\n"
             token = change.changeToken
         }

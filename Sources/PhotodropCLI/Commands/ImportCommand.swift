@@ -1,4 +1,5 @@
 import Ingest
+import PhotodropSystem
 import Synchronization
 
 /// `photodrop import PATH… [--album NAME] [--move] [--dry-run] [--json]`: parse, run ``Ingest/ImportService``,
@@ -35,18 +36,29 @@ enum ImportCommand {
         }
         let started = ContinuousClock.now
         let counts: IngestStatistics.Counts
+        let terminal = json ? nil : TerminalProgress()
+        var progress: (@Sendable (ProgressSnapshot) -> Void)?
+        if let terminal { progress = { snapshot in terminal.update(snapshot) } }
         do {
             counts = try await ImportService(config: context.config, logger: logger).run(
-                request, progress: json ? nil : TerminalProgress(), onOutcome: onOutcome)
+                request, progress: progress, onOutcome: onOutcome)
         } catch {
             console.error("photodrop import: \(error.description)\n")
             return ExitStatus.usage
         }
+        terminal?.finish()
         if json {
+            // The items were streamed as files finished; the counts close the same object.
             let opening = firstItem.withLock { $0 } ? "{\"items\":[" : "\n"
-            console.output(
-                opening + "],\"imported\":\(counts.imported),\"duplicates\":\(counts.duplicates),"
-                    + "\"rejected\":\(counts.rejected),\"failed\":\(counts.failed),\"dryRun\":\(dryRun)}\n")
+            var counters = JSONWriter()
+            counters.beginObject()
+            counters.member("imported", counts.imported)
+            counters.member("duplicates", counts.duplicates)
+            counters.member("rejected", counts.rejected)
+            counters.member("failed", counts.failed)
+            counters.member("dryRun", dryRun)
+            counters.endObject()
+            console.output(opening + "]," + counters.text.dropFirst() + "\n")
         } else {
             console.output(summary(counts, dryRun: dryRun, elapsed: started.duration(to: .now)))
         }

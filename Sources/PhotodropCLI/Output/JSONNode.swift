@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import PhotodropSystem
 
 /// A JSON value whose object members keep the order they were built in, rendered on one line.
 ///
@@ -27,39 +28,31 @@ enum JSONNode: Sendable {
 
     /// The compact JSON text.
     var text: String {
-        var output = ""
-        render(into: &output)
-        return output
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.text
     }
 
-    func render(into output: inout String) {
+    /// Writes the value as the next JSON value of `writer`.
+    func write(to writer: inout JSONWriter) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .int(let value): output += String(value)
-        case .double(let value): output += value.isFinite ? "\(value)" : "null"
-        case .number(let text): output += text
-        case .string(let text):
-            output += "\""
-            JSONText.appendEscaped(text, to: &output)
-            output += "\""
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .int(let value): writer.int(value)
+        case .double(let value): writer.double(value)
+        case .number(let text): writer.number(text)
+        case .string(let text): writer.string(text)
         case .array(let values):
-            output += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
-                value.render(into: &output)
-            }
-            output += "]"
+            writer.beginArray()
+            for value in values { value.write(to: &writer) }
+            writer.endArray()
         case .object(let members):
-            output += "{"
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { output += "," }
-                output += "\""
-                JSONText.appendEscaped(key, to: &output)
-                output += "\":"
-                value.render(into: &output)
+            writer.beginObject()
+            for (key, value) in members {
+                writer.key(key)
+                value.write(to: &writer)
             }
-            output += "}"
+            writer.endObject()
         }
     }
 

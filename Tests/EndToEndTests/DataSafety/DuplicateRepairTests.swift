@@ -1,13 +1,14 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// The data-loss issue's case 1: a re-dropped good copy was deleted as a "duplicate" while the library's own copy was
 /// missing or damaged, so the library had no good copy left. Now the stored original is checked before a drop is
 /// thrown away, and a missing, resized or (per `verify --deep`) damaged original is replaced by the drop, the damaged
 /// file kept under `Library/damaged/`.
-@Suite("duplicates repair a missing or damaged stored original", .serialized, .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("duplicates repair a missing or damaged stored original", .serialized, .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct DuplicateRepairTests {
     /// How the stored original is spoiled before the same content is dropped again.
     enum Damage: String, CaseIterable, Sendable {

@@ -1,13 +1,14 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// The data-loss issue's cases 2 and 4, and a damaged database at start: photodrop never writes into a library that is
 /// not where the configuration says it is, never starts a fresh library in the mount point of an unmounted disk, and
 /// never lets its folders overlap.
 @Suite("the library's place: overlaps, a library deleted or replaced, an empty folder, a damaged database",
-    .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct LibraryLocationTests {
     @Test(
         "overlapping folders and invalid globs are refused with exit status 2, naming the keys",

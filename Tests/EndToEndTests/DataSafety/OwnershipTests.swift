@@ -1,12 +1,13 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// The data-loss issue's cases 5 and 6: a stored original belongs to the daemon's user and is read-only, whoever
 /// dropped it; the library is not readable by others (a group may be given); a hard link is copied, never renamed.
 @Suite("originals belong to the library: owner, modes, group, hard links", .serialized,
-    .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct OwnershipTests {
     func status(_ path: String) -> stat {
         var info = stat()

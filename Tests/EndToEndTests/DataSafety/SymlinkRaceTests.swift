@@ -2,6 +2,7 @@ import Foundation
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
+import TestFixtures
 import Testing
 
 /// The data-loss issue's case 3: an album folder exchanged for a symbolic link (`renameat2(RENAME_EXCHANGE)`, which
@@ -12,7 +13,7 @@ import Testing
 /// Run three ways: with openat2, and with openat2 refused by a real seccomp filter (EPERM, as container runtimes do;
 /// ENOSYS, as kernels before 5.6), where photodrop resolves names component by component with O_NOFOLLOW.
 @Suite("watch: a folder swapped for a link never pulls a file from outside the inbox", .serialized,
-    .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct SymlinkRaceTests {
     @Test("150 drops while the album folder and a link to outside swap places", arguments: ["openat2", "EPERM", "ENOSYS"])
     func swappedAlbumFolder(_ mode: String) async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// `photodrop import`: exit codes, --dry-run, --json, --move, --album, re-import.
-@Suite("import", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("import", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct ImportCommandTests {
     /// A source tree: `Trip/` with photos (one nested), a text file, and photos directly in the root.
     func makeTree(_ sandbox: Sandbox, name: String = "photos", rejected: Bool = true) throws -> URL {
@@ -98,7 +99,7 @@ struct ImportCommandTests {
     /// which Linux grants only to a file's owner, so reading another user's files must fall back to a plain open.
     @Test(
         "files owned by another user are imported and probed (O_NOATIME falls back to a plain open)",
-        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+        .requires(getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
     func readsAnotherUsersFiles() async throws {
         let sandbox = try Sandbox("import-owner")
         let tree = try makeTree(sandbox, rejected: false)

@@ -5,7 +5,7 @@ import TestFixtures
 import Testing
 
 /// `photodrop watch` as a child process, fed by real clients and real file operations.
-@Suite("watch: files arriving by real clients", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("watch: files arriving by real clients", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct WatchClientTests {
     @Test("cp, mv and tar -x each deliver every file into its album, and the inbox is left empty")
     func clients() async throws {
@@ -45,7 +45,7 @@ struct WatchClientTests {
 
     @Test(
         "rsync (temp .name.XXXXXX, then a rename) delivers every file complete into its album",
-        .enabled(if: toolExists("/usr/bin/rsync"), "rsync is not installed here (.ci/run installs it)"))
+        .requires(toolExists("/usr/bin/rsync"), "rsync is not installed here (.ci/run installs it)"))
     func rsyncClient() async throws {
         let sandbox = try Sandbox("rsync")
         let daemon = try WatchDaemon(sandbox)

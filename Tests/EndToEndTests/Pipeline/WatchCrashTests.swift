@@ -5,7 +5,7 @@ import TestFixtures
 import Testing
 
 /// `photodrop watch` killed with SIGKILL at random moments, and stopped with SIGTERM while busy.
-@Suite("watch: crashes and shutdown", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("watch: crashes and shutdown", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct WatchCrashTests {
     /// A small deterministic generator, so that a failing run can be repeated with the same seed.
     struct SeededGenerator: RandomNumberGenerator {

@@ -1,9 +1,10 @@
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// `photodrop watch` under volume: a burst into a new folder, the real-media corpus.
-@Suite("watch: bursts and the corpus", .enabled(if: PhotodropBinary.isBuilt), ProcessBudget.endToEnd)
+@Suite("watch: bursts and the corpus", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
 struct WatchVolumeTests {
     @Test("2,000 files moved at once into a brand-new album folder make one album with 2,000 assets")
     func burstIntoNewFolder() async throws {
@@ -52,7 +53,7 @@ struct WatchVolumeTests {
     }
 
     @Test(
-        "the whole dev corpus dropped in: Library and Rejected/ match EXPECTED.tsv", .enabled(if: corpusFolder != nil))
+        "the whole dev corpus dropped in: Library and Rejected/ match EXPECTED.tsv", .requires(corpusFolder != nil, "../shared/corpus/dev is absent"))
     func corpus() async throws {
         guard let corpus = corpusFolder else { return }
         let expected = try CorpusExpectation.load(corpus)

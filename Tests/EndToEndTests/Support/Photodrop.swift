@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
 
 /// The built `photodrop` binary, next to the test bundle in the build folder (`swift build --build-tests` builds it,
@@ -54,9 +55,8 @@ struct Launcher: Sendable {
     }
 }
 
-/// The package root, from this file's path (Tests/EndToEndTests/Support/Photodrop.swift).
-let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
+/// The package root.
+let packageRoot: URL = URL(fileURLWithPath: packageRootPath)
 
 /// The shared real-media corpus (`../shared/corpus/dev` beside the package), or nil when it is absent.
 let corpusFolder: URL? = {
@@ -190,34 +190,9 @@ func runProcess(
     _ executable: URL, _ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 120,
     environment: [String: String]? = nil
 ) async throws -> RunResult {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("photodrop-run-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let outURL = scratch.appendingPathComponent("stdout")
-    let errURL = scratch.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: outURL)
-    process.standardError = try FileHandle(forWritingTo: errURL)
-    try process.run()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { await pause(5_000) }
-    if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        throw HarnessError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) timed out after \(timeout) s")
-    }
-    process.waitUntilExit()
-    return RunResult(
-        status: process.terminationStatus,
-        stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-        stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    let output = try await ProcessRunner.run(
+        executable, arguments, in: directory, environment: environment, timeout: timeout)
+    return RunResult(status: output.status, stdout: output.stdout, stderr: output.stderr)
 }
 
 /// A `photodrop` command running in the background (`watch`, `events --follow` …): stdout and stderr go to files
@@ -314,19 +289,6 @@ final class WatchDaemon: BackgroundPhotodrop, @unchecked Sendable {
     var logLines: [[String: Any]] { Self.jsonObjects(in: log) }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
-///
-/// Async, so that a test waiting for a daemon does not hold one of Swift's cooperative threads (there are as many as
-/// cores), which the in-process tests running beside it need.
-@discardableResult
-func eventually(timeout: TimeInterval = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    repeat {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    } while Date() < deadline
-    return try await condition()
-}
 
 /// Sleeps without holding a cooperative thread.
 func pause(_ microseconds: UInt32) async {

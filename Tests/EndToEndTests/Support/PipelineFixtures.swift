@@ -165,21 +165,6 @@ func toolExists(_ path: String) -> Bool { FileManager.default.isExecutableFile(a
 /// Whether the tests run as root: tests that need a second user (`setpriv`), mounts or namespaces need it.
 var runningAsRoot: Bool { getuid() == 0 }
 
-/// CI sets `PHOTODROP_TESTS_MUST_NOT_SKIP=1`: a test that would skip for lack of root, a tool or the corpus fails
-/// there instead, so that what CI must run cannot quietly not run.
-let skippingIsFailure = ProcessInfo.processInfo.environment["PHOTODROP_TESTS_MUST_NOT_SKIP"] == "1"
-
-/// True when `condition` holds. Otherwise prints why the test is skipped and returns false, or, where skipping is a
-/// failure (`PHOTODROP_TESTS_MUST_NOT_SKIP=1`), records an issue.
-func canRun(_ condition: Bool, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-    if condition { return true }
-    if skippingIsFailure {
-        Issue.record("cannot run, and must not skip here: \(reason)", sourceLocation: sourceLocation)
-    } else {
-        print("skipped: \(reason)")
-    }
-    return false
-}
 
 /// The users of the permission tests: the daemon's and an uploader's (no entries in /etc/passwd are needed).
 enum TestUsers {

@@ -1,6 +1,7 @@
 import Foundation
 import PhotodropSystem
 import Synchronization
+import TestFixtures
 import Testing
 
 @testable import PhotoCatalog
@@ -139,22 +140,10 @@ enum Helper {
         }
     }
 
-    /// Runs `executable` with `arguments` to completion.
+    /// Runs `executable` with `arguments` to completion (stdout and stderr drained at the same time).
     static func run(_ executable: URL, _ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self))
+        let output = try ProcessRunner.runBlocking(executable, arguments)
+        return Output(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 
     /// Runs the helper with `arguments`.
@@ -170,38 +159,4 @@ enum Helper {
     }
 }
 
-/// A value shared with `@Sendable` change blocks and observers.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
-
-    var value: Value {
-        get { mutex.withLock { $0 } }
-        set { mutex.withLock { $0 = newValue } }
-    }
-
-    func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-}
-
-/// Waits, polling without blocking a thread of the cooperative pool, until `condition` holds or `seconds` pass;
-/// returns whether it held. (With two cores the pool has two threads; blocking them starves the tasks being waited
-/// for.)
-func waitUntil(seconds: Double = 20, _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return try condition()
-}
-
-/// Waits, polling, until `condition` holds or `seconds` pass; returns whether it held. For synchronous code only.
-func eventually(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        usleep(10_000)
-    }
-    return try condition()
-}

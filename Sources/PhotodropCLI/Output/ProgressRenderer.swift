@@ -1,3 +1,6 @@
+import Ingest
+import PhotodropSystem
+
 /// Renders one line of the import progress bar; pure, so it is tested without a terminal.
 ///
 /// `[=========>          ] 1,234/10,000 files  512.3 MB/2.1 GB  85.2 MB/s  ETA 0:21`

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Ingest
+@testable import PhotodropSystem
 
 @Suite("JSONParser")
 struct JSONParserTests {
@@ -89,7 +89,7 @@ struct JSONParserTests {
 struct JSONTextTests {
     @Test func escapesWhatJSONRequires() throws {
         let nasty = "a\"b\\c\nd\u{01}é😀"
-        let quoted = JSONText.quoted(nasty)
+        let quoted = JSONWriter.quoted(nasty)
         #expect(quoted == "\"a\\\"b\\\\c\\nd\\u0001é😀\"")
         // It round-trips through our own parser.
         #expect(try JSONParser.parse(quoted).kind == .string(nasty))

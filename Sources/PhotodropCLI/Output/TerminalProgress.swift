@@ -1,3 +1,4 @@
+import Ingest
 import PhotodropSystem
 import Synchronization
 
