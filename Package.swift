@@ -90,7 +90,8 @@ let package = Package(
             name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "PhotodropSystem", "TestFixtures", "catalog-history", "SaveToAlbum"],
             swiftSettings: strict),
         .testTarget(
-            name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
+            name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem", "TestFixtures"],
+            swiftSettings: strict),
         .testTarget(
             name: "IngestTests", dependencies: ["Ingest", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
         // The command line's parser, handlers and output, in process.

@@ -148,4 +148,11 @@ status=${PIPESTATUS[0]}
 set -e
 crashes=$(find "$work/artifacts" -type f | wc -l)
 echo "fuzz.sh: fuzz-$target finished with status $status; $crashes artifact(s) in $work/artifacts/" >&2
+# Every finding becomes a regression input that `swift test` replays (Tests/MediaProbeTests/FuzzRegressionTests);
+# commit it with the fix.
+if [ "$crashes" -gt 0 ]; then
+    mkdir -p "Tests/FuzzRegressions/$target"
+    find "$work/artifacts" -type f -exec cp -n {} "Tests/FuzzRegressions/$target/" \;
+    echo "fuzz.sh: copied to Tests/FuzzRegressions/$target/; fix the parser, then commit them" >&2
+fi
 exit "$status"

@@ -81,6 +81,25 @@ public enum FileSystem {
         throw SystemError.current("unlink", path: path)
     }
 
+    /// Writes all of `text` to `descriptor` (`write(2)` until done, again after `EINTR`); `path` names it in the
+    /// error. A write that makes no progress (a closed pipe, a full disk) throws.
+    public static func writeAll(_ text: String, to descriptor: Int32, path: String?) throws(SystemError) {
+        var text = text
+        var failure: SystemError?
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = retryingOnInterrupt { LibC.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
+                if count <= 0 {
+                    failure = count < 0 ? .current("write", path: path) : SystemError(code: EIO, call: "write", path: path)
+                    return
+                }
+                offset += count
+            }
+        }
+        if let failure { throw failure }
+    }
+
     /// Opens the folder at `path` and `fsync`s it, making the entries created or renamed in it durable.
     public static func syncDirectory(_ path: String) throws(SystemError) {
         let descriptor = FileDescriptor(owning: try open(path, O_RDONLY | O_DIRECTORY))

@@ -5,7 +5,7 @@ import Testing
 @testable import Ingest
 @testable import PhotodropCLI
 
-@Suite("ArgumentParser with the photodrop command table")
+@Suite("ArgumentParser with the photodrop command table", .timeLimit(.minutes(3)))
 struct ArgumentParserTests {
     let parser = PhotodropCommands.parser
 
@@ -214,7 +214,7 @@ struct ArgumentParserTests {
     }
 }
 
-@Suite("photodrop command line, run in-process")
+@Suite("photodrop command line, run in-process", .timeLimit(.minutes(3)))
 struct PhotodropCommandLineTests {
     final class Output: Sendable {
         let out = Locked("")

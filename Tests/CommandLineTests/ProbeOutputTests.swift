@@ -7,7 +7,7 @@ import Testing
 /// `probe --json` builds its lines directly (JSONEncoder cost twice the probe itself); these tests hold the direct
 /// rendering to the `Codable` encoding of ``ProbeResult``, so that a field added to the probe cannot go missing from
 /// the command's output, and check that parallel probing keeps the walk order.
-@Suite("probe output")
+@Suite("probe output", .timeLimit(.minutes(3)))
 struct ProbeOutputTests {
     static let results: [ProbeResult] = [
         .accepted(

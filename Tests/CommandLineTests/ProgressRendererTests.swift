@@ -6,7 +6,7 @@ import Testing
 
 @testable import PhotodropCLI
 
-@Suite("ProgressRenderer")
+@Suite("ProgressRenderer", .timeLimit(.minutes(3)))
 struct ProgressRendererTests {
     @Test func fullLineWithBarRateAndETA() {
         let line = ProgressRenderer.render(

@@ -2,7 +2,7 @@ import Foundation
 import TestFixtures
 import Testing
 
-@Suite("The built binary", ProcessBudget.endToEnd)
+@Suite("The built binary", ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct BinaryTests {
     @Test("photodrop --help lists every command and exits 0", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"))
     func helpListsCommands() async throws {

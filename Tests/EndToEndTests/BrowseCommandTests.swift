@@ -3,7 +3,7 @@ import PhotoCatalog
 import TestFixtures
 import Testing
 
-@Suite("photodrop albums, assets, show", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("photodrop albums, assets, show", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct BrowseCommandTests {
     @Test("albums: regular albums then smart albums, as an aligned table and as JSON lines")
     func albums() async throws {

@@ -3,7 +3,7 @@ import PhotoCatalog
 import TestFixtures
 import Testing
 
-@Suite("photodrop album create|rename|delete, favorite, remove, delete", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("photodrop album create|rename|delete, favorite, remove, delete", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct ChangeCommandTests {
     private func asset(_ sandbox: Sandbox, _ id: String) async throws -> [String: Any] {
         let result = try await sandbox.run(["show", "--json", id])

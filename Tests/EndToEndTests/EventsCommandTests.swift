@@ -4,7 +4,7 @@ import PhotodropSystem
 import TestFixtures
 import Testing
 
-@Suite("photodrop events", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("photodrop events", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct EventsCommandTests {
     @Test("the history as JSON lines: token, date, inserted/updated/deleted per object type; --since continues")
     func history() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import TestFixtures
 import Testing
 
-@Suite("photodrop probe", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("photodrop probe", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct ProbeCommandTests {
     /// A folder of generated files: accepted ones, rejected ones, a dot file and a nested folder.
     private func mixedFolder(_ sandbox: Sandbox) throws -> URL {

@@ -3,7 +3,7 @@ import PhotoCatalog
 import TestFixtures
 import Testing
 
-@Suite("photodrop verify and status", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("photodrop verify and status", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct VerifyStatusCommandTests {
     @Test("verify: clean (0); a deleted original, an orphan and (with --deep) a corrupted original (1)")
     func verify() async throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import Ingest
 
 /// The committer against a real library in a temporary folder.
-@Suite("Committer")
+@Suite("Committer", .timeLimit(.minutes(3)))
 struct CommitterTests {
     let folder: TemporaryFolder
     let library: PhotoLibrary
@@ -144,7 +144,7 @@ struct CommitterTests {
 }
 
 /// The claim journal: claims, putting back, and recovery after a crash.
-@Suite("Claim journal")
+@Suite("Claim journal", .timeLimit(.minutes(3)))
 struct ClaimJournalTests {
     @Test func claimStagesFilesAndRecoveryFinishesOrRollsBack() async throws {
         let folder = try TemporaryFolder("claims")

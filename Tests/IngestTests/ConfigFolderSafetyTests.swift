@@ -8,7 +8,7 @@ import Testing
 /// The three folders of a configuration must never contain one another, however they are written (the data-loss
 /// issue's case 2: `{"library": "L", "inbox": "L/originals"}` made photodrop claim every stored original as a drop and
 /// delete it as a duplicate of itself), and ignore patterns must be valid globs (case 10).
-@Suite("config: folders that overlap, and invalid globs")
+@Suite("config: folders that overlap, and invalid globs", .timeLimit(.minutes(3)))
 struct ConfigFolderSafetyTests {
     func problems(_ text: String, base: String) -> [ConfigError.Problem] {
         do {

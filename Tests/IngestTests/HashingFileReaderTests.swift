@@ -7,7 +7,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("HashingFileReader and FileLook")
+@Suite("HashingFileReader and FileLook", .timeLimit(.minutes(3)))
 struct HashingFileReaderTests {
     /// Deterministic, incompressible-looking bytes.
     static func bytes(count: Int, seed: UInt64 = 42) -> [UInt8] {

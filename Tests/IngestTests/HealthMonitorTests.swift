@@ -6,7 +6,7 @@ import Testing
 @testable import Ingest
 
 /// The definition of health, as the daemon keeps it: when a failing file counts as stuck, what clears a problem.
-@Suite("HealthMonitor")
+@Suite("HealthMonitor", .timeLimit(.minutes(3)))
 struct HealthMonitorTests {
     let start = UTCTimestamp(seconds: 1_800_000_000)
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("InboxScanner")
+@Suite("InboxScanner", .timeLimit(.minutes(3)))
 struct InboxScannerTests {
     func scan(_ scanner: InboxScanner) -> (files: [CandidateFile], problems: [ScanProblem]) {
         var files: [CandidateFile] = []

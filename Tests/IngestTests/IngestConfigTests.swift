@@ -6,7 +6,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("IngestConfig")
+@Suite("IngestConfig", .timeLimit(.minutes(3)))
 struct IngestConfigTests {
     func parse(_ text: String, base: String = "/srv/photodrop") throws(ConfigError) -> IngestConfig {
         try IngestConfig.parse(Array(text.utf8), file: base + "/config.json", baseDirectory: base)
@@ -221,7 +221,7 @@ struct IngestConfigTests {
     }
 }
 
-@Suite("FourCC and Suggestion")
+@Suite("FourCC and Suggestion", .timeLimit(.minutes(3)))
 struct SmallTypesTests {
     @Test func fourCharacterCodes() {
         // Through a String, as the config parser has them (a literal would take the compile-time initializer).

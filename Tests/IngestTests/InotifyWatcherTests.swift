@@ -63,7 +63,7 @@ final class LogCapture: Sendable {
     func logger(_ level: LogLevel = .debug) -> Logger { Logger(level: level, sink: sink) }
 }
 
-@Suite("InotifyWatcher, on real folders")
+@Suite("InotifyWatcher, on real folders", .timeLimit(.minutes(3)))
 struct InotifyWatcherTests {
     func startWatcher(
         _ inbox: TemporaryFolder, at relative: String = "", options: InotifyWatcher.Options = .init(),
@@ -366,7 +366,7 @@ enum SysctlOverride {
     }
 }
 
-@Suite("InotifyRecord decoding")
+@Suite("InotifyRecord decoding", .timeLimit(.minutes(3)))
 struct InotifyRecordTests {
     func record(watch: Int32, mask: UInt32, cookie: UInt32 = 0, name: [UInt8], padTo length: Int) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -403,7 +403,7 @@ struct InotifyRecordTests {
     }
 }
 
-@Suite("WatchTable")
+@Suite("WatchTable", .timeLimit(.minutes(3)))
 struct WatchTableTests {
     @Test func subtreeRemovalAndReusedDescriptors() {
         var table = WatchTable()

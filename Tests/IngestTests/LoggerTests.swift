@@ -3,7 +3,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("Logger and UTCTimestamp")
+@Suite("Logger and UTCTimestamp", .timeLimit(.minutes(3)))
 struct LoggerTests {
     static let fixedTime = UTCTimestamp(seconds: 1_748_781_296, nanoseconds: 789_654_321)  // 2025-06-01T12:34:56.789Z
 

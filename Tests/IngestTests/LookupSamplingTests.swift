@@ -2,10 +2,10 @@ import Testing
 
 @testable import Ingest
 
-@Suite("LookupSampling")
+@Suite("LookupSampling", .timeLimit(.minutes(3)))
 struct LookupSamplingTests {
     @Test("every file is looked up until 64 miss in a row; then one in 64 until one is found, then every file again")
-    func samplesAfterAStreakOfMisses() {
+    func samplesAfterAStreakOfMisses() throws {
         var sampling = LookupSampling()
         for _ in 0..<LookupSampling.missesBeforeSampling {
             let asked = sampling.shouldLookUp()
@@ -20,7 +20,11 @@ struct LookupSamplingTests {
         }
         #expect(asked == 10)
         // A sampled lookup finds something: every file is looked up again.
-        while !sampling.shouldLookUp() {}
+        var skipped = 0
+        while !sampling.shouldLookUp() {
+            skipped += 1
+            try #require(skipped < LookupSampling.sampleInterval, "no lookup within one sampling interval")
+        }
         sampling.record(found: true)
         for _ in 0..<LookupSampling.missesBeforeSampling {
             let asked = sampling.shouldLookUp()

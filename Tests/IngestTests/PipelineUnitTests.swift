@@ -7,7 +7,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("Claim payloads")
+@Suite("Claim payloads", .timeLimit(.minutes(3)))
 struct ClaimPayloadTests {
     @Test func roundTripsEveryField() throws {
         let identity = FileIdentity(
@@ -68,7 +68,7 @@ struct ClaimPayloadTests {
     }
 }
 
-@Suite("Pipeline primitives")
+@Suite("Pipeline primitives", .timeLimit(.minutes(3)))
 struct PipelinePrimitiveTests {
     @Test func receiveAvailableTakesWhatIsQueuedWithoutWaiting() async throws {
         let queue = BoundedQueue<Int>(capacity: 4)
@@ -114,7 +114,7 @@ struct PipelinePrimitiveTests {
     }
 }
 
-@Suite("Worker")
+@Suite("Worker", .timeLimit(.minutes(3)))
 struct IngestWorkerTests {
     @Test func oneReadGivesDigestAndProbe() throws {
         let folder = try TemporaryFolder("worker")

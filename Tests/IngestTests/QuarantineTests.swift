@@ -5,7 +5,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("Quarantine and SafeRename")
+@Suite("Quarantine and SafeRename", .timeLimit(.minutes(3)))
 struct QuarantineTests {
     let reason = QuarantineReason(
         code: "unsupportedVideo", message: "HEVC tagged hev1: remux with -tag:v hvc1", mime: "video/quicktime")

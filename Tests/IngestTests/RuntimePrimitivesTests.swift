@@ -6,7 +6,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("UnixSignalSequence")
+@Suite("UnixSignalSequence", .timeLimit(.minutes(3)))
 struct UnixSignalSequenceTests {
     @Test func deliversSignalsInsteadOfTheirDefaultAction() async throws {
         // SIGUSR1/SIGUSR2 would terminate the test process by default: receiving them proves the trap.
@@ -28,7 +28,7 @@ struct UnixSignalSequenceTests {
     }
 }
 
-@Suite("BoundedQueue and WorkerPool")
+@Suite("BoundedQueue and WorkerPool", .timeLimit(.minutes(3)))
 struct BoundedQueueTests {
     @Test func itemsComeOutInOrderAndFinishDrains() async throws {
         let queue = BoundedQueue<Int>(capacity: 4)
@@ -149,7 +149,7 @@ struct BoundedQueueTests {
     }
 }
 
-@Suite("WorkerThreadPriority")
+@Suite("WorkerThreadPriority", .timeLimit(.minutes(3)))
 struct WorkerThreadPriorityTests {
     @Test("raises the nice value of the calling thread only, and never lowers it")
     func lowersOnlyTheCallingThread() throws {

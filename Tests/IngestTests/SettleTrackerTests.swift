@@ -115,7 +115,7 @@ final class SettleHarness {
     }
 }
 
-@Suite("SettleTracker, with a mock clock (CLIENTS.md's clients)")
+@Suite("SettleTracker, with a mock clock (CLIENTS.md's clients)", .timeLimit(.minutes(3)))
 struct SettleTrackerTests {
     @Test func cpIsTakenOneSettleAfterItsClose() {
         let h = SettleHarness()
@@ -530,7 +530,7 @@ struct SettleTrackerTests {
     }
 }
 
-@Suite("IgnoreRules")
+@Suite("IgnoreRules", .timeLimit(.minutes(3)))
 struct IgnoreRulesTests {
     @Test(
         arguments: [

@@ -7,7 +7,7 @@ import Testing
 @testable import Ingest
 
 /// Files with holes: hashed as the zeros they read as without reading the holes, and copied with their holes.
-@Suite("sparse files")
+@Suite("sparse files", .timeLimit(.minutes(3)))
 struct SparseFileTests {
     /// Data at the start, in the middle and at the end, holes between (extents of 1 MiB at 0, 20 MiB and 40 MiB − 10).
     func makeSparse(_ folder: TemporaryFolder, _ name: String) throws -> (path: String, dense: [UInt8]) {

@@ -8,7 +8,7 @@ import Testing
 
 /// The daemon in-process, with a tiny settle tracker, to exercise the bounded-memory path: arrivals beyond the
 /// tracker's capacity are left to folder rescans and still all end up in the library.
-@Suite("Watch service")
+@Suite("Watch service", .timeLimit(.minutes(3)))
 struct WatchServiceTests {
     @Test func arrivalsBeyondTheTrackerCapacityAreFoundByFolderRescans() async throws {
         let folder = try TemporaryFolder("service")
@@ -45,6 +45,48 @@ struct WatchServiceTests {
         #expect(try albums.allSatisfy { try Asset.fetchAssets(in: $0).count == 60 })
         #expect(lines.value.contains { $0.contains("rescans of their folders") }, "the capacity was never reached")
         #expect(try library.journalEntries(kind: ClaimJournal.kind).isEmpty)
+    }
+
+    /// The kernel drops inotify events beyond `max_queued_events` and says only "overflow": the daemon must rescan
+    /// and take every file whose events were lost. The limit is lowered only while the daemon's inotify instance is
+    /// made (the kernel reads it then).
+    @Test(.requires(SysctlOverride.canWrite, "needs root to lower fs.inotify.max_queued_events"))
+    func filesLostToAQueueOverflowAreStoredAfterTheRescan() async throws {
+        let folder = try TemporaryFolder("service-overflow")
+        var config = IngestConfig(baseDirectory: folder.path)
+        config.settleMilliseconds = 50
+        config.workers = 2
+        try FileManager.default.createDirectory(atPath: config.inbox + "/Burst", withIntermediateDirectories: true)
+        let staging = folder.url("staging")
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        let count = 300
+        for index in 0..<count {
+            try Data(JPEGFixture.bytes(5000 + index)).write(to: URL(fileURLWithPath: staging + "/IMG_\(index).jpg"))
+        }
+        let lines = Locked<[String]>([])
+        let logger = Logger(level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
+        let service = WatchService(
+            config: config, logger: logger, options: WatchService.Options(handlesSignals: false))
+        let path = SysctlOverride.maxQueuedEvents
+        let original = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        try "16".write(toFile: path, atomically: false, encoding: .utf8)
+        let running = Task { try await service.run() }
+        let started = await eventually { lines.value.contains { $0.contains("photodrop watch started") } }
+        try original.write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(started)
+        // 300 renames at once: far more events than a queue of 16 holds.
+        for index in 0..<count {
+            rename(staging + "/IMG_\(index).jpg", config.inbox + "/Burst/IMG_\(index).jpg")
+        }
+        let library = PhotoLibrary(url: URL(fileURLWithPath: config.library))
+        let done = await eventually(timeout: 60) {
+            ((try? Asset.fetchAssets(library: library).count) ?? 0) == count
+        }
+        service.requestStop()
+        try await running.value
+        #expect(lines.value.contains { $0.contains("inotify queue overflow") }, "the queue never overflowed")
+        #expect(done, "\((try? Asset.fetchAssets(library: library).count) ?? 0) of \(count) stored")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: config.inbox + "/Burst").isEmpty)
     }
 
     /// Polls `condition` every 20 ms without blocking the cooperative pool.

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("Classification by content: libmagic fallback, streams, empty and tiny files")
+@Suite("Classification by content: libmagic fallback, streams, empty and tiny files", .timeLimit(.minutes(3)))
 struct ClassificationTests {
     @Test("zero bytes is empty (and counts as an upload that may resume)")
     func empty() throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("Corpus contract (EXPECTED.tsv)", .requires(Corpus.isAvailable, Corpus.skipNote))
+@Suite("Corpus contract (EXPECTED.tsv)", .requires(Corpus.isAvailable, Corpus.skipNote), .timeLimit(.minutes(3)))
 struct CorpusContractTests {
     @Test("every corpus file gets the outcome and a reason EXPECTED.tsv allows")
     func contract() throws {

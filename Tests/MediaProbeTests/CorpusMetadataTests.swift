@@ -5,7 +5,7 @@ import Testing
 @testable import MediaProbe
 
 /// Metadata read from real files of the corpus.
-@Suite("Corpus metadata", .requires(Corpus.isAvailable, Corpus.skipNote))
+@Suite("Corpus metadata", .requires(Corpus.isAvailable, Corpus.skipNote), .timeLimit(.minutes(3)))
 struct CorpusMetadataTests {
     let prober: MediaProber
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Every generated fixture cut at every offset: never accepted, and reported as truncated (so that an interrupted
 /// upload waits for its rest) once the first 8 bytes identify the format.
-@Suite("Fixtures cut at every offset")
+@Suite("Fixtures cut at every offset", .timeLimit(.minutes(3)))
 struct FixtureTruncationTests {
     static let fixtures: [(String, [UInt8])] = [
         ("mp4", MovieSpec().build()), ("mov, moov last", MovieSpec(majorBrand: "qt  ", moovAtEnd: true).build()),

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("HEIF, AVIF and CR3 photos")
+@Suite("HEIF, AVIF and CR3 photos", .timeLimit(.minutes(3)))
 struct HEIFTests {
     @Test("a HEIC photo: size from ispe, EXIF date and Live Photo identifier from the Exif item")
     func heic() throws {

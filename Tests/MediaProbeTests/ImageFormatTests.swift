@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("PNG, GIF, WebP, BMP")
+@Suite("PNG, GIF, WebP, BMP", .timeLimit(.minutes(3)))
 struct ImageFormatTests {
     @Test("PNG: chunk walk to IEND, APNG frames, eXIf metadata")
     func png() throws {
@@ -73,7 +73,7 @@ struct ImageFormatTests {
     }
 }
 
-@Suite("TIFF and camera RAW")
+@Suite("TIFF and camera RAW", .timeLimit(.minutes(3)))
 struct TIFFTests {
     @Test("a TIFF: size, strips inside the file, metadata from its own directories")
     func tiff() throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("JPEG walk and EXIF")
+@Suite("JPEG walk and EXIF", .timeLimit(.minutes(3)))
 struct JPEGTests {
     @Test("a complete JPEG with camera EXIF: size, date with offset and sub-seconds, orientation, GPS, identifier")
     func complete() throws {
@@ -79,7 +79,7 @@ struct JPEGTests {
     }
 }
 
-@Suite("EXIF: malformed metadata is dropped field by field, never a rejection")
+@Suite("EXIF: malformed metadata is dropped field by field, never a rejection", .timeLimit(.minutes(3)))
 struct ExifTests {
     func probe(exif: [UInt8]) throws -> ProbeResult {
         let r = try Probe.memory(ImageFixtures.jpeg(exif: exif))

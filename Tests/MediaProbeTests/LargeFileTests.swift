@@ -5,7 +5,7 @@ import Testing
 @testable import MediaProbe
 
 /// Probing reads headers, not whole files.
-@Suite("A 4 GB sparse movie is probed in milliseconds, reading a few KB")
+@Suite("A 4 GB sparse movie is probed in milliseconds, reading a few KB", .timeLimit(.minutes(3)))
 struct LargeFileTests {
     static let samples = 1000
     static let sampleSize = 4_000_000  // 1000 × 4 MB = 4 GB of (sparse) sample data

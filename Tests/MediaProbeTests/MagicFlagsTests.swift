@@ -6,7 +6,7 @@ import Testing
 
 /// The fast libmagic set-up (MIME type only, most built-in tests off, 64 KiB looked at) must still name every corpus
 /// file as `file --mime-type` with all tests did (MANIFEST.tsv's mime_type column).
-@Suite("libmagic flags", .requires(Corpus.isAvailable, Corpus.skipNote))
+@Suite("libmagic flags", .requires(Corpus.isAvailable, Corpus.skipNote), .timeLimit(.minutes(3)))
 struct MagicFlagsTests {
     @Test("the reduced flags agree with full libmagic on every corpus file")
     func agreesWithFullLibmagic() throws {

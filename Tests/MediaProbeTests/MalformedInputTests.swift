@@ -5,7 +5,7 @@ import Testing
 /// Deterministic mutations of every fixture through the fuzz entry points and the full probe: no crash, no hang,
 /// and a mutated file is never "accepted" with impossible metadata. (The libFuzzer targets do this at scale; this
 /// keeps a cheap version in every test run.)
-@Suite("Malformed input never crashes")
+@Suite("Malformed input never crashes", .timeLimit(.minutes(3)))
 struct MalformedInputTests {
     static let fixtures: [[UInt8]] = [
         MovieSpec().build(), MovieSpec(majorBrand: "qt  ", moovAtEnd: true).build(),

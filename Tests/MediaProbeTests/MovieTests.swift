@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("Movies: codecs, policy, completeness, metadata")
+@Suite("Movies: codecs, policy, completeness, metadata", .timeLimit(.minutes(3)))
 struct MovieTests {
     @Test("H.264 + AAC in MP4 is a video with its size, duration and frame count")
     func acceptedH264() throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("The public API: errors, descriptors with prefixes, JSON")
+@Suite("The public API: errors, descriptors with prefixes, JSON", .timeLimit(.minutes(3)))
 struct ProbeAPITests {
     @Test("I/O problems throw ProbeError naming the file; content problems never throw")
     func ioErrors() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// Every corpus file cut at 100 evenly spaced offsets: no crash, no hang, and never a playable video or a complete
 /// photo when the cut removed data the file needs.
-@Suite("Truncation sweep over the corpus", .requires(Corpus.isAvailable, Corpus.skipNote))
+@Suite("Truncation sweep over the corpus", .requires(Corpus.isAvailable, Corpus.skipNote), .timeLimit(.minutes(3)))
 struct TruncationSweepTests {
     /// Where the data a file needs ends, by an oracle independent of the probe's own walkers: the whole file,
     /// except for a JPEG, whose bytes after the main image's end marker (a motion photo's movie) are extra.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Creating assets")
+@Suite("Creating assets", .timeLimit(.minutes(3)))
 struct AssetCreationTests {
     @Test("a placeholder resolves to the committed asset, with every property stored")
     func placeholderResolves() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Atomicity and misuse")
+@Suite("Atomicity and misuse", .timeLimit(.minutes(3)))
 struct AtomicityTests {
     struct Boom: Error {}
 

@@ -21,7 +21,7 @@ enum Privileges {
     }()
 }
 
-@Suite("Authorization")
+@Suite("Authorization", .timeLimit(.minutes(3)))
 struct AuthorizationTests {
     @Test("a missing library is notDetermined, is not created by asking, and requestAuthorization creates it")
     func missing() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Concurrent writers")
+@Suite("Concurrent writers", .timeLimit(.minutes(3)))
 struct ConcurrencyTests {
     @Test("8 tasks saving 200 files each into one album (find-or-create inside each block) lose nothing")
     func eightTasks() async throws {

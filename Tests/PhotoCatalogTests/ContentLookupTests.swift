@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Content lookup")
+@Suite("Content lookup", .timeLimit(.minutes(3)))
 struct ContentLookupTests {
     @Test("finds stored content by SHA-256, tells album membership, and never creates a library")
     func lookups() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Duplicates")
+@Suite("Duplicates", .timeLimit(.minutes(3)))
 struct DuplicateTests {
     @Test("content already stored resolves to the existing asset; album additions go there; the source stays")
     func existingContent() async throws {

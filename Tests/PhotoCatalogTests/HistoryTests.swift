@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Persistent change history")
+@Suite("Persistent change history", .timeLimit(.minutes(3)))
 struct HistoryTests {
     @Test("changes since a token: inserted, updated, deleted identifiers per object type, commit time in ms")
     func inProcess() async throws {

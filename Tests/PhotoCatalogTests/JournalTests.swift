@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Application journal")
+@Suite("Application journal", .timeLimit(.minutes(3)))
 struct JournalTests {
     @Test("append returns ids in order; entries come back by kind with payloads and times; removal")
     func basics() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Statistics, identifier prefixes, memberships and history bounds")
+@Suite("Statistics, identifier prefixes, memberships and history bounds", .timeLimit(.minutes(3)))
 struct LibraryOverviewTests {
     @Test("statistics count kinds, favourites, hidden, Recently Deleted, albums, bytes, journal and the last change")
     func statistics() async throws {

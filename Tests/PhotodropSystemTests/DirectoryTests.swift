@@ -30,7 +30,7 @@ final class Scratch {
 let resolutions: [Directory.Resolution] = [.automatic, .componentWalk]
 
 /// `Directory.resolution` is process-wide: tests that set it run one after another.
-@Suite("Directory: everything below an open folder, never through a link", .serialized)
+@Suite("Directory: everything below an open folder, never through a link", .serialized, .timeLimit(.minutes(3)))
 struct DirectoryTests {
     @Test("the kernel here has openat2 (the fallback is then forced by the tests that need it)")
     func kernelHasOpenat2() {
@@ -121,7 +121,7 @@ struct DirectoryTests {
     }
 }
 
-@Suite("FileNameEncoding")
+@Suite("FileNameEncoding", .timeLimit(.minutes(3)))
 struct FileNameEncodingTests {
     @Test(
         "bytes round-trip through the escaped form; valid names are their own form",

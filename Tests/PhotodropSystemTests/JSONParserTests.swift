@@ -2,7 +2,7 @@ import Testing
 
 @testable import PhotodropSystem
 
-@Suite("JSONParser")
+@Suite("JSONParser", .timeLimit(.minutes(3)))
 struct JSONParserTests {
     @Test func parsesEveryKindWithPositions() throws {
         let text = """
@@ -85,7 +85,7 @@ struct JSONParserTests {
     }
 }
 
-@Suite("JSONText")
+@Suite("JSONText", .timeLimit(.minutes(3)))
 struct JSONTextTests {
     @Test func escapesWhatJSONRequires() throws {
         let nasty = "a\"b\\c\nd\u{01}é😀"

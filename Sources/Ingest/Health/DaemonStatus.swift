@@ -101,12 +101,13 @@ public struct DaemonStatus: Sendable, Equatable {
         let temporary = ".\(DaemonStatus.fileName).\(getpid()).tmp"
         try? library.remove(temporary)
         let fd = try library.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
-        var text = json
-        let written = text.withUTF8 { buffer in LibC.write(fd, buffer.baseAddress, buffer.count) }
-        close(fd)
-        guard written == text.utf8.count else {
+        do {
+            try FileSystem.writeAll(json, to: fd, path: Path.join(library.path, temporary))
+            close(fd)
+        } catch {
+            close(fd)
             try? library.remove(temporary)
-            throw SystemError.current("write", path: Path.join(library.path, temporary))
+            throw error
         }
         try library.replace(temporary, to: library, as: DaemonStatus.fileName)
     }

@@ -324,18 +324,11 @@ public struct Quarantine: Sendable {
             return false
         }
         defer { close(fd) }
-        var text = text
-        let ok = text.withUTF8 { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let count = retryingOnInterrupt { write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
-                if count <= 0 { return false }
-                offset += count
-            }
-            return true
-        }
-        guard ok, fsync(fd) == 0 else {
-            let error = SystemError.current("write", path: Path.join(folder.path, name))
+        let path = Path.join(folder.path, name)
+        do {
+            try FileSystem.writeAll(text, to: fd, path: path)
+            try FileSystem.check("fsync", path) { fsync(fd) }
+        } catch {
             try? folder.remove(name)
             throw error
         }

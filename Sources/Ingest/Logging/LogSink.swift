@@ -12,16 +12,7 @@ public struct LogSink: Sendable {
     /// The process's stderr. Each line goes out in one `write(2)` call, so lines from several threads do not
     /// interleave (up to `PIPE_BUF` bytes on a pipe; a terminal or a file keeps whole writes together too).
     public static let standardError = LogSink { line in
-        var line = line
-        line.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = retryingOnInterrupt {
-                    LibC.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                }
-                if written <= 0 { return }  // stderr is gone; nothing sensible is left to do with a log line
-                offset += written
-            }
-        }
+        // When stderr is gone, nothing sensible is left to do with a log line.
+        try? FileSystem.writeAll(line, to: 2, path: nil)
     }
 }

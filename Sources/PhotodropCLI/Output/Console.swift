@@ -14,14 +14,6 @@ public struct Console: Sendable {
     public static let standard = Console(output: { write($0, to: 1) }, error: { write($0, to: 2) })
 
     private static func write(_ text: String, to fd: Int32) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let count = retryingOnInterrupt { LibC.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
-                if count <= 0 { return }
-                offset += count
-            }
-        }
+        try? FileSystem.writeAll(text, to: fd, path: nil)  // a closed stdout (`| head`) is not an error here
     }
 }

@@ -59,14 +59,6 @@ public final class TerminalProgress: Sendable {
     }
 
     private func write(_ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let count = retryingOnInterrupt { LibC.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
-                if count <= 0 { return }
-                offset += count
-            }
-        }
+        try? FileSystem.writeAll(text, to: fd, path: nil)  // a terminal that went away needs no progress line
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// ENOSPC for real: the library on a small tmpfs, mounted in a private mount namespace (`unshare -m`, so that
 /// nothing leaks into the machine's mounts and the mount goes with the daemon), filled up in the middle of a burst.
 /// The drops that do not fit wait in the inbox; once space is freed, every one is stored and `verify --deep` is clean.
-@Suite("disk full", .serialized, .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("disk full", .serialized, .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct DiskFullTests {
     static let namespaceTools = ["/usr/bin/unshare", "/usr/bin/nsenter"].allSatisfy(toolExists)
 

@@ -8,7 +8,7 @@ import Testing
 /// missing or damaged, so the library had no good copy left. Now the stored original is checked before a drop is
 /// thrown away, and a missing, resized or (per `verify --deep`) damaged original is replaced by the drop, the damaged
 /// file kept under `Library/damaged/`.
-@Suite("duplicates repair a missing or damaged stored original", .serialized, .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("duplicates repair a missing or damaged stored original", .serialized, .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct DuplicateRepairTests {
     /// How the stored original is spoiled before the same content is dropped again.
     enum Damage: String, CaseIterable, Sendable {

@@ -8,7 +8,7 @@ import Testing
 /// bypass every permission check): unreadable drops and folders, a rejected folder it may not write, a read-only
 /// library, the library deleted, another process holding the write lock, FIFOs, sockets and links dropped in. In each,
 /// nothing is lost, the daemon keeps running, and `photodrop status` names the problem until it is gone.
-@Suite("faults: permissions, locks, special files", .serialized, .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("faults: permissions, locks, special files", .serialized, .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct FaultTests {
     /// The problems `status --json` reports now.
     func problems(_ sandbox: Sandbox) async -> (status: Int32, problems: [[String: Any]]) {

@@ -7,7 +7,7 @@ import Testing
 /// Files larger than 4 GB (sparse, so that the tests neither write nor keep gigabytes), and the data-loss issue's
 /// case 11: large files must not starve small ones, and an unchanged incomplete upload is hashed once.
 @Suite("large files: over 4 GB, head-of-line blocking, incomplete uploads", .serialized,
-    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct LargeFileTests {
     static func be32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
     static func be64(_ value: Int) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }

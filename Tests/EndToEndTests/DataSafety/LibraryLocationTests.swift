@@ -8,7 +8,7 @@ import Testing
 /// not where the configuration says it is, never starts a fresh library in the mount point of an unmounted disk, and
 /// never lets its folders overlap.
 @Suite("the library's place: overlaps, a library deleted or replaced, an empty folder, a damaged database",
-    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct LibraryLocationTests {
     @Test(
         "overlapping folders and invalid globs are refused with exit status 2, naming the keys",

@@ -7,7 +7,7 @@ import Testing
 /// The data-loss issue's cases 7 and 8, and names with newlines: rejected files keep a usable name, nothing is written
 /// through a link under `Rejected/`, and names that are not UTF-8 or hold newlines come out of every JSON writer in
 /// escapes that give the original bytes back.
-@Suite("names: long, not UTF-8, with newlines; links under Rejected/", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("names: long, not UTF-8, with newlines; links under Rejected/", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct NameSafetyTests {
     /// Creates a file whose name is `bytes` in `folder` (through the raw bytes, which Foundation cannot name).
     func writeFile(named bytes: [UInt8], in folder: URL, contents: [UInt8]) throws {

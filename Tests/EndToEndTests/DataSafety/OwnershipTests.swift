@@ -7,7 +7,7 @@ import Testing
 /// The data-loss issue's cases 5 and 6: a stored original belongs to the daemon's user and is read-only, whoever
 /// dropped it; the library is not readable by others (a group may be given); a hard link is copied, never renamed.
 @Suite("originals belong to the library: owner, modes, group, hard links", .serialized,
-    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct OwnershipTests {
     func status(_ path: String) -> stat {
         var info = stat()

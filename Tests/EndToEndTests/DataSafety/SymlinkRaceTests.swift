@@ -13,7 +13,7 @@ import Testing
 /// Run three ways: with openat2, and with openat2 refused by a real seccomp filter (EPERM, as container runtimes do;
 /// ENOSYS, as kernels before 5.6), where photodrop resolves names component by component with O_NOFOLLOW.
 @Suite("watch: a folder swapped for a link never pulls a file from outside the inbox", .serialized,
-    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct SymlinkRaceTests {
     @Test("150 drops while the album folder and a link to outside swap places", arguments: ["openat2", "EPERM", "ENOSYS"])
     func swappedAlbumFolder(_ mode: String) async throws {

@@ -5,7 +5,7 @@ import TestFixtures
 import Testing
 
 /// `photodrop import`: exit codes, --dry-run, --json, --move, --album, re-import.
-@Suite("import", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("import", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct ImportCommandTests {
     /// A source tree: `Trip/` with photos (one nested), a text file, and photos directly in the root.
     func makeTree(_ sandbox: Sandbox, name: String = "photos", rejected: Bool = true) throws -> URL {
@@ -143,6 +143,7 @@ struct ImportCommandTests {
         let database = sandbox.library.appendingPathComponent("library.sqlite")
         let assetsBefore = try LibraryCheck(sandbox).assetCount
         let originalsBefore = sandbox.files(under: sandbox.library.appendingPathComponent("originals"))
+        let databaseBefore = try databaseBytes(sandbox)
         let second = try await sandbox.run(["import", "--dry-run", tree.path])
         #expect(second.status == 1, "\(second)")
         #expect(second.stdout.components(separatedBy: "duplicate\t").count - 1 == 4, "\(second)")
@@ -152,6 +153,29 @@ struct ImportCommandTests {
         #expect(sandbox.files(under: sandbox.library.appendingPathComponent("originals")) == originalsBefore)
         #expect(FileManager.default.fileExists(atPath: database.path))
         #expect(try snapshot(tree) == before)
+        #expect(try databaseBytes(sandbox) == databaseBefore, "--dry-run changed the database or its WAL")
+
+        // --move too: nothing is moved, removed or written.
+        let moving = try await sandbox.run(["import", "--dry-run", "--move", "--json", tree.path])
+        #expect(moving.status == 1, "\(moving)")
+        let summary = try moving.jsonObject()
+        #expect(summary["dryRun"] as? Bool == true, "\(moving)")
+        #expect(summary["duplicates"] as? Int == 4 && summary["imported"] as? Int == 2, "\(moving)")
+        #expect(try snapshot(tree) == before, "--dry-run --move moved or removed a source")
+        #expect(sandbox.files(under: sandbox.library.appendingPathComponent("originals")) == originalsBefore)
+        #expect(try databaseBytes(sandbox) == databaseBefore, "--dry-run --move changed the database or its WAL")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.rejected.path))
+    }
+
+    /// The bytes of `library.sqlite` and its write-ahead log (absent counts as empty): what a run that must not
+    /// write leaves exactly as it found.
+    func databaseBytes(_ sandbox: Sandbox) throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        for name in ["library.sqlite", "library.sqlite-wal"] {
+            let url = sandbox.library.appendingPathComponent(name)
+            result[name] = FileManager.default.fileExists(atPath: url.path) ? try Data(contentsOf: url) : Data()
+        }
+        return result
     }
 
     @Test("--move moves sources into the library, rejected files into Rejected/, and removes duplicate copies")

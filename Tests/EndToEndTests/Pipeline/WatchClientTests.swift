@@ -5,7 +5,7 @@ import TestFixtures
 import Testing
 
 /// `photodrop watch` as a child process, fed by real clients and real file operations.
-@Suite("watch: files arriving by real clients", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("watch: files arriving by real clients", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct WatchClientTests {
     @Test("cp, mv and tar -x each deliver every file into its album, and the inbox is left empty")
     func clients() async throws {
@@ -65,7 +65,7 @@ struct WatchClientTests {
     }
 
     @Test(
-        "slow writers (one holding the file open, one appending in open/close cycles, 10 chunks over 2 s) are never taken half-written"
+        "slow writers (one holding the file open and quiet for longer than the settle time, one appending in open/close cycles) are never taken half-written"
     )
     func slowWriters() async throws {
         // settle 1 s: longer than the 200 ms gaps of the open/close writer, as the default 2 s is in production.
@@ -81,9 +81,14 @@ struct WatchClientTests {
         _ = FileManager.default.createFile(atPath: held.path, contents: nil)
         let handle = try FileHandle(forWritingTo: held)
         let chunk = (heldBytes.count + 9) / 10
+        // The open/close writer writes its 10 chunks with 200 ms gaps; the held file gets its first 5 meanwhile, then
+        // stays open and quiet for 1.6 s, longer than the settle time (only the check for an open writer keeps it
+        // from being taken half-written then), then gets the rest with 200 ms gaps.
+        func writeHeld(_ index: Int) throws {
+            try handle.write(contentsOf: Data(heldBytes[(index * chunk)..<min(heldBytes.count, (index + 1) * chunk)]))
+        }
         for index in 0..<10 {
-            let range = (index * chunk)..<min(heldBytes.count, (index + 1) * chunk)
-            try handle.write(contentsOf: Data(heldBytes[range]))
+            if index < 5 { try writeHeld(index) }
             let cycledRange = (index * chunk)..<min(cycledBytes.count, (index + 1) * chunk)
             let appender = try FileHandle(
                 forWritingTo: {
@@ -95,6 +100,16 @@ struct WatchClientTests {
             try appender.seekToEnd()
             try appender.write(contentsOf: Data(cycledBytes[cycledRange]))
             try appender.close()
+            await pause(200_000)
+        }
+        let quietSince = Date()
+        await pause(1_600_000)
+        #expect(Date().timeIntervalSince(quietSince) > 1.0, "the quiet period was not longer than the settle time")
+        #expect(
+            !daemon.outcomes.contains { ($0["path"] as? String)?.hasSuffix("held.jpg") == true },
+            "the held file was taken while its writer still had it open\n\(daemon.log)")
+        for index in 5..<10 {
+            try writeHeld(index)
             await pause(200_000)
         }
         try handle.close()

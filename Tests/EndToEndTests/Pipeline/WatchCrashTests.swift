@@ -5,7 +5,7 @@ import TestFixtures
 import Testing
 
 /// `photodrop watch` killed with SIGKILL at random moments, and stopped with SIGTERM while busy.
-@Suite("watch: crashes and shutdown", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("watch: crashes and shutdown", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct WatchCrashTests {
     /// A small deterministic generator, so that a failing run can be repeated with the same seed.
     struct SeededGenerator: RandomNumberGenerator {
@@ -41,20 +41,35 @@ struct WatchCrashTests {
         for round in 0..<10 {
             let daemon = try WatchDaemon(sandbox)
             try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
-            // Every fourth round dies during start-up and recovery; the others while the files are settled, claimed,
-            // probed and committed (50 ms settle, then 50 to 150 ms of work for 100 files).
-            let delay: UInt32
+            // Every fourth round dies during start-up and recovery; the others while files are in flight: 0 to 10 ms
+            // after this daemon claimed its first file into the staging folder (watched every millisecond; the
+            // log is no guide, since a block of 100 files commits, and is logged, at once).
+            var delay: UInt32 = 0
+            var claimedBeforeKill = true
             if round % 4 == 3 {
                 delay = UInt32.random(in: 0...40_000, using: &random)
+                await pause(delay)
             } else {
                 _ = await eventually(timeout: 30) { daemon.log.contains("photodrop watch started") }
-                delay = UInt32.random(in: 10_000...160_000, using: &random)
+                let leftOver = Set(sandbox.stagedFiles)
+                let deadline = Date().addingTimeInterval(30)
+                claimedBeforeKill = false
+                while !claimedBeforeKill && Date() < deadline {
+                    claimedBeforeKill = !Set(sandbox.stagedFiles).subtracting(leftOver).isEmpty || !daemon.outcomes.isEmpty
+                    if !claimedBeforeKill { await pause(1_000) }
+                }
+                delay = UInt32.random(in: 0...10_000, using: &random)
+                await pause(delay)
             }
-            await pause(delay)
             daemon.kill9()
+            // The kill must land while work is in flight (begun and not finished): otherwise the round tests nothing.
+            let staged = sandbox.stagedFiles.count
+            let unfinished = sandbox.inboxFiles.count + staged
             kills.append(
-                "round \(round): killed \(delay / 1000) ms after \(round % 4 == 3 ? "spawning" : "starting"), "
-                    + "\(daemon.outcomes.count) outcomes logged")
+                "round \(round): killed \(delay / 1000) ms after \(round % 4 == 3 ? "spawning" : "its first claim"), "
+                    + "\(daemon.outcomes.count) outcomes logged, \(staged) staged, \(unfinished) unfinished")
+            #expect(claimedBeforeKill, "round \(round): the daemon never claimed a file (seed \(seed))")
+            #expect(unfinished > 0, "round \(round): the kill came after all the work was done (seed \(seed))")
         }
 
         let final = try WatchDaemon(sandbox)
@@ -97,6 +112,9 @@ struct WatchCrashTests {
         #expect(daemon.log.contains("stopping") && daemon.log.contains("photodrop watch stopped"))
         let done = daemon.outcomes.count
         print("SIGTERM after the first outcome: \(done) of \(files.count) files finished, the rest left in the inbox")
+        // The drain must have interrupted real work: some files finished, others never taken.
+        #expect(done >= 1 && done < files.count, "\(done) of \(files.count) finished: SIGTERM did not land mid-work")
+        #expect(!sandbox.inboxFiles.isEmpty, "nothing was left in the inbox: the stop came after all the work")
         #expect(sandbox.stagedFiles.isEmpty, "claimed files were left unfinished: \(sandbox.stagedFiles.prefix(5))")
         #expect(
             done + sandbox.inboxFiles.count == files.count, "\(done) done, \(sandbox.inboxFiles.count) in the inbox")

@@ -4,7 +4,7 @@ import TestFixtures
 import Testing
 
 /// `photodrop watch` under volume: a burst into a new folder, the real-media corpus.
-@Suite("watch: bursts and the corpus", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd)
+@Suite("watch: bursts and the corpus", .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"), ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
 struct WatchVolumeTests {
     @Test("2,000 files moved at once into a brand-new album folder make one album with 2,000 assets")
     func burstIntoNewFolder() async throws {

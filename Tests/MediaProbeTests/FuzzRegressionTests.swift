@@ -1,0 +1,36 @@
+import Foundation
+import TestFixtures
+import Testing
+
+@_spi(Fuzzing) import MediaProbe
+
+/// Every input under `Tests/FuzzRegressions/<target>/` (crashes and hangs `scripts/fuzz.sh` found, copied there by
+/// it, and hand-made hostile structures) is run through the same entry point as its libFuzzer target, so that a
+/// parser change that brings one back fails `swift test`, not a fuzz run weeks later.
+@Suite("Fuzz regressions", .timeLimit(.minutes(3)))
+struct FuzzRegressionTests {
+    static let folder = URL(fileURLWithPath: packageRootPath).appendingPathComponent("Tests/FuzzRegressions")
+
+    static func entryPoint(_ target: String) -> ((UnsafeRawBufferPointer) -> Void)? {
+        switch target {
+        case "boxes": return FuzzEntryPoints.boxes
+        case "exif": return FuzzEntryPoints.exif
+        case "images": return FuzzEntryPoints.images
+        default: return nil
+        }
+    }
+
+    @Test("each input runs through its target's entry point and returns", arguments: ["boxes", "exif", "images"])
+    func replay(_ target: String) throws {
+        let run = try #require(Self.entryPoint(target))
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: Self.folder.appendingPathComponent(target).path)
+            .filter { !$0.hasPrefix(".") }.sorted()
+        #expect(!inputs.isEmpty, "no regression inputs for \(target): the replay would test nothing")
+        for name in inputs {
+            let data = try Data(contentsOf: Self.folder.appendingPathComponent(target).appendingPathComponent(name))
+            let started = ContinuousClock.now
+            data.withUnsafeBytes { run($0) }
+            #expect(started.duration(to: .now) < .seconds(5), "\(target)/\(name) took too long (a hang)")
+        }
+    }
+}
