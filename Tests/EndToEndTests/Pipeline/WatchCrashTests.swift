@@ -16,7 +16,9 @@ struct WatchCrashTests {
         }
     }
 
-    @Test("kill -9 at random moments during a 1,000-file drop, 10 rounds with restarts: every file ends exactly once")
+    @Test(
+        "kill -9 at random moments during a 1,000-file drop, 10 rounds with restarts: every file ends exactly once",
+        ProcessBudget.alone)
     func killNineRounds() async throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         var random = SeededGenerator(state: seed)
@@ -42,8 +44,9 @@ struct WatchCrashTests {
             let daemon = try WatchDaemon(sandbox)
             try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
             // Every fourth round dies during start-up and recovery; the others while files are in flight: 0 to 10 ms
-            // after this daemon claimed its first file into the staging folder (watched every millisecond; the
-            // log is no guide, since a block of 100 files commits, and is logged, at once).
+            // after this daemon claimed its first file into the staging folder. A thread of its own watches the
+            // folder every 200 µs and kills at once (a task on the busy cooperative pool could wake too late; the
+            // log is no guide either, since a block of 100 files commits, and is logged, at once).
             var delay: UInt32 = 0
             var claimedBeforeKill = true
             if round % 4 == 3 {
@@ -51,15 +54,11 @@ struct WatchCrashTests {
                 await pause(delay)
             } else {
                 _ = await eventually(timeout: 30) { daemon.log.contains("photodrop watch started") }
-                let leftOver = Set(sandbox.stagedFiles)
-                let deadline = Date().addingTimeInterval(30)
-                claimedBeforeKill = false
-                while !claimedBeforeKill && Date() < deadline {
-                    claimedBeforeKill = !Set(sandbox.stagedFiles).subtracting(leftOver).isEmpty || !daemon.outcomes.isEmpty
-                    if !claimedBeforeKill { await pause(1_000) }
-                }
                 delay = UInt32.random(in: 0...10_000, using: &random)
-                await pause(delay)
+                let killer = ClaimWatcher(
+                    staging: sandbox.inbox.appendingPathComponent(".photodrop/claimed").path,
+                    leftOver: Set(sandbox.stagedFiles), pid: daemon.pid, delay: delay)
+                claimedBeforeKill = await killer.wait(timeout: 30)
             }
             daemon.kill9()
             // The kill must land while work is in flight (begun and not finished): otherwise the round tests nothing.
@@ -149,5 +148,36 @@ struct WatchCrashTests {
         #expect(try library.albums() == ["Interrupted": files.count])
         #expect(try library.journalCount == 0)
         try await library.expectConsistent()
+    }
+}
+
+/// Kills a daemon (`SIGKILL`) `delay` µs after a file it claimed appears in the staging folder, from a thread of
+/// its own that looks every 200 µs.
+final class ClaimWatcher: @unchecked Sendable {
+    // @unchecked: `claimed` and `done` are written by the thread before it sets `finished`, and read after.
+    private var claimed = false
+    private let finished = Locked(false)
+
+    init(staging: String, leftOver: Set<String>, pid: Int32, delay: UInt32) {
+        let deadline = Date().addingTimeInterval(30)
+        Thread.detachNewThread { [self] in
+            while Date() < deadline {
+                let names = Set((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? [])
+                if !names.subtracting(leftOver).isEmpty {
+                    claimed = true
+                    break
+                }
+                usleep(200)
+            }
+            usleep(delay)
+            kill(pid, SIGKILL)
+            finished.value = true
+        }
+    }
+
+    /// Waits until the daemon was killed; returns whether it had claimed a file first.
+    func wait(timeout: TimeInterval) async -> Bool {
+        _ = await eventually(timeout: timeout + 5) { finished.value }
+        return finished.value && claimed
     }
 }
