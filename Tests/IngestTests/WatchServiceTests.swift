@@ -19,7 +19,7 @@ struct WatchServiceTests {
         let lines = Locked<[String]>([])
         let logger = Logger(level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
         let service = WatchService(
-            config: config, logger: logger, options: WatchService.Options(trackerCapacity: 16, handlesSignals: false))
+            config: config, logger: logger, options: WatchService.Options(trackerCapacity: 16))
         let running = Task { try await service.run() }
         #expect(await eventually { lines.value.contains { $0.contains("photodrop watch started") } })
 
@@ -66,7 +66,7 @@ struct WatchServiceTests {
         let lines = Locked<[String]>([])
         let logger = Logger(level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
         let service = WatchService(
-            config: config, logger: logger, options: WatchService.Options(handlesSignals: false))
+            config: config, logger: logger, options: WatchService.Options())
         let path = SysctlOverride.maxQueuedEvents
         let original = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         try "16".write(toFile: path, atomically: false, encoding: .utf8)

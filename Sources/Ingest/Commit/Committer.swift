@@ -344,7 +344,7 @@ public actor Committer {
                 case .gif?: kind = .gif
                 case .video?: kind = .video
                 case .photo?: kind = .photo
-                case nil: kind = item.isVideo ? .video : (item.mime == "image/gif" ? .gif : .photo)
+                case nil: kind = item.isVideo ? .video : (item.known?.isAnimated == true ? .gif : .photo)
                 }
                 message = item.probe?.message ?? "stored"
             }
@@ -529,11 +529,9 @@ public actor Committer {
             request.creationDate = date
             request.creationDateSource = metadata.captureDateSource?.rawValue
         }
-        if let width = metadata.pixelWidth, let height = metadata.pixelHeight, width >= 0, height >= 0 {
-            // PhotoKit reports the displayed size: orientations 5…8 turn the image by 90°.
-            let turned = (5...8).contains(metadata.orientation ?? 1)
-            request.pixelWidth = turned ? height : width
-            request.pixelHeight = turned ? width : height
+        if let size = metadata.displayedPixelSize {
+            request.pixelWidth = size.width
+            request.pixelHeight = size.height
         }
         if let duration = metadata.duration, duration.isFinite, duration >= 0 { request.duration = duration }
         if let location = metadata.location {

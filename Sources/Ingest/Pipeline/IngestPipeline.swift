@@ -74,7 +74,7 @@ public final class IngestPipeline: Sendable {
                 else { return nil }
                 return KnownContent(
                     assetID: stored.localIdentifier, mime: stored.mimeType, isVideo: stored.mediaType == .video,
-                    isComplete: album == nil || stored.isInAlbum == true)
+                    isAnimated: stored.playbackStyle == .imageAnimated, isComplete: album == nil || stored.isInAlbum == true)
             }
         }
     }

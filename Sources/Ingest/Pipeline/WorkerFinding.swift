@@ -40,14 +40,17 @@ public struct KnownContent: Sendable, Hashable {
     public var mime: String?
     /// Whether the asset is a video.
     public var isVideo: Bool
+    /// Whether the library plays the asset as an animated image (what it makes of a GIF).
+    public var isAnimated: Bool
     /// Whether the asset is already in the file's album (or the file has none): nothing is left to do but report.
     public var isComplete: Bool
 
     /// Known content.
-    public init(assetID: String, mime: String?, isVideo: Bool, isComplete: Bool = false) {
+    public init(assetID: String, mime: String?, isVideo: Bool, isAnimated: Bool = false, isComplete: Bool = false) {
         self.assetID = assetID
         self.mime = mime
         self.isVideo = isVideo
+        self.isAnimated = isAnimated
         self.isComplete = isComplete
     }
 }

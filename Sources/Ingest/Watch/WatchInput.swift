@@ -2,7 +2,7 @@
 enum WatchInput: Sendable {
     case event(InboxEvent)
     case deferred(Deferral)
-    case stop(UnixSignal)
+    case stop
     /// These files (relative paths) could not be claimed (the journal could not be written, or the file not moved);
     /// they stay in the inbox and are tried again after a back-off.
     case claimFailed([String], IngestFailure)

@@ -20,19 +20,15 @@ public final class WatchService: Sendable {
         public var summaryInterval: Duration
         /// The inbox watcher's options (the config's `ignore` is added).
         public var watcher: InotifyWatcher.Options
-        /// Whether SIGINT and SIGTERM stop the daemon (the command line); embedders and tests call
-        /// ``WatchService/requestStop()`` instead and keep their own signal handling.
-        public var handlesSignals: Bool
 
         /// Options; the defaults suit a daemon.
         public init(
             trackerCapacity: Int = 10_000, summaryInterval: Duration = .seconds(60),
-            watcher: InotifyWatcher.Options = InotifyWatcher.Options(), handlesSignals: Bool = true
+            watcher: InotifyWatcher.Options = InotifyWatcher.Options()
         ) {
             self.trackerCapacity = trackerCapacity
             self.summaryInterval = summaryInterval
             self.watcher = watcher
-            self.handlesSignals = handlesSignals
         }
     }
 
@@ -59,39 +55,28 @@ public final class WatchService: Sendable {
         self.options = options
     }
 
-    /// Stops the daemon as SIGTERM does: no new files are taken, claimed files are finished, ``run()`` returns.
-    public func requestStop() {
+    /// Stops the daemon: no new files are taken, claimed files are finished, ``run()`` returns. The command line
+    /// calls it on SIGINT and SIGTERM (`cause` names the signal in the log); it may come before ``run()`` starts, which
+    /// then stops as soon as the library is recovered.
+    public func requestStop(cause: String? = nil) {
+        let fields: KeyValuePairs<String, LogValue> = cause.map { ["signal": .string($0)] } ?? [:]
         if !stopRequested.flag.exchange(true, ordering: .relaxed) {
-            logger.info("stopping: no new files are taken, files in flight are finished")
+            logger.info("stopping: no new files are taken, files in flight are finished", fields)
+        } else {
+            logger.info("already stopping; waiting for the files in flight", fields)
         }
-        mailbox.post(.stop(.terminate))
+        mailbox.post(.stop)
     }
 
-    /// Runs the daemon until SIGINT/SIGTERM (or ``requestStop()``); returns once the files in flight are finished.
-    /// A service runs once.
+    /// Runs the daemon until ``requestStop(cause:)``; returns once the files in flight are finished. A service runs
+    /// once.
     ///
     /// - Throws: ``Failure`` when another daemon holds the library, the library cannot be opened or recovered, or the
     ///   workers cannot start.
     public func run() async throws(Failure) {
-        // Trap the signals first: a SIGTERM during start-up then stops the daemon cleanly too.
-        let signals = options.handlesSignals ? UnixSignalSequence(trapping: .interrupt, .terminate) : nil
         let stopRequested = self.stopRequested
         let mailbox = self.mailbox
         let logger = self.logger
-        let signalTask = Task {
-            guard let signals else { return }
-            for await signal in signals {
-                if !stopRequested.flag.exchange(true, ordering: .relaxed) {
-                    logger.info(
-                        "stopping: no new files are taken, files in flight are finished",
-                        ["signal": .string("\(signal)")])
-                } else {
-                    logger.info("already stopping; waiting for the files in flight", ["signal": .string("\(signal)")])
-                }
-                mailbox.post(.stop(signal))
-            }
-        }
-        defer { signalTask.cancel() }
 
         // An existing folder without a library (an unmounted disk's mount point) is never made into a new library.
         let existing = LibraryLocation.state(of: config.library)

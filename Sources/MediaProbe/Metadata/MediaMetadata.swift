@@ -54,6 +54,13 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// clockwise; 3: 180°; 8: 90° counter-clockwise; 2, 4, 5, 7: mirrored). From EXIF for JPEG/TIFF/PNG/WebP, from
     /// `irot`/`imir` for HEIF/AVIF, from the track matrix for movies.
     public var orientation: Int?
+
+    /// The size as the image is shown, which is what PhotoKit reports: the EXIF orientations 5 to 8 turn it by 90°,
+    /// so that width and height trade places. Nil when the size is unknown.
+    public var displayedPixelSize: (width: Int, height: Int)? {
+        guard let width = pixelWidth, let height = pixelHeight, width >= 0, height >= 0 else { return nil }
+        return (5...8).contains(orientation ?? 1) ? (height, width) : (width, height)
+    }
     /// Playing time in seconds (movies; animated images when known).
     public var duration: Double?
     /// Where the photo or video was taken (EXIF GPS, QuickTime ISO 6709).

@@ -19,6 +19,8 @@ public final class ContentLookup {
         public let mimeType: String?
         /// Photo or video.
         public let mediaType: AssetMediaType
+        /// How the asset plays: `.imageAnimated` for a GIF, `.livePhoto`, `.video`, `.image`.
+        public let playbackStyle: AssetPlaybackStyle
         /// Whether the asset is in Recently Deleted.
         public let isDeleted: Bool
         /// Whether the asset is a member of the oldest album with the title asked about; nil when none was asked.
@@ -67,6 +69,7 @@ public final class ContentLookup {
                 localIdentifier: LocalIdentifier.asset(uuid: uuid),
                 mimeType: statement.isNull(1) ? nil : statement.string(1),
                 mediaType: AssetMediaType(rawValue: statement.int(2)) ?? .unknown,
+                playbackStyle: AssetPlaybackStyle(rawValue: statement.int(8)) ?? .unsupported,
                 isDeleted: statement.bool(3), isInAlbum: isInAlbum,
                 isOriginalIntact: statement.isNull(7)
                     && isIntact(path: statement.string(5), byteCount: statement.int64(6)))
@@ -99,7 +102,7 @@ public final class ContentLookup {
             let statement = try database.prepare(
                 """
                 SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL, a.id, r.path, r.byte_count,
-                    r.damage
+                    r.damage, a.playback_style
                 FROM resources r JOIN assets a ON a.id = r.asset_id WHERE r.sha256 = ? LIMIT 1
                 """)
             let membership = try database.prepare(

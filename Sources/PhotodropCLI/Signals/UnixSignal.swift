@@ -1,0 +1,26 @@
+import PhotodropSystem
+
+/// A Unix signal, by number; the command line traps ``interrupt`` and ``terminate``.
+public struct UnixSignal: Sendable, Hashable, CustomStringConvertible {
+    /// The signal number (`SIGTERM` …).
+    public let number: Int32
+
+    public init(_ number: Int32) { self.number = number }
+
+    /// SIGINT (Ctrl-C): stop taking new files, finish those in flight, exit 0.
+    public static let interrupt = UnixSignal(SIGINT)
+    /// SIGTERM (systemd, `kill`): the same.
+    public static let terminate = UnixSignal(SIGTERM)
+
+    /// `SIGTERM`, `SIGINT`, … (`signal 40` for one without a name here).
+    public var description: String {
+        switch number {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
+        case SIGUSR1: return "SIGUSR1"
+        case SIGUSR2: return "SIGUSR2"
+        default: return "signal \(number)"
+        }
+    }
+}
