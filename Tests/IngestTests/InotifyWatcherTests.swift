@@ -60,7 +60,7 @@ final class LogCapture: Sendable {
     private let lines = Locked<[String]>([])
     var all: [String] { lines.withLock { $0 } }
     var sink: LogSink { LogSink { [lines] line in lines.withLock { $0.append(line) } } }
-    func logger(_ level: LogLevel = .debug) -> Logger { Logger(level: level, sink: sink) }
+    func logger(_ level: LogLevel = .debug) -> Logger { Logger(label: "test", level: level, sink: sink) }
 }
 
 @Suite("InotifyWatcher, on real folders", .timeLimit(.minutes(3)))

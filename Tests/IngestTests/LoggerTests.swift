@@ -9,13 +9,13 @@ struct LoggerTests {
 
     func capture(level: LogLevel = .info, format: LogFormat) -> (Logger, LogCapture) {
         let capture = LogCapture()
-        let logger = Logger(level: level, format: format, sink: capture.sink, clock: { LoggerTests.fixedTime })
+        let logger = Logger(label: "test", level: level, format: format, sink: capture.sink, clock: { LoggerTests.fixedTime })
         return (logger, capture)
     }
 
     @Test func textLinesQuoteOnlyWhatNeedsIt() {
         let (logger, capture) = capture(format: .text)
-        logger.info("imported", ["path": "Trip 1/IMG_1.jpg", "outcome": "photo", "bytes": 1234, "duplicate": false])
+        logger.info("imported", metadata: ["path": "Trip 1/IMG_1.jpg", "outcome": "photo", "bytes": 1234, "duplicate": false])
         #expect(
             capture.all == [
                 "2025-06-01T12:34:56.789Z info    imported path=\"Trip 1/IMG_1.jpg\" outcome=photo bytes=1234 duplicate=false\n"
@@ -24,7 +24,7 @@ struct LoggerTests {
 
     @Test func aFileNameCannotForgeASecondLine() {
         let (logger, capture) = capture(format: .text)
-        logger.warning("rejected\nfake line", ["path": "evil\n2025-01-01T00:00:00.000Z error    forged", "x": "a=b"])
+        logger.warning("rejected\nfake line", metadata: ["path": "evil\n2025-01-01T00:00:00.000Z error    forged", "x": "a=b"])
         #expect(capture.all.count == 1)
         let line = capture.all[0]
         #expect(line.filter { $0 == "\n" }.count == 1 && line.hasSuffix("\n"))
@@ -35,7 +35,7 @@ struct LoggerTests {
 
     @Test func jsonLinesAreValidJSONWithTypedFields() throws {
         let (logger, capture) = capture(format: .json)
-        logger.error("failed \"x\"", ["path": "Trip/é.jpg", "attempt": 3, "ok": true, "ratio": .double(0.5)])
+        logger.error("failed \"x\"", metadata: ["path": "Trip/é.jpg", "attempt": 3, "ok": true, "ratio": .double(0.5)])
         let line = try #require(capture.all.first)
         #expect(line.hasSuffix("}\n"))
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -47,6 +47,26 @@ struct LoggerTests {
         #expect(object?["ok"] as? Bool == true)
         #expect(object?["ratio"] as? Double == 0.5)
         #expect(line.hasPrefix("{\"time\":\"2025-06-01T12:34:56.789Z\",\"level\":\"error\",\"message\":"))
+    }
+
+    @Test("shaped like swift-log: a label, a handler, logger metadata after the event's, a settable level")
+    func swiftLogShape() throws {
+        var (logger, capture) = capture(format: .json)
+        #expect(logger.label == "test")
+        logger[metadataKey: "component"] = "watcher"
+        logger.info("stored", metadata: ["path": "a.jpg"])
+        logger.logLevel = .warning
+        logger.info("dropped")
+        var copy = logger
+        copy[metadataKey: "component"] = nil
+        copy.warning("kept")
+        #expect(logger[metadataKey: "component"] == "watcher", "a copy has its own metadata")
+        #expect(capture.all.count == 2, "\(capture.all)")
+        let first = try #require(
+            JSONSerialization.jsonObject(with: Data(capture.all[0].utf8)) as? [String: Any])
+        #expect(first["path"] as? String == "a.jpg" && first["component"] as? String == "watcher")
+        #expect(capture.all[0].range(of: "path")!.lowerBound < capture.all[0].range(of: "component")!.lowerBound)
+        #expect(!capture.all[1].contains("component"))
     }
 
     @Test func levelsFilterAndDisabledMessagesAreNotBuilt() {
@@ -68,7 +88,7 @@ struct LoggerTests {
 
     @Test func configuredFromTheLogSection() {
         let capture = LogCapture()
-        let logger = Logger(settings: .init(format: .json, level: .debug), sink: capture.sink)
+        let logger = Logger(label: "test", settings: .init(format: .json, level: .debug), sink: capture.sink)
         logger.debug("hello")
         #expect(capture.all.first?.hasPrefix("{\"time\":") == true)
     }
@@ -102,7 +122,7 @@ struct LoggerTests {
         let (logger, _) = capture(format: .json)
         let clock = ContinuousClock()
         let elapsed = clock.measure {
-            for index in 0..<20_000 { logger.info("imported", ["path": "Trip/IMG_\(index).jpg", "outcome": "photo"]) }
+            for index in 0..<20_000 { logger.info("imported", metadata: ["path": "Trip/IMG_\(index).jpg", "outcome": "photo"]) }
         }
         print("Logger: 20,000 JSON lines in \(elapsed)")
         #expect(elapsed < .seconds(2))

@@ -17,7 +17,7 @@ struct WatchServiceTests {
         config.workers = 2
         try FileManager.default.createDirectory(atPath: config.inbox, withIntermediateDirectories: true)
         let lines = Locked<[String]>([])
-        let logger = Logger(level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
+        let logger = Logger(label: "test", level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
         let service = WatchService(
             config: config, logger: logger, options: WatchService.Options(trackerCapacity: 16))
         let running = Task { try await service.run() }
@@ -64,7 +64,7 @@ struct WatchServiceTests {
             try Data(JPEGFixture.bytes(5000 + index)).write(to: URL(fileURLWithPath: staging + "/IMG_\(index).jpg"))
         }
         let lines = Locked<[String]>([])
-        let logger = Logger(level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
+        let logger = Logger(label: "test", level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
         let service = WatchService(
             config: config, logger: logger, options: WatchService.Options())
         let path = SysctlOverride.maxQueuedEvents

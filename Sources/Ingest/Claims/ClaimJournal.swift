@@ -208,7 +208,7 @@ public struct ClaimJournal: Sendable {
             guard let payload = ClaimPayload(decoding: Array(entry.payload)) else {
                 logger.warning(
                     "dropping an unreadable claim journal entry",
-                    ["entry": .count(entry.id), "staged": .string(Path.join(stagingPath, name))])
+                    metadata: ["entry": .count(entry.id), "staged": .string(Path.join(stagingPath, name))])
                 if (try? folder.status(name)) != nil {
                     // Never delete bytes we cannot account for: put them back into the inbox root.
                     _ = try? folder.rename(name, to: root, as: "recovered-\(entry.id)")

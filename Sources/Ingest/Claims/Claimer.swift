@@ -37,7 +37,7 @@ struct Claimer: Sendable {
             } catch {
                 logger.error(
                     "cannot record claims in the library's journal; the files stay in the inbox and are retried",
-                    ["files": .count(files.count), "error": .string(IngestFailure(error).description)])
+                    metadata: ["files": .count(files.count), "error": .string(IngestFailure(error).description)])
                 mailbox.post(.claimFailed(files.map(\.relativePath), IngestFailure(error)))
                 continue
             }

@@ -163,7 +163,7 @@ public actor Committer {
             case .stillIncomplete(let verdict):
                 logger.info(
                     "still incomplete after its grace period and unchanged: rejected without reading it again",
-                    ["path": .string(job.displayPath), "bytes": .count(Int(verdict.identity.size))])
+                    metadata: ["path": .string(job.displayPath), "bytes": .count(Int(verdict.identity.size))])
                 reject(
                     job, code: verdict.code, message: verdict.message, mime: verdict.mime, bytes: verdict.identity.size)
             case .changed:
@@ -194,7 +194,7 @@ public actor Committer {
                 loseLibrary(.catalog(error))
             } catch {
                 // Harmless: at the next start each entry finds its file gone from the staging folder and is dropped.
-                logger.warning("cannot remove finished claim journal entries", ["error": .string("\(error)")])
+                logger.warning("cannot remove finished claim journal entries", metadata: ["error": .string("\(error)")])
             }
         }
     }
@@ -215,7 +215,7 @@ public actor Committer {
             }
             logger.warning(
                 "a group commit failed; committing its files one by one",
-                ["files": .count(items.count), "error": .string(IngestFailure(error).description)])
+                metadata: ["files": .count(items.count), "error": .string(IngestFailure(error).description)])
             for item in items {
                 if lostLibrary != nil {
                     putBackUnwritten(item.job)
@@ -286,7 +286,7 @@ public actor Committer {
         }
         let newAlbums = created.all
         if !newAlbums.isEmpty {
-            for album in newAlbums { logger.info("created album", ["album": .string(album.title)]) }
+            for album in newAlbums { logger.info("created album", metadata: ["album": .string(album.title)]) }
             if let fetched = try? AssetCollection.fetchAssetCollections(
                 withLocalIdentifiers: newAlbums.map(\.identifier), library: library)
             {
@@ -331,7 +331,7 @@ public actor Committer {
                         + (repair.damagedFileKeptAt.map { " (the damaged file is kept at \($0))" } ?? "")
                     logger.warning(
                         "repaired a stored original from a dropped copy",
-                        [
+                        metadata: [
                             "path": .string(item.job.displayPath), "asset": .string(outcome.localIdentifier),
                             "original": .string(repair.path), "problem": .string(repair.problem),
                             "damaged_file_kept_at": repair.damagedFileKeptAt.map { .string($0) } ?? .string("none"),
@@ -430,7 +430,7 @@ public actor Committer {
             } catch let error {
                 if let movedTo = error.movedTo {
                     rejectedPath = movedTo  // its reason file is completed by Quarantine.recover() at the next start
-                    logger.warning("rejected file moved, but its reason file is pending", ["path": .string(movedTo)])
+                    logger.warning("rejected file moved, but its reason file is pending", metadata: ["path": .string(movedTo)])
                 } else if settings.usesClaims {
                     putBack(job, .failed(.quarantine(error)))
                     return
@@ -482,7 +482,7 @@ public actor Committer {
         } catch {
             logger.error(
                 "cannot put a claimed file back into the inbox; it stays staged and is retried at the next start",
-                ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
+                metadata: ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
         }
     }
 
@@ -492,7 +492,7 @@ public actor Committer {
         lostLibrary = failure
         logger.error(
             "the library is gone; nothing more is written, claimed files go back into the inbox, and photodrop stops",
-            ["error": .string(failure.description)])
+            metadata: ["error": .string(failure.description)])
         hooks.libraryLost(failure)
     }
 
@@ -505,11 +505,11 @@ public actor Committer {
         }
         do {
             let relative = try claims.unclaim(job)
-            logger.info("put back into the inbox", ["path": .string(relative)])
+            logger.info("put back into the inbox", metadata: ["path": .string(relative)])
         } catch {
             logger.error(
                 "cannot put a claimed file back into the inbox; it stays staged and is taken at the next start",
-                ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
+                metadata: ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
         }
     }
 
@@ -548,7 +548,7 @@ public actor Committer {
         } catch {
             logger.warning(
                 "cannot remove the dropped copy of a duplicate",
-                ["path": .string(file.path), "error": .string(error.description)])
+                metadata: ["path": .string(file.path), "error": .string(error.description)])
         }
     }
 

@@ -14,8 +14,8 @@ public enum OutcomeLog {
         }
         let milliseconds = (outcome.elapsedMilliseconds * 10).rounded() / 10
         logger.log(
-            level, message,
-            [
+            level: level, message,
+            metadata: [
                 "path": .string(outcome.path), "outcome": .string(outcome.kind.rawValue),
                 "reason": .string(outcome.reason ?? ""), "album": .string(outcome.album ?? ""),
                 "asset": .string(outcome.assetID ?? ""), "ms": .double(milliseconds),

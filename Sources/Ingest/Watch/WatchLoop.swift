@@ -127,7 +127,7 @@ final class WatchLoop {
                 if overflowFolders.isEmpty {
                     logger.info(
                         "many files are waiting; new arrivals are found by rescans of their folders",
-                        ["waiting": .count(tracker.count)])
+                        metadata: ["waiting": .count(tracker.count)])
                 }
                 overflowFolders.insert(WatchLoop.folder(of: path))
                 return
@@ -139,7 +139,7 @@ final class WatchLoop {
         case .directoryRemoved(let folder):
             tracker.forgetAll(under: folder)
         case .rescanNeeded(let reason):
-            logger.info("scanning the inbox", ["reason": .string(reason.description)])
+            logger.info("scanning the inbox", metadata: ["reason": .string(reason.description)])
             // Events before this one are lost: expectations of own events are void (and would only grow).
             ownClaims.removeAll()
             ownMoves.removeAll()
@@ -161,7 +161,7 @@ final class WatchLoop {
             incompleteVerdicts[deferral.path] = verdict
             logger.info(
                 "incomplete; left in the inbox until it has been quiet for the grace period",
-                ["path": .string(deferral.path), "grace_s": .count(tracker.incompleteGrace.components.seconds)])
+                metadata: ["path": .string(deferral.path), "grace_s": .count(tracker.incompleteGrace.components.seconds)])
         case .changed:
             _ = tracker.observe(.modified, path: deferral.path, at: now)
         case .failed(let cause):
@@ -188,9 +188,9 @@ final class WatchLoop {
             "retry_in_s": .count(delay.components.seconds),
         ]
         if entry.attempts == 1 {
-            logger.warning("\(what); it stays in the inbox and is retried with back-off", fields)
+            logger.warning("\(what); it stays in the inbox and is retried with back-off", metadata: fields)
         } else {
-            logger.debug("will retry", fields)
+            logger.debug("will retry", metadata: fields)
         }
     }
 
@@ -246,7 +246,7 @@ final class WatchLoop {
                     health.folderUnreadable(problem.path, message: problem.description)
                 }
                 if reportedProblems.count < 1000 && reportedProblems.insert(problem.path).inserted {
-                    logger.warning(problem.description, ["path": .string(problem.path)])
+                    logger.warning(problem.description, metadata: ["path": .string(problem.path)])
                 }
             }
         }
@@ -311,7 +311,7 @@ final class WatchLoop {
         let seconds = max(0.001, Double((now - lastSummaryTime).components.seconds))
         logger.info(
             "summary",
-            [
+            metadata: [
                 "stored": .count(counts.imported - lastSummary.imported),
                 "duplicates": .count(counts.duplicates - lastSummary.duplicates),
                 "rejected": .count(counts.rejected - lastSummary.rejected),

@@ -61,9 +61,9 @@ public final class WatchService: Sendable {
     public func requestStop(cause: String? = nil) {
         let fields: KeyValuePairs<String, LogValue> = cause.map { ["signal": .string($0)] } ?? [:]
         if !stopRequested.flag.exchange(true, ordering: .relaxed) {
-            logger.info("stopping: no new files are taken, files in flight are finished", fields)
+            logger.info("stopping: no new files are taken, files in flight are finished", metadata: fields)
         } else {
-            logger.info("already stopping; waiting for the files in flight", fields)
+            logger.info("already stopping; waiting for the files in flight", metadata: fields)
         }
         mailbox.post(.stop)
     }
@@ -133,7 +133,7 @@ public final class WatchService: Sendable {
             if !rejected.completed.isEmpty || !rejected.discarded.isEmpty {
                 logger.info(
                     "completed interrupted rejections",
-                    ["completed": .count(rejected.completed.count), "discarded": .count(rejected.discarded.count)])
+                    metadata: ["completed": .count(rejected.completed.count), "discarded": .count(rejected.discarded.count)])
             }
             recovery = try await claims.recover(logger: logger)
         } catch {
@@ -144,7 +144,7 @@ public final class WatchService: Sendable {
         {
             logger.info(
                 "recovered files that were in flight",
-                [
+                metadata: [
                     "reprocessed": .count(recovery.jobs.count), "back_in_inbox": .count(recovery.returnedToInbox),
                     "already_finished": .count(recovery.alreadyFinished),
                     "staged_without_entry": .count(recovery.unaccountedStagedFiles),
@@ -198,7 +198,7 @@ public final class WatchService: Sendable {
 
         logger.info(
             "photodrop watch started",
-            [
+            metadata: [
                 "inbox": .string(config.inbox), "library": .string(config.library),
                 "workers": .count(config.workerCount),
                 "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
@@ -262,7 +262,7 @@ public final class WatchService: Sendable {
         let counts = statistics.snapshot
         logger.info(
             "photodrop watch stopped",
-            [
+            metadata: [
                 "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
                 "rejected": .count(counts.rejected), "failed": .count(counts.failed),
             ])

@@ -19,7 +19,7 @@ enum ImportCommand {
             paths: command.arguments("PATH"), album: command.value("album"), move: command.flag("move"),
             dryRun: dryRun)
         // Warnings about single files are part of the output already; the log only says what is wrong beyond them.
-        let logger = Logger(level: .error, format: context.config.log.format)
+        let logger = Logger(label: "photodrop.import", level: .error, format: context.config.log.format)
         let firstItem = Mutex(true)
         let onOutcome: @Sendable (FileOutcome) -> Void = { outcome in
             if json {

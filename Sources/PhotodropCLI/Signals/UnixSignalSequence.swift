@@ -11,7 +11,7 @@ import PhotodropSystem
 ///
 /// ```swift
 /// for await signal in UnixSignalSequence(trapping: .interrupt, .terminate) {
-///     logger.info("stopping", ["signal": "\(signal)"]); break
+///     logger.info("stopping", metadata: ["signal": "\(signal)"]); break
 /// }
 /// ```
 public struct UnixSignalSequence: AsyncSequence, Sendable {

@@ -200,19 +200,19 @@ final class InotifyWatcherCore {
         if setUpWatches() {
             logger.info(
                 "watching the inbox",
-                [
+                metadata: [
                     "inbox": .string(inbox), "folders": .count(table.count),
                     "max_user_watches": .string(maxUserWatches.map(String.init) ?? "unknown"),
                 ])
             if let limit = maxUserWatches, table.count * 4 > limit * 3 {
                 logger.warning(
                     "the inbox uses most of the inotify watch budget; raise fs.inotify.max_user_watches (e.g. `sysctl -w fs.inotify.max_user_watches=524288`)",
-                    ["folders": .count(table.count), "max_user_watches": .count(limit)])
+                    metadata: ["folders": .count(table.count), "max_user_watches": .count(limit)])
             }
             emit(.rescanNeeded(.startup))
         } else {
             logger.warning(
-                "the inbox does not exist (yet); waiting for it to appear", ["inbox": .string(inbox)])
+                "the inbox does not exist (yet); waiting for it to appear", metadata: ["inbox": .string(inbox)])
             inboxMissing = true
             nextInboxPoll = .now
         }
@@ -294,7 +294,7 @@ final class InotifyWatcherCore {
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
             logger.error(
-                "reading inotify events failed; the watcher stops", ["error": .string(SystemError.describe(errno))])
+                "reading inotify events failed; the watcher stops", metadata: ["error": .string(SystemError.describe(errno))])
             return -1
         }
         let records = InotifyRecord.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
@@ -392,7 +392,7 @@ final class InotifyWatcherCore {
 
     private func inboxGone() {
         guard !inboxMissing else { return }
-        logger.warning("the inbox folder disappeared; waiting for it to come back", ["inbox": .string(inbox)])
+        logger.warning("the inbox folder disappeared; waiting for it to come back", metadata: ["inbox": .string(inbox)])
         removeAllWatches()
         inboxMissing = true
         nextInboxPoll = .now + options.inboxPollInterval
@@ -415,7 +415,7 @@ final class InotifyWatcherCore {
         if setUpWatches() {
             inboxMissing = false
             nextInboxPoll = nil
-            logger.info("the inbox is back; rescanning it", ["inbox": .string(inbox), "folders": .count(table.count)])
+            logger.info("the inbox is back; rescanning it", metadata: ["inbox": .string(inbox), "folders": .count(table.count)])
             emit(.rescanNeeded(.inboxRecreated))
         } else {
             nextInboxPoll = now + options.inboxPollInterval
@@ -492,7 +492,7 @@ final class InotifyWatcherCore {
                 default:
                     logger.warning(
                         "cannot watch a folder; files in it are not seen until the next rescan",
-                        ["path": .string(path), "error": .string(error.description)])
+                        metadata: ["path": .string(path), "error": .string(error.description)])
                     return .failed
                 }
             }
@@ -511,7 +511,7 @@ final class InotifyWatcherCore {
         default:
             logger.warning(
                 "cannot watch a folder; files in it are not seen until the next rescan",
-                ["path": .string(path), "error": .string(SystemError.describe(code))])
+                metadata: ["path": .string(path), "error": .string(SystemError.describe(code))])
             return .failed
         }
     }
@@ -525,7 +525,7 @@ final class InotifyWatcherCore {
             let seconds = options.fallbackRescanInterval.components.seconds
             logger.warning(
                 "inotify watch limit reached (fs.inotify.max_user_watches = \(limit.map(String.init) ?? "unknown")): folders without a watch are rescanned every \(seconds) s instead. Raise the limit, e.g. `sysctl -w fs.inotify.max_user_watches=524288` and a line in /etc/sysctl.d/, then photodrop picks it up by itself",
-                ["first_unwatched": .string(relative.isEmpty ? "." : relative), "watched": .count(table.count)])
+                metadata: ["first_unwatched": .string(relative.isEmpty ? "." : relative), "watched": .count(table.count)])
         }
         return .limitReached
     }
@@ -550,7 +550,7 @@ final class InotifyWatcherCore {
         options.health?.watchLimit(unwatched: unwatched.count)
         if unwatched.isEmpty {
             if warnedAboutLimit {
-                logger.info("every inbox folder has an inotify watch again", ["watched": .count(table.count)])
+                logger.info("every inbox folder has an inotify watch again", metadata: ["watched": .count(table.count)])
                 warnedAboutLimit = false
             }
         } else {
