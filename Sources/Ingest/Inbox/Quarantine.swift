@@ -198,32 +198,23 @@ public struct Quarantine: Sendable {
     public func recover() -> Recovery {
         var recovery = Recovery()
         guard let rootDirectory = try? folder.directory() else { return recovery }
-        var folders = [rootDirectory]
-        while let current = folders.popLast() {
-            guard let stream = try? current.entries() else { continue }
-            while let entry = try? stream.next() {
-                let path = Path.join(current.path, entry.name)
-                if entry.type == .directory {
-                    if !entry.name.hasPrefix("."), let child = try? current.directory(entry.name) {
-                        folders.append(child)
-                    }
-                    continue
+        for item in DirectoryWalker(root: rootDirectory) {
+            guard case .entry(let entry, _, let current) = item, entry.type == .regular, entry.name.hasPrefix(".")
+            else { continue }
+            let path = Path.join(current.path, entry.name)
+            if entry.name.hasSuffix(Quarantine.pendingSuffix) {
+                let name = String(entry.name.dropFirst().dropLast(Quarantine.pendingSuffix.count))
+                let reasonName = name + Quarantine.reasonSuffix
+                if !name.isEmpty, (try? current.status(name)) ?? nil != nil,
+                    (try? current.status(reasonName)) ?? nil == nil,
+                    (try? current.replace(entry.name, to: current, as: reasonName)) != nil
+                {
+                    recovery.completed.append(Path.join(current.path, reasonName))
+                } else if (try? current.remove(entry.name)) != nil {
+                    recovery.discarded.append(path)
                 }
-                guard entry.type == .regular, entry.name.hasPrefix(".") else { continue }
-                if entry.name.hasSuffix(Quarantine.pendingSuffix) {
-                    let name = String(entry.name.dropFirst().dropLast(Quarantine.pendingSuffix.count))
-                    let reasonName = name + Quarantine.reasonSuffix
-                    if !name.isEmpty, (try? current.status(name)) ?? nil != nil,
-                        (try? current.status(reasonName)) ?? nil == nil,
-                        (try? current.replace(entry.name, to: current, as: reasonName)) != nil
-                    {
-                        recovery.completed.append(Path.join(current.path, reasonName))
-                    } else if (try? current.remove(entry.name)) != nil {
-                        recovery.discarded.append(path)
-                    }
-                } else if entry.name.contains(".photodrop-copy-") {
-                    if (try? current.remove(entry.name)) != nil { recovery.discarded.append(path) }
-                }
+            } else if entry.name.contains(".photodrop-copy-") {
+                if (try? current.remove(entry.name)) != nil { recovery.discarded.append(path) }
             }
         }
         return recovery

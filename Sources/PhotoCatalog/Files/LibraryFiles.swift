@@ -51,39 +51,37 @@ enum LibraryFiles {
     /// `0644`, or a new group). Returns whether everything could be changed.
     static func applyEverywhere(_ permissions: LibraryPermissions, library: Directory) -> Bool {
         var complete = true
-        var folders: [(Directory, isOriginals: Bool)] = [(library, false)]
         if (try? apply(permissions, toFolder: library)) == nil { complete = false }
-        while let (folder, isOriginals) = folders.popLast() {
-            guard let stream = try? folder.entries() else {
+        for item in DirectoryWalker(root: library, descend: { _, _ in true }) {
+            guard case .entry(let entry, let relative, let folder) = item else {
                 complete = false
                 continue
             }
-            while let entry = try? stream.next() {
-                switch entry.type {
-                case .directory:
-                    guard let child = try? folder.directory(entry.name) else {
-                        complete = false
-                        continue
-                    }
-                    if (try? apply(permissions, toFolder: child)) == nil { complete = false }
-                    folders.append((child, isOriginals || (folder === library && entry.name == "originals")))
-                case .regular:
-                    // By name, never by opening the file: closing any descriptor of library.sqlite would drop every
-                    // POSIX lock this process holds on it (fcntl locks belong to the process, not the descriptor), and
-                    // SQLite's locking with it.
-                    let mode = isOriginals ? permissions.originalMode : permissions.databaseMode
-                    let changed = FileNameEncoding.withPlatformString(entry.name) { name -> Bool in
-                        if let group = permissions.groupID,
-                            fchownat(folder.descriptor.rawValue, name, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0
-                        {
-                            return false
-                        }
-                        return fchmodat(folder.descriptor.rawValue, name, mode, 0) == 0
-                    }
-                    if !changed { complete = false }
-                default:
+            switch entry.type {
+            case .directory:
+                guard let child = try? folder.directory(entry.name),
+                    (try? apply(permissions, toFolder: child)) != nil
+                else {
+                    complete = false
                     continue
                 }
+            case .regular:
+                // By name, never by opening the file: closing any descriptor of library.sqlite would drop every
+                // POSIX lock this process holds on it (fcntl locks belong to the process, not the descriptor), and
+                // SQLite's locking with it.
+                let isOriginal = relative.hasPrefix("originals/")
+                let mode = isOriginal ? permissions.originalMode : permissions.databaseMode
+                let changed = FileNameEncoding.withPlatformString(entry.name) { name -> Bool in
+                    if let group = permissions.groupID,
+                        fchownat(folder.descriptor.rawValue, name, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0
+                    {
+                        return false
+                    }
+                    return fchmodat(folder.descriptor.rawValue, name, mode, 0) == 0
+                }
+                if !changed { complete = false }
+            default:
+                continue
             }
         }
         return complete

@@ -39,29 +39,25 @@ enum FolderCensus {
     static func rejected(_ path: String) -> Count {
         var count = Count()
         guard folderExists(path, &count) else { return count }
-        var folders = [path]
-        while let folder = folders.popLast() {
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: folder)
-            } catch {
-                count.problems.append((folder, "cannot list \(folder): \(error.localizedDescription)"))
-                continue
-            }
-            let present = Set(names)
-            for name in names where !name.hasPrefix(".") {
-                let child = folder + "/" + name
-                var info = stat()
-                guard lstat(child, &info) == 0 else { continue }
-                switch info.st_mode & S_IFMT {
-                case S_IFDIR: folders.append(child)
-                case S_IFREG:
-                    let isReason = name.hasSuffix(".reason.json") && present.contains(String(name.dropLast(12)))
-                    if !isReason {
-                        count.files += 1
-                        count.bytes += Int64(info.st_size)
-                    }
-                default: break
+        let root: Directory
+        do {
+            root = try Directory.open(atPath: path)
+        } catch {
+            count.problems.append((path, "cannot list \(path): \(error.reason)"))
+            return count
+        }
+        for item in DirectoryWalker(root: root) {
+            switch item {
+            case .unreadable(let relative, let error):
+                let folder = Path.join(path, relative)
+                count.problems.append((folder, "cannot list \(folder): \(error.reason)"))
+            case .entry(let entry, _, let folder):
+                guard entry.type == .regular, !entry.name.hasPrefix(".") else { continue }
+                let isReason =
+                    entry.name.hasSuffix(".reason.json") && folder.exists(String(entry.name.dropLast(12)))
+                if !isReason, let info = (try? folder.status(entry.name)) ?? nil {
+                    count.files += 1
+                    count.bytes += Int64(info.st_size)
                 }
             }
         }

@@ -165,38 +165,50 @@ enum ProbeCommand {
     ) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            let code = errno
-            visit(path, "cannot read '\(path)': \(String(cString: strerror(code)))")
+            visit(path, "cannot read '\(path)': \(SystemError.describe(errno))")
             return
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             visit(path, nil)
             return
         }
-        let names: [String]
+        let root: Directory
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: path)
+            root = try Directory.open(atPath: path)
         } catch {
-            visit(path, "cannot list the folder '\(path)': \(error.localizedDescription)")
+            visit(path, "cannot list the folder '\(path)': \(error.reason)")
             return
         }
-        for name in names.sorted() {
-            let child = Path.join(path, name)
-            let childRelative = Path.join(relative, name)
-            var entry = stat()
-            if lstat(child, &entry) == 0, entry.st_mode & S_IFMT == S_IFLNK {
-                var target = stat()
-                if stat(child, &target) == 0, target.st_mode & S_IFMT == S_IFDIR { continue }
+        let walker = DirectoryWalker(root: root, sorted: true) { entry, relative in
+            !rules.skipsDirectory(named: entry.name, relativePath: relative)
+        }
+        for item in walker {
+            switch item {
+            case .unreadable(let relative, let error):
+                let folder = Path.join(path, relative)
+                visit(folder, "cannot list the folder '\(folder)': \(error.reason)")
+            case .entry(let entry, let relative, _):
+                let child = Path.join(path, relative)
+                switch entry.type {
+                case .directory:
+                    if rules.skipsDirectory(named: entry.name, relativePath: relative) { skipped += 1 }
+                case .symbolicLink:
+                    // A link to a folder is not followed; a link to a file is probed, as a named file would be.
+                    var target = stat()
+                    if stat(child, &target) == 0, target.st_mode & S_IFMT == S_IFDIR { continue }
+                    if rules.skipsFile(named: entry.name, relativePath: relative) {
+                        skipped += 1
+                    } else {
+                        visit(child, nil)
+                    }
+                case .regular, .other:
+                    if rules.skipsFile(named: entry.name, relativePath: relative) {
+                        skipped += 1
+                    } else {
+                        visit(child, nil)
+                    }
+                }
             }
-            let isFolder = entry.st_mode & S_IFMT == S_IFDIR
-            if isFolder
-                ? rules.skipsDirectory(named: name, relativePath: childRelative)
-                : rules.skipsFile(named: name, relativePath: childRelative)
-            {
-                skipped += 1
-                continue
-            }
-            walk(child, relative: childRelative, rules: rules, skipped: &skipped, visit: visit)
         }
     }
 
