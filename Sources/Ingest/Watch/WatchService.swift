@@ -182,82 +182,64 @@ public final class WatchService: Sendable {
             throw Failure(description: "cannot watch the inbox \(config.inbox): \(error.description)")
         }
 
-        let pipelineTask = Task {
-            do {
-                try await pipeline.run()
-                return nil as IngestFailure?
-            } catch {
-                pipeline.finishIntake()
-                mailbox.post(.pipelineFailed(IngestFailure(error)))
-                return IngestFailure(error)
-            }
-        }
-        let watcherTask = Task {
-            for await event in watcher { await mailbox.send(.event(event)) }
-        }
-
-        logger.info(
-            "photodrop watch started",
-            metadata: [
-                "inbox": .string(config.inbox), "library": .string(config.library),
-                "workers": .count(config.workerCount),
-                "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
-                "resolution": .string(Directory.usesOpenat2 ? "openat2" : "componentWalk"),
-            ])
-        var loopFailure: IngestFailure?
-        for job in recovery.jobs {
-            do { try await pipeline.send(job) } catch { break }
-        }
+        let pipelineFailure = Mutex<IngestFailure?>(nil)
         let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
         let claimer = Claimer(
             claims: claims, settled: settled, pipeline: pipeline, mailbox: mailbox, stopRequested: stopRequested,
             logger: logger, guardCheck: { try lock.checkStillHeld() })
-        let claimerTask = Task { await claimer.run() }
-        let startedAt = UTCTimestamp.now()
-        let libraryFolder = FolderRoot(path: config.library)
-        let statusTask = Task {
-            var written: (change: Int, counts: IngestStatistics.Counts, at: ContinuousClock.Instant)?
-            while !Task.isCancelled {
-                let counts = statistics.snapshot
-                let change = health.changeCount
-                let due = written.map { $0.change != change || $0.counts != counts || .now - $0.at >= DaemonStatus.heartbeat }
-                if due ?? true {
-                    let status = DaemonStatus(
-                        pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting, counts: counts,
-                        problems: health.problems())
-                    if let folder = try? libraryFolder.directory(), (try? status.write(into: folder)) != nil {
-                        written = (change, counts, .now)
-                        if let inbox = try? claims.inbox.directory() {
-                            try? inbox.directory(".photodrop").remove(DaemonStatus.fileName)
-                        }
-                    } else if let inbox = try? claims.inbox.directory(),
-                        let folder = try? inbox.directory(".photodrop"),
-                        (try? status.write(into: folder, mode: 0o644)) != nil
-                    {
-                        // The library cannot be written (read-only, full): report from the inbox instead.
-                        written = (change, counts, .now)
-                    }
-                }
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
-        defer { statusTask.cancel() }
+        let status = StatusWriter(
+            statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox)
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
             statistics: statistics, health: health, logger: logger, trackerCapacity: options.trackerCapacity,
             summaryInterval: options.summaryInterval)
-        await loop.run()
-        loopFailure = loop.failure
 
-        watcher.close()
-        stopRequested.flag.store(true, ordering: .relaxed)
-        settled.finish()
-        await claimerTask.value
-        pipeline.finishIntake()
-        let pipelineFailure = await pipelineTask.value
-        mailbox.close()
-        watcherTask.cancel()
-        _ = await watcherTask.value
+        // The watcher feeds the loop, the loop the claimer, the claimer the pipeline; a service that fails tells the
+        // loop through the mailbox, and everything stops along the shutdown path below.
+        let services = ServiceGroup([
+            ServiceGroup.Service("pipeline") {
+                do {
+                    try await pipeline.run()
+                } catch {
+                    pipeline.finishIntake()
+                    pipelineFailure.withLock { $0 = IngestFailure(error) }
+                    mailbox.post(.pipelineFailed(IngestFailure(error)))
+                }
+            },
+            ServiceGroup.Service("inotify") {
+                for await event in watcher { await mailbox.send(.event(event)) }
+            },
+            ServiceGroup.Service("claimer") { await claimer.run() },
+            ServiceGroup.Service("status") { await status.run() },
+        ])
+        await services.run(
+            main: {
+                logger.info(
+                    "photodrop watch started",
+                    metadata: [
+                        "inbox": .string(config.inbox), "library": .string(config.library),
+                        "workers": .count(config.workerCount),
+                        "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
+                        "resolution": .string(Directory.usesOpenat2 ? "openat2" : "componentWalk"),
+                    ])
+                for job in recovery.jobs {
+                    do { try await pipeline.send(job) } catch { break }
+                }
+                await loop.run()
+            },
+            shutdown: [
+                .signal("no new events") { watcher.close() },
+                .signal("no new claims") {
+                    stopRequested.flag.store(true, ordering: .relaxed)
+                    settled.finish()
+                },
+                .waitFor("claimer"),
+                .signal("no new jobs") { pipeline.finishIntake() },
+                .waitFor("pipeline"),
+                .signal("no new messages") { mailbox.close() },
+                .waitFor("inotify"),
+            ])
+        let loopFailure = loop.failure
 
         let counts = statistics.snapshot
         logger.info(
@@ -269,7 +251,7 @@ public final class WatchService: Sendable {
         if let failure = loopFailure {
             throw Failure(description: failure.description, cause: failure)
         }
-        if let failure = pipelineFailure {
+        if let failure = pipelineFailure.withLock({ $0 }) {
             throw Failure(description: "the workers could not run: \(failure)", cause: failure)
         }
     }

@@ -1,0 +1,46 @@
+import PhotodropSystem
+
+/// Keeps `watch.status.json` current while the daemon runs: rewritten when the counts or the problems change, and
+/// at least every ``DaemonStatus/heartbeat`` so that a reader can tell a live daemon from a wedged one. Written into
+/// the library; where the library cannot be written (read-only, full), into the inbox's `.photodrop/` instead.
+/// Runs until its task is cancelled.
+struct StatusWriter: Sendable {
+    let statistics: IngestStatistics
+    let health: HealthMonitor
+    let library: FolderRoot
+    let inbox: FolderRoot
+    let startedAt = UTCTimestamp.now()
+
+    func run() async {
+        var written: (change: Int, counts: IngestStatistics.Counts, at: ContinuousClock.Instant)?
+        while !Task.isCancelled {
+            let counts = statistics.snapshot
+            let change = health.changeCount
+            let due = written.map {
+                $0.change != change || $0.counts != counts || .now - $0.at >= DaemonStatus.heartbeat
+            }
+            if due ?? true, write(counts) { written = (change, counts, .now) }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Writes the status once; returns whether it was written anywhere.
+    private func write(_ counts: IngestStatistics.Counts) -> Bool {
+        let status = DaemonStatus(
+            pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting, counts: counts,
+            problems: health.problems())
+        if let folder = try? library.directory(), (try? status.write(into: folder)) != nil {
+            if let inbox = try? inbox.directory() {
+                try? inbox.directory(".photodrop").remove(DaemonStatus.fileName)
+            }
+            return true
+        }
+        // The library cannot be written (read-only, full): report from the inbox instead.
+        if let inbox = try? inbox.directory(), let folder = try? inbox.directory(".photodrop"),
+            (try? status.write(into: folder, mode: 0o644)) != nil
+        {
+            return true
+        }
+        return false
+    }
+}
