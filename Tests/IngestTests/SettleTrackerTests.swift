@@ -30,8 +30,12 @@ final class SettleHarness {
     var looks = 0
     private var nextInode: UInt64 = 100
 
+    /// The rules the watcher applies before an event reaches the tracker.
+    let ignore: IgnoreRules
+
     init(settle: Duration = .seconds(2), grace: Duration = .seconds(300), ignore: IgnoreRules = IgnoreRules()) {
-        tracker = Tracker(settle: settle, incompleteGrace: grace, ignore: ignore)
+        tracker = Tracker(settle: settle, incompleteGrace: grace)
+        self.ignore = ignore
     }
 
     // MARK: The simulated folder
@@ -67,11 +71,19 @@ final class SettleHarness {
 
     // MARK: Driving the tracker
 
+    /// What became of an event: dropped by the ignore rules (as the watcher and the scanner drop it), or what the
+    /// tracker made of it.
+    enum Outcome: Equatable {
+        case ignored(IgnoreRules.Reason)
+        case observed(Tracker.Observation)
+    }
+
     @discardableResult
-    func event(_ activity: FileActivity, _ path: String) -> Tracker.Observation {
+    func event(_ activity: FileActivity, _ path: String) -> Outcome {
+        if let reason = ignore.reason(forFile: path) { return .ignored(reason) }
         let observation = tracker.observe(activity, path: path, at: now)
         runDue()  // with settle 0 a check is due at once
-        return observation
+        return .observed(observation)
     }
 
     /// Moves the clock to `time`, running every check whose deadline comes up on the way, at its deadline.
@@ -139,7 +151,7 @@ struct SettleTrackerTests {
         let h = SettleHarness()
         h.advance(to: .ms(500))
         h.write("b.jpg")
-        #expect(h.event(.movedIn, "b.jpg") == .scheduled(at: .ms(2500)))
+        #expect(h.event(.movedIn, "b.jpg") == .observed(.scheduled(at: .ms(2500))))
         h.advance(to: .ms(10_000))
         #expect(h.readyTimes("b.jpg") == [.ms(2500)])
         #expect(h.looks == 1)
@@ -347,8 +359,8 @@ struct SettleTrackerTests {
         h.write("a.jpg")
         h.event(.closedWrite, "a.jpg")
         h.advance(to: .ms(1500))
-        #expect(h.event(.listed, "a.jpg") == .alreadyTracked)
-        #expect(h.event(.polled, "a.jpg") == .alreadyTracked)
+        #expect(h.event(.listed, "a.jpg") == .observed(.alreadyTracked))
+        #expect(h.event(.polled, "a.jpg") == .observed(.alreadyTracked))
         h.advance(to: .ms(10_000))
         #expect(h.readyTimes("a.jpg") == [.ms(2000)])
     }

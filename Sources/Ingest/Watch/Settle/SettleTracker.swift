@@ -6,7 +6,8 @@ import PhotodropSystem
 /// (``FileLook/take(atPath:)``). That keeps the rules testable with a mock clock and no sleeping.
 ///
 /// The rules (the README's "Watching the inbox" tells users the same):
-/// - Temp and hidden names (``IgnoreRules``) are never tracked.
+/// - Temp and hidden names (``IgnoreRules``) are never tracked: the watcher and the scanner drop them before they
+///   get here, so the rules run once per entry.
 /// - Every change event (close, rename, create, modify, attrib) (re)arms a deadline `settle` after it; a file is
 ///   looked at only when that deadline passes without further events. `CLOSE_WRITE` is never "done": a writer that
 ///   appends in open/close cycles re-arms it with every cycle.
@@ -43,8 +44,6 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
 
     /// What happened to an event.
     public enum Observation: Sendable, Hashable {
-        /// The name is never taken.
-        case ignored(IgnoreRules.Reason)
         /// A look is due at this instant (unless more events come).
         case scheduled(at: Instant)
         /// A listing or poll found a file that is already being tracked; nothing changed.
@@ -95,8 +94,6 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     public let settle: Duration
     /// Quiet time a truncated file gets before it may be rejected.
     public let incompleteGrace: Duration
-    /// Names never tracked.
-    public let ignore: IgnoreRules
     /// How soon a file with an open writer is looked at again (at least one second, so that `settle == 0` does not
     /// spin; a writer's `CLOSE_WRITE` re-arms it earlier anyway).
     public var writerRecheckInterval: Duration { max(settle, .seconds(1)) }
@@ -106,15 +103,14 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     private var nextInstance: UInt64 = 1
     private var nextToken: UInt64 = 1
 
-    public init(settle: Duration, incompleteGrace: Duration, ignore: IgnoreRules = IgnoreRules()) {
+    public init(settle: Duration, incompleteGrace: Duration) {
         self.settle = max(settle, .zero)
         self.incompleteGrace = max(incompleteGrace, .zero)
-        self.ignore = ignore
     }
 
-    /// A tracker with `settleMilliseconds`, `incompleteGraceSeconds` and `ignore` from the configuration.
+    /// A tracker with `settleMilliseconds` and `incompleteGraceSeconds` from the configuration.
     public init(config: IngestConfig) {
-        self.init(settle: config.settle, incompleteGrace: config.incompleteGrace, ignore: config.ignoreRules)
+        self.init(settle: config.settle, incompleteGrace: config.incompleteGrace)
     }
 
     /// Files currently tracked.
@@ -131,9 +127,9 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
 
     // MARK: - Events
 
-    /// Records an event or a sighting of the file at `path` (relative to the inbox).
+    /// Records an event or a sighting of the file at `path` (relative to the inbox). Names the ignore rules exclude
+    /// never get here: the watcher and the scanner apply the rules once, where they list or hear about an entry.
     public mutating func observe(_ activity: FileActivity, path: String, at now: Instant) -> Observation {
-        if let reason = ignore.reason(forFile: path) { return .ignored(reason) }
         if var entry = entries[path] {
             guard activity.isChange else { return .alreadyTracked }
             entry.generation += 1
