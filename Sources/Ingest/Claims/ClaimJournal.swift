@@ -114,11 +114,13 @@ public struct ClaimJournal: Sendable {
     /// - Throws: the database error when the journal could not be written; then no file was moved.
     public func claim(_ files: [SettledFile], now: ContinuousClock.Instant = .now) async throws -> Claimed {
         guard !files.isEmpty else { return Claimed() }
-        let payloads = files.map { file in
+        // The album title (first folder, NFC) once per file: the payload and the job both carry it.
+        let albums = files.map { CandidateFile.album(forRelativePath: $0.relativePath) }
+        let payloads = zip(files, albums).map { file, album in
             Data(
                 ClaimPayload(
-                    source: file.relativePath, album: CandidateFile.album(forRelativePath: file.relativePath),
-                    identity: file.identity, graceExpired: file.graceExpired, incompleteVerdict: file.incompleteVerdict
+                    source: file.relativePath, album: album, identity: file.identity,
+                    graceExpired: file.graceExpired, incompleteVerdict: file.incompleteVerdict
                 ).encoded)
         }
         let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
@@ -136,7 +138,7 @@ public struct ClaimJournal: Sendable {
             try? await library.removeJournalEntries(ids)
             throw error
         }
-        for (file, id) in zip(files, ids) {
+        for (index, (file, id)) in zip(files, ids).enumerated() {
             do throws(SystemError) {
                 let (folderPath, name) = Path.split(file.relativePath)
                 let folder: Directory
@@ -159,8 +161,7 @@ public struct ClaimJournal: Sendable {
             claimed.jobs.append(
                 IngestJob(
                     source: staged(id, in: target), displayPath: file.relativePath,
-                    album: CandidateFile.album(forRelativePath: file.relativePath),
-                    originalName: Path.lastComponent(of: file.relativePath), claimID: id,
+                    album: albums[index], originalName: Path.lastComponent(of: file.relativePath), claimID: id,
                     expectedIdentity: file.identity, graceExpired: file.graceExpired,
                     incompleteVerdict: file.incompleteVerdict, startedAt: now))
         }
