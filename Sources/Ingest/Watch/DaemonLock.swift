@@ -37,7 +37,8 @@ public final class DaemonLock: Sendable {
 
     /// The lock file.
     public let path: String
-    private let fd: Int32
+    /// The locked file; closed (and the lock released) with the lock object.
+    private let fd: FileDescriptor
 
     /// Creates the library folder if needed, then takes the lock without waiting and writes this process's pid.
     public init(library: String) throws(Failure) {
@@ -47,25 +48,21 @@ public final class DaemonLock: Sendable {
             throw .system(error)
         }
         let path = Path.join(library, DaemonLock.fileName)
-        let fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640) }
-        guard fd >= 0 else { throw .system(.current("open", path: path)) }
-        if retryingOnInterrupt({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
+        let raw = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640) }
+        guard raw >= 0 else { throw .system(.current("open", path: path)) }
+        let fd = FileDescriptor(owning: raw)
+        if retryingOnInterrupt({ flock(raw, LOCK_EX | LOCK_NB) }) != 0 {
             let code = errno
-            let pid = DaemonLock.readPid(fd)
-            close(fd)
+            let pid = DaemonLock.readPid(raw)
             if code == EWOULDBLOCK { throw .held(path: path, pid: pid) }
             throw .system(SystemError(code: code, call: "flock", path: path))
         }
         self.path = path
         self.fd = fd
         let text = Array("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        _ = fsync(fd)
-    }
-
-    deinit {
-        close(fd)
+        _ = ftruncate(raw, 0)
+        _ = text.withUnsafeBytes { pwrite(raw, $0.baseAddress, $0.count, 0) }
+        _ = fsync(raw)
     }
 
     /// Throws when the lock file at ``path`` is no longer the file this daemon locked (deleted with its library, or
@@ -73,7 +70,7 @@ public final class DaemonLock: Sendable {
     public func checkStillHeld() throws(Failure) {
         var onDisk = stat()
         var held = stat()
-        guard fstat(fd, &held) == 0 else { throw .system(.current("fstat", path: path)) }
+        guard fstat(fd.rawValue, &held) == 0 else { throw .system(.current("fstat", path: path)) }
         if lstat(path, &onDisk) != 0 || FileNode(onDisk) != FileNode(held) {
             throw .lost(path: path)
         }
@@ -81,8 +78,8 @@ public final class DaemonLock: Sendable {
 
     /// Clears the pid and gives the lock up (also happens when the process exits).
     public func release() {
-        _ = ftruncate(fd, 0)
-        _ = flock(fd, LOCK_UN)
+        _ = ftruncate(fd.rawValue, 0)
+        _ = flock(fd.rawValue, LOCK_UN)
     }
 
     /// What a look from another process finds.

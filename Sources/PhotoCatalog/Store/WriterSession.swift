@@ -10,7 +10,8 @@ import PhotodropSystem
 final class WriterSession {
     let id: String
     let locksDirectory: String
-    private let descriptor: Int32
+    /// The locked file; closing it (when the session goes) releases the lock.
+    private let descriptor: FileDescriptor
     private let path: String
 
     init(locksDirectory: String) throws {
@@ -19,10 +20,10 @@ final class WriterSession {
         while true {
             let id = UUID().uuidString.lowercased()
             let path = locksDirectory + "/" + id + ".lock"
-            let descriptor = try FileSystem.open(path, O_RDWR | O_CREAT | O_EXCL, mode: 0o644)
-            _ = try FileSystem.check("flock", path) { flock(descriptor, LOCK_EX) }
+            let descriptor = FileDescriptor(owning: try FileSystem.open(path, O_RDWR | O_CREAT | O_EXCL, mode: 0o644))
+            _ = try FileSystem.check("flock", path) { flock(descriptor.rawValue, LOCK_EX) }
             // A reconciler may have taken and removed the fresh file between open and flock; then start over.
-            if let onDisk = try? FileSystem.status(atPath: path), let held = try? FileSystem.status(of: descriptor, path: path),
+            if let onDisk = try? FileSystem.status(atPath: path), let held = try? descriptor.status(path: path),
                 onDisk.st_ino == held.st_ino, onDisk.st_dev == held.st_dev
             {
                 self.id = id
@@ -30,13 +31,14 @@ final class WriterSession {
                 self.descriptor = descriptor
                 return
             }
-            LibC.close(descriptor)
+            // Not ours any more: the descriptor closes as it goes out of scope, and the loop starts over.
         }
     }
 
     deinit {
+        // Unlinked first, so that no other writer can take the lock of a file about to vanish; the descriptor (and
+        // the lock) goes after this.
         _ = LibC.unlink(path)
-        LibC.close(descriptor)
     }
 
     /// Whether the writer of `session` is gone: its lock file is missing or its lock can be taken. A taken lock file
