@@ -113,7 +113,7 @@ public final class Directory: Sendable {
         let result = FileNameEncoding.withPlatformString(name) { source in
             FileNameEncoding.withPlatformString(newName) { target in
                 photodrop_renameat2(
-                    descriptor.rawValue, source, destination.descriptor.rawValue, target, photodrop_RENAME_NOREPLACE)
+                    descriptor.rawValue, source, destination.descriptor.rawValue, target, RENAME_NOREPLACE)
             }
         }
         if result == 0 { return true }
@@ -176,9 +176,7 @@ public final class Directory: Sendable {
 
     /// Whether anything is at `relative` below this folder (never through a link): a file, a folder, a link itself.
     public func exists(_ relative: String) -> Bool {
-        let (folderPath, name) = Path.split(relative)
-        guard let folder = folderPath.isEmpty ? self : try? directory(folderPath) else { return false }
-        return ((try? folder.status(name)) ?? nil) != nil
+        ((try? FileLocation(directory: self, relativePath: relative).status()) ?? nil) != nil
     }
 
     /// `fsync(2)` on the folder: entries made or renamed in it survive a power loss.

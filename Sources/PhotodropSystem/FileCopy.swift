@@ -60,13 +60,13 @@ public enum FileCopy {
     ) throws(SystemError) -> Method? {
         var position: Int64 = 0
         while position < size {
-            let start = lseek(input, off_t(position), photodrop_SEEK_DATA)
+            let start = lseek(input, off_t(position), SEEK_DATA)
             if start < 0 {
                 if errno == ENXIO { break }  // only a hole is left
                 if position == 0 { return nil }
                 throw SystemError.current("lseek", path: source)
             }
-            let end = min(Int64(lseek(input, start, photodrop_SEEK_HOLE)), size)
+            let end = min(Int64(lseek(input, start, SEEK_HOLE)), size)
             guard end > Int64(start), lseek(input, start, SEEK_SET) == start, lseek(output, start, SEEK_SET) == start
             else { throw SystemError.current("lseek", path: source) }
             var remaining = end - Int64(start)

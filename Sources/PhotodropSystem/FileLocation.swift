@@ -16,27 +16,15 @@ public struct FileLocation: Sendable {
     /// The file at `path`: its folder is opened as named (links followed: a path a person or caller gave), the file
     /// itself is never a link.
     public init(path: String) throws(SystemError) {
-        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
-        let folder: String
-        let name: String
-        if let slash {
-            folder = slash == path.utf8.startIndex ? "/" : String(path[..<slash])
-            name = String(path[path.utf8.index(after: slash)...])
-        } else {
-            folder = "."
-            name = path
-        }
-        self.init(directory: try Directory.open(atPath: folder), relativePath: name)
+        let (folder, name) = Path.split(path)
+        self.init(directory: try Directory.open(atPath: folder.isEmpty ? "." : folder), relativePath: name)
     }
 
     /// The path for messages and records.
     public var path: String { Path.join(directory.path, relativePath) }
 
     /// The file's last component.
-    public var name: String {
-        guard let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relativePath }
-        return String(relativePath[relativePath.utf8.index(after: slash)...])
-    }
+    public var name: String { Path.lastComponent(of: relativePath) }
 
     /// Opens the file (`O_NOFOLLOW | O_CLOEXEC` added); the caller closes the descriptor.
     public func open(flags: Int32) throws(SystemError) -> Int32 {

@@ -5,8 +5,6 @@ import CLinux
 
 /// `O_NOATIME`: open without updating the access time (the owner or `CAP_FOWNER` only).
 public var O_NOATIME: Int32 { photodrop_O_NOATIME }
-/// `O_PATH`.
-public var O_PATH: Int32 { photodrop_O_PATH }
 /// `SEEK_DATA`: the next offset holding data, for files with holes.
 public var SEEK_DATA: Int32 { photodrop_SEEK_DATA }
 /// `SEEK_HOLE`: the next hole.

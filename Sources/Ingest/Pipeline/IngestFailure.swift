@@ -61,15 +61,6 @@ public enum IngestFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The `errno` of an I/O failure.
-    public var errno: Int32? {
-        switch self {
-        case .io(let error): return error.code
-        case .probe(let error): return error.errno
-        default: return nil
-        }
-    }
-
     public var description: String {
         switch self {
         case .io(let error): return error.description

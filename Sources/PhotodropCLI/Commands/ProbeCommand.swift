@@ -157,12 +157,6 @@ enum ProbeCommand {
         _ path: String, ignoring rules: IgnoreRules = IgnoreRules(), skipped: inout Int,
         visit: (String, String?) -> Void
     ) {
-        walk(path, relative: "", rules: rules, skipped: &skipped, visit: visit)
-    }
-
-    private static func walk(
-        _ path: String, relative: String, rules: IgnoreRules, skipped: inout Int, visit: (String, String?) -> Void
-    ) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             visit(path, "cannot read '\(path)': \(SystemError.describe(errno))")
@@ -189,24 +183,19 @@ enum ProbeCommand {
                 visit(folder, "cannot list the folder '\(folder)': \(error.reason)")
             case .entry(let entry, let relative, _):
                 let child = Path.join(path, relative)
-                switch entry.type {
-                case .directory:
+                if entry.type == .directory {
                     if rules.skipsDirectory(named: entry.name, relativePath: relative) { skipped += 1 }
-                case .symbolicLink:
-                    // A link to a folder is not followed; a link to a file is probed, as a named file would be.
-                    var target = stat()
-                    if stat(child, &target) == 0, target.st_mode & S_IFMT == S_IFDIR { continue }
-                    if rules.skipsFile(named: entry.name, relativePath: relative) {
-                        skipped += 1
-                    } else {
-                        visit(child, nil)
-                    }
-                case .regular, .other:
-                    if rules.skipsFile(named: entry.name, relativePath: relative) {
-                        skipped += 1
-                    } else {
-                        visit(child, nil)
-                    }
+                    continue
+                }
+                // A link to a folder is not followed; a link to a file is probed, as a named file would be.
+                var target = stat()
+                if entry.type == .symbolicLink, stat(child, &target) == 0, target.st_mode & S_IFMT == S_IFDIR {
+                    continue
+                }
+                if rules.skipsFile(named: entry.name, relativePath: relative) {
+                    skipped += 1
+                } else {
+                    visit(child, nil)
                 }
             }
         }

@@ -55,9 +55,7 @@ public struct FileLook: Sendable, Hashable {
             case ELOOP, ENXIO: return .notRegularFile
             case EWOULDBLOCK:
                 // A writer holds a lease that our open would break: it is certainly in use.
-                let (folderPath, name) = Path.split(relativePath)
-                guard let folder = folderPath.isEmpty ? root : try? root.directory(folderPath),
-                    let found = try? folder.status(name)
+                guard let found = (try? FileLocation(directory: root, relativePath: relativePath).status()) ?? nil
                 else { return .missing }
                 guard found.st_mode & S_IFMT == S_IFREG else { return .notRegularFile }
                 return .file(FileLook(identity: FileIdentity(found), writers: .open))
