@@ -13,14 +13,3 @@ public func eventually(timeout: TimeInterval = 30, _ condition: () async throws 
     } while Date() < deadline
     return try await condition()
 }
-
-/// ``eventually(timeout:_:)`` for synchronous code (a plain thread, not a task): polls every 10 ms.
-@discardableResult
-public func eventuallyBlocking(timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try condition() { return true }
-        usleep(10_000)
-    }
-    return try condition()
-}

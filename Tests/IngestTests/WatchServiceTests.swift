@@ -88,14 +88,4 @@ struct WatchServiceTests {
         #expect(done, "\((try? Asset.fetchAssets(library: library).count) ?? 0) of \(count) stored")
         #expect(try FileManager.default.contentsOfDirectory(atPath: config.inbox + "/Burst").isEmpty)
     }
-
-    /// Polls `condition` every 20 ms without blocking the cooperative pool.
-    func eventually(timeout: Double = 30, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
 }
