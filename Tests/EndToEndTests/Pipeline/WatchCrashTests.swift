@@ -104,13 +104,18 @@ struct WatchCrashTests {
         let daemon = try WatchDaemon(sandbox)
         try await daemon.waitUntilStarted()
         let album = try sandbox.inboxAlbum("Busy")
+        // SIGTERM the moment the first files are claimed, from a thread that looks every 200 µs: a test task that
+        // polled the log for a first outcome was, on a busy machine, too late to find any work left.
+        let stopper = ClaimWatcher(
+            staging: sandbox.inbox.appendingPathComponent(".photodrop/claimed").path,
+            leftOver: Set(sandbox.stagedFiles), pid: daemon.pid, delay: 0, signal: SIGTERM)
         try sandbox.move(files, into: album)
-        #expect(await eventually(timeout: 30) { daemon.outcomes.count >= 1 })
-        let status = try await daemon.stop(signal: SIGTERM, timeout: 30)
+        #expect(await stopper.wait(timeout: 30), "the daemon claimed nothing before SIGTERM")
+        let status = try await daemon.waitForExit(afterSignal: SIGTERM, timeout: 30)
         #expect(status == 0, "\(daemon.log)")
         #expect(daemon.log.contains("stopping") && daemon.log.contains("photodrop watch stopped"))
         let done = daemon.outcomes.count
-        print("SIGTERM after the first outcome: \(done) of \(files.count) files finished, the rest left in the inbox")
+        print("SIGTERM at the first claim: \(done) of \(files.count) files finished, the rest left in the inbox")
         // The drain must have interrupted real work: some files finished, others never taken.
         #expect(done >= 1 && done < files.count, "\(done) of \(files.count) finished: SIGTERM did not land mid-work")
         #expect(!sandbox.inboxFiles.isEmpty, "nothing was left in the inbox: the stop came after all the work")
@@ -151,14 +156,14 @@ struct WatchCrashTests {
     }
 }
 
-/// Kills a daemon (`SIGKILL`) `delay` µs after a file it claimed appears in the staging folder, from a thread of
-/// its own that looks every 200 µs.
+/// Sends a daemon `signal` (`SIGKILL` unless told) `delay` µs after a file it claimed appears in the staging folder,
+/// from a thread of its own that looks every 200 µs.
 final class ClaimWatcher: @unchecked Sendable {
     // @unchecked: `claimed` and `done` are written by the thread before it sets `finished`, and read after.
     private var claimed = false
     private let finished = Locked(false)
 
-    init(staging: String, leftOver: Set<String>, pid: Int32, delay: UInt32) {
+    init(staging: String, leftOver: Set<String>, pid: Int32, delay: UInt32, signal: Int32 = SIGKILL) {
         let deadline = Date().addingTimeInterval(30)
         Thread.detachNewThread { [self] in
             while Date() < deadline {
@@ -170,12 +175,12 @@ final class ClaimWatcher: @unchecked Sendable {
                 usleep(200)
             }
             usleep(delay)
-            kill(pid, SIGKILL)
+            kill(pid, signal)
             finished.value = true
         }
     }
 
-    /// Waits until the daemon was killed; returns whether it had claimed a file first.
+    /// Waits until the signal was sent; returns whether the daemon had claimed a file first.
     func wait(timeout: TimeInterval) async -> Bool {
         _ = await eventually(timeout: timeout + 5) { finished.value }
         return finished.value && claimed

@@ -254,6 +254,13 @@ class BackgroundPhotodrop: @unchecked Sendable {
     @discardableResult
     func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 60) async throws -> Int32 {
         kill(process.processIdentifier, signal)
+        return try await waitForExit(afterSignal: signal, timeout: timeout)
+    }
+
+    /// Waits for the exit of a process that was sent `signal`; returns the exit status (or kills it and throws after
+    /// `timeout`).
+    @discardableResult
+    func waitForExit(afterSignal signal: Int32, timeout: TimeInterval = 60) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { await pause(5_000) }
         if process.isRunning {
