@@ -137,7 +137,7 @@ struct HashingFileReaderTests {
         for _ in 0..<5 {
             do {
                 _ = try reader.read(path: path)
-            } catch FileReadError.changedWhileReading(let reported) {
+            } catch IngestFailure.changedWhileReading(let reported) {
                 #expect(reported == path)
                 refusals += 1
             }
@@ -150,11 +150,20 @@ struct HashingFileReaderTests {
         let target = try folder.write("real.jpg", "x")
         #expect(symlink(target, folder.url("link.jpg")) == 0)
         let reader = try HashingFileReader()
-        #expect(throws: FileReadError.notRegularFile(path: folder.url("link.jpg"))) {
-            try reader.read(path: folder.url("link.jpg"))
+        for path in [folder.url("link.jpg"), folder.path] {
+            let error = #expect(throws: IngestFailure.self) { try reader.read(path: path) }
+            guard case .notRegularFile(let reported) = error else {
+                Issue.record("\(path): \(String(describing: error)), not notRegularFile")
+                continue
+            }
+            #expect(reported == path)
         }
-        #expect(throws: FileReadError.notRegularFile(path: folder.path)) { try reader.read(path: folder.path) }
-        #expect(throws: FileReadError.self) { try reader.read(path: folder.url("missing.jpg")) }
+        let missing = #expect(throws: IngestFailure.self) { try reader.read(path: folder.url("missing.jpg")) }
+        guard case .io(let cause) = missing else {
+            Issue.record("missing file: \(String(describing: missing)), not an I/O error")
+            return
+        }
+        #expect(cause.code == ENOENT)
     }
 
     // MARK: FileLook

@@ -20,8 +20,8 @@ extension HashingFileReader {
     func read(path: String) throws -> FileDigest {
         let fd = SourceFileOpener.openForReading(path)
         guard fd >= 0 else {
-            if errno == ELOOP { throw FileReadError.notRegularFile(path: path) }
-            throw FileReadError.system(.current("open", path: path))
+            if errno == ELOOP { throw IngestFailure.notRegularFile(path: path) }
+            throw IngestFailure.io(.current("open", path: path))
         }
         defer { close(fd) }
         return try read(fileDescriptor: fd, path: path)

@@ -27,28 +27,6 @@ public struct FileDigest: Sendable, Hashable {
     }
 }
 
-/// Why a file could not be read and hashed.
-public enum FileReadError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A system call failed.
-    case system(SystemError)
-    /// Not a regular file (a link, a folder, a device…).
-    case notRegularFile(path: String)
-    /// Size, mtime or inode changed between the first and the last byte: a writer is still at work. Retry later.
-    case changedWhileReading(path: String)
-    /// libcrypto failed (it should not: SHA-256 needs no resources).
-    case crypto(String)
-
-    public var description: String {
-        switch self {
-        case .system(let error): return error.description
-        case .notRegularFile(let path): return "\(path) is not a regular file"
-        case .changedWhileReading(let path):
-            return "\(path) changed while it was being read; a writer is still at work, it will be tried again"
-        case .crypto(let what): return "SHA-256 failed in libcrypto: \(what)"
-        }
-    }
-}
-
 /// Reads a file once, front to back, through one reusable buffer, feeding ``PhotodropSystem/SHA256`` and keeping
 /// the head for the probe.
 ///
@@ -56,7 +34,7 @@ public enum FileReadError: Error, Sendable, Hashable, CustomStringConvertible {
 ///   (``head``), so a probe can look at the start of the file (libmagic, box headers) without reading it
 ///   again. The rest streams through a `chunkSize` region.
 /// - Size, mtime and inode come from `fstat` on the descriptor before the first byte and are checked again after the
-///   last; a change throws ``FileReadError/changedWhileReading(path:)``.
+///   last; a change throws ``IngestFailure/changedWhileReading(path:)``.
 /// - The hasher is reused, so a small file costs little more than its bytes.
 ///
 /// Not `Sendable`: one reader per worker (it owns the buffer and the hasher).
@@ -75,7 +53,7 @@ public final class HashingFileReader {
     private var hasher: SHA256
 
     /// A reader with a `headCapacity + chunkSize` buffer (default 256 KiB + 1 MiB).
-    public init(chunkSize: Int = 1 << 20, headCapacity: Int = 256 << 10) throws(FileReadError) {
+    public init(chunkSize: Int = 1 << 20, headCapacity: Int = 256 << 10) throws(IngestFailure) {
         precondition(chunkSize > 0 && headCapacity > 0, "buffer sizes must be positive")
         do { hasher = try SHA256() } catch { throw .crypto(error.call) }
         self.chunkSize = chunkSize
@@ -93,11 +71,11 @@ public final class HashingFileReader {
 
     /// Reads and hashes an open descriptor from offset 0 (with `pread`, so its file offset does not matter);
     /// `path` is only used in errors.
-    public func read(fileDescriptor fd: Int32, path: String) throws -> FileDigest {
+    public func read(fileDescriptor fd: Int32, path: String) throws(IngestFailure) -> FileDigest {
         headLength = 0
         var before = stat()
-        guard fstat(fd, &before) == 0 else { throw FileReadError.system(.current("fstat", path: path)) }
-        guard before.st_mode & S_IFMT == S_IFREG else { throw FileReadError.notRegularFile(path: path) }
+        guard fstat(fd, &before) == 0 else { throw IngestFailure.io(.current("fstat", path: path)) }
+        guard before.st_mode & S_IFMT == S_IFREG else { throw IngestFailure.notRegularFile(path: path) }
         // Read-ahead hint for the chunked part only: a file that fits the head costs one pread and no hint.
         if before.st_size > headCapacity { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) }
 
@@ -106,16 +84,20 @@ public final class HashingFileReader {
         let size = Int64(before.st_size)
         // The head: fill its region completely (or to the end of the file).
         let headWanted = Int(min(Int64(headCapacity), size))
-        let headCount = try headStorage.withUnsafeMutableBytes { storage in
-            try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<headWanted]), from: fd, at: 0, path: path)
+        // (Array's `withUnsafe…Bytes` rethrow untyped errors: the results travel out as `Result`s.)
+        let filled = headStorage.withUnsafeMutableBytes { storage in
+            Result { () throws(IngestFailure) in
+                try fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<headWanted]), from: fd, at: 0, path: path)
+            }
         }
+        let headCount = try filled.get()
         headLength = headCount
         var offset = Int64(headCount)
         if headCount > 0 {
-            try headStorage.withUnsafeBytes { storage in
-                let bytes = UnsafeRawBufferPointer(rebasing: storage[0..<headCount])
-                try update(bytes)
+            let hashed = headStorage.withUnsafeBytes { storage in
+                Result { () throws(IngestFailure) in try update(UnsafeRawBufferPointer(rebasing: storage[0..<headCount])) }
             }
+            try hashed.get()
         }
         // The rest, if the head was full. Holes of a sparse file are hashed without being read.
         if headCount == headCapacity {
@@ -124,18 +106,22 @@ public final class HashingFileReader {
                     of: fd, from: offset, to: size, isSparse: FileContent.isSparse(before), buffer: buffer, path: path
                 ) { bytes, _ in try update(bytes) }
             } catch let error as SystemError {
-                throw FileReadError.system(error)
+                throw .io(error)
+            } catch let error as IngestFailure {
+                throw error
+            } catch {
+                throw .unexpected(String(describing: error))
             }
         }
 
         var after = stat()
-        guard fstat(fd, &after) == 0 else { throw FileReadError.system(.current("fstat", path: path)) }
+        guard fstat(fd, &after) == 0 else { throw IngestFailure.io(.current("fstat", path: path)) }
         let identity = FileIdentity(before)
         guard FileIdentity(after) == identity, offset == identity.size else {
-            throw FileReadError.changedWhileReading(path: path)
+            throw IngestFailure.changedWhileReading(path: path)
         }
         let digest: SHA256Digest
-        do { digest = try hasher.finalize() } catch { throw FileReadError.crypto(error.call) }
+        do { digest = try hasher.finalize() } catch { throw IngestFailure.crypto(error.call) }
         return FileDigest(
             sha256: digest, identity: identity, links: UInt64(after.st_nlink), owner: after.st_uid, group: after.st_gid,
             mode: after.st_mode)
@@ -146,20 +132,20 @@ public final class HashingFileReader {
     /// ``headCapacity``). Shared, not copied; holding it past the next read makes that read copy the array once.
     public var head: (bytes: [UInt8], count: Int) { (headStorage, headLength) }
 
-    private func update(_ bytes: UnsafeRawBufferPointer) throws(FileReadError) {
+    private func update(_ bytes: UnsafeRawBufferPointer) throws(IngestFailure) {
         do { try hasher.update(bytes) } catch { throw .crypto(error.call) }
     }
 
     /// Reads until `region` is full or the file ends; returns the byte count.
     private func fill(_ region: UnsafeMutableRawBufferPointer, from fd: Int32, at start: Int64, path: String)
-        throws(FileReadError) -> Int
+        throws(IngestFailure) -> Int
     {
         var filled = 0
         while filled < region.count {
             let count = retryingOnInterrupt {
                 pread(fd, region.baseAddress! + filled, region.count - filled, off_t(start + Int64(filled)))
             }
-            if count < 0 { throw .system(.current("read", path: path)) }
+            if count < 0 { throw .io(.current("read", path: path)) }
             if count == 0 { break }
             filled += count
         }

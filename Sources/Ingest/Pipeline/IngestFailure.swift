@@ -40,13 +40,6 @@ public enum IngestFailure: Error, Sendable, CustomStringConvertible {
         case let error as ProbeError: self = .probe(error)
         case let error as QuarantineError: self = .quarantine(error)
         case let error as DaemonLock.Failure: self = .lockLost(error)
-        case let error as FileReadError:
-            switch error {
-            case .system(let cause): self = .io(cause)
-            case .notRegularFile(let path): self = .notRegularFile(path: path)
-            case .changedWhileReading(let path): self = .changedWhileReading(path: path)
-            case .crypto(let call): self = .crypto(call)
-            }
         default: self = .unexpected(String(describing: error))
         }
     }

@@ -64,10 +64,10 @@ public final class IngestWorker {
         let digest: FileDigest
         do {
             digest = try reader.read(fileDescriptor: fd, path: job.displayPath)
-        } catch FileReadError.changedWhileReading {
+        } catch .changedWhileReading {
             return .changed
         } catch {
-            return .failed(IngestFailure(error))
+            return .failed(error)
         }
         if let expected = job.expectedIdentity, expected != digest.identity { return .changed }
         if let knownContent, sampling.shouldLookUp() {
