@@ -9,13 +9,6 @@ public enum FileSystem {
         return info
     }
 
-    /// `fstat(2)` on an open descriptor; `path` names it in the error.
-    public static func status(of descriptor: Int32, path: String?) throws(SystemError) -> stat {
-        var info = stat()
-        try check("fstat", path) { fstat(descriptor, &info) }
-        return info
-    }
-
     /// `lstat(2)`, or nil when nothing is there (`ENOENT`, `ENOTDIR`); a final link is reported, not followed.
     public static func linkStatus(atPath path: String) throws(SystemError) -> stat? {
         var info = stat()

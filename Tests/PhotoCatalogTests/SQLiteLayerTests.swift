@@ -98,8 +98,7 @@ struct SQLiteLayerTests {
         let file = try folder.write(big, to: "big.bin")
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
-        let descriptor = open(file.path, O_RDONLY)
-        defer { close(descriptor) }
+        let descriptor = FileDescriptor(owning: open(file.path, O_RDONLY))
         let (digest, count) = try SHA256.digest(ofFile: descriptor, path: file.path, buffer: buffer)
         #expect(try digest == SHA256.digest(of: big) && count == Int64(big.count))
     }

@@ -187,11 +187,10 @@ final class WriterConnection {
 
     /// The SHA-256 of a file, read through the shared buffer.
     func hashFile(_ location: FileLocation) throws -> (String, Int64) {
-        let descriptor: Int32
-        do { descriptor = try location.open(flags: O_RDONLY | O_NOCTTY | O_NONBLOCK) } catch {
+        let descriptor: FileDescriptor
+        do { descriptor = FileDescriptor(owning: try location.open(flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)) } catch {
             throw SystemError(code: error.code, call: error.call, path: location.path)
         }
-        defer { LibC.close(descriptor) }
         let (digest, count) = try SHA256.digest(ofFile: descriptor, path: location.path, buffer: buffer)
         return (digest.hex, count)
     }

@@ -151,7 +151,7 @@ struct LibraryVerifier {
             guard let buffer else { continue }
             do {
                 let descriptor = FileDescriptor(owning: try FileSystem.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK))
-                let (sha256, count) = try SHA256.digest(ofFile: descriptor.rawValue, path: path, buffer: buffer)
+                let (sha256, count) = try SHA256.digest(ofFile: descriptor, path: path, buffer: buffer)
                 let digest = sha256.hex
                 hashedBytes += count
                 if digest == original.sha256 {

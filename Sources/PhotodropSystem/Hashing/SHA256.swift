@@ -79,13 +79,13 @@ public struct SHA256: ~Copyable {
     /// Hashes an open file from offset 0 to the size `fstat` gives, with reads into `buffer` (holes of a sparse file
     /// are hashed as the zeros they read as, without reading them); returns the digest and the byte count.
     public static func digest(
-        ofFile descriptor: Int32, path: String, buffer: UnsafeMutableRawBufferPointer
+        ofFile descriptor: FileDescriptor, path: String, buffer: UnsafeMutableRawBufferPointer
     ) throws -> (SHA256Digest, Int64) {
         var hasher = try SHA256()
-        let info = try FileSystem.status(of: descriptor, path: path)
-        _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL)
+        let info = try descriptor.status(path: path)
+        _ = posix_fadvise(descriptor.rawValue, 0, 0, POSIX_FADV_SEQUENTIAL)
         let count = try FileContent.forEachChunk(
-            of: descriptor, from: 0, to: Int64(info.st_size), isSparse: FileContent.isSparse(info), buffer: buffer,
+            of: descriptor.rawValue, from: 0, to: Int64(info.st_size), isSparse: FileContent.isSparse(info), buffer: buffer,
             path: path
         ) { bytes, _ in try hasher.update(bytes) }
         return (try hasher.finalize(), count)
