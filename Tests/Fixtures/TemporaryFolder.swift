@@ -2,11 +2,12 @@ import Foundation
 import PhotodropSystem
 
 /// A fresh folder under the system temp directory, removed when the test lets go of it.
-public final class TemporaryFolder {
+public final class TemporaryFolder: Sendable {
     public let path: String
 
-    public init(_ label: String = "test") throws {
-        let base = FileManager.default.temporaryDirectory.path
+    /// A folder named `photodrop-<label>-XXXXXX` in `parent` (the system temp directory unless told).
+    public init(_ label: String = "test", in parent: String = FileManager.default.temporaryDirectory.path) throws {
+        let base = parent
         var template = Array("\(base)/photodrop-\(label)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard let made else { throw SystemError.current("mkdtemp") }

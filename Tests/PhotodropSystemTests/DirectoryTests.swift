@@ -1,30 +1,8 @@
 import CLinux
 import Foundation
 import PhotodropSystem
+import TestFixtures
 import Testing
-
-/// A fresh folder under the system temp directory, removed afterwards.
-final class Scratch {
-    let path: String
-
-    init() throws {
-        var template = Array("\(FileManager.default.temporaryDirectory.path)/photodrop-system-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw SystemError.current("mkdtemp")
-        }
-        path = String(cString: made)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func url(_ relative: String) -> String { path + "/" + relative }
-
-    func write(_ relative: String, _ text: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: (url(relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: url(relative)))
-    }
-}
 
 /// Both ways of resolving names below a folder: `openat2` and the component walk it falls back to.
 let resolutions: [Directory.Resolution] = [.automatic, .componentWalk]
@@ -41,7 +19,7 @@ struct DirectoryTests {
     func linksAreRefused(_ resolution: Directory.Resolution) throws {
         Directory.resolution = resolution
         defer { Directory.resolution = .automatic }
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder("system")
         try scratch.write("root/Trip/a.jpg", "inside")
         try scratch.write("outside/a.jpg", "secret")
         #expect(symlink(scratch.url("outside"), scratch.url("root/Link")) == 0)
@@ -69,7 +47,7 @@ struct DirectoryTests {
 
     @Test("a folder exchanged for a link after it was opened: operations stay in the folder that was opened")
     func exchangedFolder() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder("system")
         try scratch.write("root/A/x.jpg", "inside")
         try scratch.write("outside/x.jpg", "secret")
         #expect(symlink(scratch.url("outside"), scratch.url("root/S")) == 0)
@@ -90,7 +68,7 @@ struct DirectoryTests {
     func creatingFolders(_ resolution: Directory.Resolution) throws {
         Directory.resolution = resolution
         defer { Directory.resolution = .automatic }
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder("system")
         try FileManager.default.createDirectory(atPath: scratch.url("root"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: scratch.url("outside"), withIntermediateDirectories: true)
         #expect(symlink(scratch.url("outside"), scratch.url("root/Trip")) == 0)
@@ -105,7 +83,7 @@ struct DirectoryTests {
 
     @Test("renames never replace; names that are not UTF-8 reach the file system as their bytes")
     func renamesAndNames() throws {
-        let scratch = try Scratch()
+        let scratch = try TemporaryFolder("system")
         let root = try Directory.open(atPath: scratch.path)
         let latin1 = FileNameEncoding.string(fromBytes: Array("M".utf8) + [0xFC] + Array("nchen.jpg".utf8))
         #expect(!latin1.isValidUTF8 && latin1.text == "M\u{0}FCnchen.jpg")

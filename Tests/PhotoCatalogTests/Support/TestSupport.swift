@@ -6,18 +6,17 @@ import Testing
 
 @testable import PhotoCatalog
 
-/// A temporary folder under `FileManager.default.temporaryDirectory`, removed when the value goes away.
+/// A ``TestFixtures/TemporaryFolder`` seen through URLs, with the catalog tests' helpers (a library in it, files).
 final class TemporaryDirectory: Sendable {
+    private let folder: TemporaryFolder
     let url: URL
 
     init(_ name: String = "photocatalog", in parent: URL = FileManager.default.temporaryDirectory) throws {
-        url = parent.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        folder = try TemporaryFolder(name, in: parent.path)
+        url = URL(fileURLWithPath: folder.path, isDirectory: true)
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    var path: String { url.path }
+    var path: String { folder.path }
 
     func appending(_ component: String) -> URL { url.appendingPathComponent(component) }
 
