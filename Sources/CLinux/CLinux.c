@@ -9,6 +9,7 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -53,4 +54,32 @@ int photodrop_has_effective_capability(int capability) {
     if (syscall(SYS_capget, &header, data) != 0) return -1;
     if (capability < 0 || capability >= 64) return 0;
     return (data[capability / 32].effective >> (capability % 32)) & 1u ? 1 : 0;
+}
+
+const uint32_t photodrop_STATX_BASIC_STATS = STATX_BASIC_STATS;
+const uint32_t photodrop_STATX_BTIME = STATX_BTIME;
+const int32_t photodrop_AT_EMPTY_PATH = AT_EMPTY_PATH;
+const int32_t photodrop_AT_STATX_DONT_SYNC = AT_STATX_DONT_SYNC;
+
+int photodrop_statx(int dirfd, const char *path, int flags, uint32_t mask, photodrop_statx_result *result) {
+    struct statx raw;
+    if (statx(dirfd, path, flags, mask, &raw) != 0) return -1;
+    result->mask = raw.stx_mask;
+    result->mode = raw.stx_mode;
+    result->nlink = raw.stx_nlink;
+    result->uid = raw.stx_uid;
+    result->gid = raw.stx_gid;
+    result->ino = raw.stx_ino;
+    result->size = raw.stx_size;
+    result->blocks = raw.stx_blocks;
+    result->attributes = raw.stx_attributes;
+    result->dev_major = raw.stx_dev_major;
+    result->dev_minor = raw.stx_dev_minor;
+    result->birth_sec = raw.stx_btime.tv_sec;
+    result->birth_nsec = raw.stx_btime.tv_nsec;
+    result->modification_sec = raw.stx_mtime.tv_sec;
+    result->modification_nsec = raw.stx_mtime.tv_nsec;
+    result->change_sec = raw.stx_ctime.tv_sec;
+    result->change_nsec = raw.stx_ctime.tv_nsec;
+    return 0;
 }

@@ -40,4 +40,33 @@ int photodrop_set_lease(int fd, int type);
 /// Whether the calling thread's effective capability set holds `capability` (CAP_CHOWN = 0, CAP_FOWNER = 3,
 /// CAP_DAC_OVERRIDE = 1): 1 yes, 0 no, -1 and errno on failure (capget through syscall).
 int photodrop_has_effective_capability(int capability);
+
+/// What statx(2) reports, in plain fields (glibc's `struct statx` is declared only under _GNU_SOURCE). `mask` says which
+/// of the optional fields the file system filled (STATX_BTIME for `birth_*`).
+typedef struct {
+    uint32_t mask;
+    uint32_t mode;
+    uint32_t nlink;
+    uint32_t uid;
+    uint32_t gid;
+    uint64_t ino;
+    uint64_t size;
+    uint64_t blocks;
+    uint64_t attributes;
+    uint32_t dev_major;
+    uint32_t dev_minor;
+    int64_t birth_sec;
+    uint32_t birth_nsec;
+    int64_t modification_sec;
+    uint32_t modification_nsec;
+    int64_t change_sec;
+    uint32_t change_nsec;
+} photodrop_statx_result;
+/// STATX_BASIC_STATS, STATX_BTIME; AT_EMPTY_PATH, AT_STATX_DONT_SYNC.
+extern const uint32_t photodrop_STATX_BASIC_STATS;
+extern const uint32_t photodrop_STATX_BTIME;
+extern const int32_t photodrop_AT_EMPTY_PATH;
+extern const int32_t photodrop_AT_STATX_DONT_SYNC;
+/// statx(2): 0, or -1 and errno on failure.
+int photodrop_statx(int dirfd, const char *path, int flags, uint32_t mask, photodrop_statx_result *result);
 #endif
