@@ -173,8 +173,15 @@ enum ProbeCommand {
             visit(path, "cannot list the folder '\(path)': \(error.reason)")
             return
         }
+        // The walker asks once per folder whether to enter it: the rules are applied, and the skips counted, there.
+        var skippedFolders = 0
+        defer { skipped += skippedFolders }
         let walker = DirectoryWalker(root: root, sorted: true) { entry, relative in
-            !rules.skipsDirectory(named: entry.name, relativePath: relative)
+            if rules.skipsDirectory(named: entry.name, relativePath: relative) {
+                skippedFolders += 1
+                return false
+            }
+            return true
         }
         for item in walker {
             switch item {
@@ -183,10 +190,7 @@ enum ProbeCommand {
                 visit(folder, "cannot list the folder '\(folder)': \(error.reason)")
             case .entry(let entry, let relative, _):
                 let child = Path.join(path, relative)
-                if entry.type == .directory {
-                    if rules.skipsDirectory(named: entry.name, relativePath: relative) { skipped += 1 }
-                    continue
-                }
+                if entry.type == .directory { continue }
                 // A link to a folder is not followed; a link to a file is probed, as a named file would be.
                 var target = stat()
                 if entry.type == .symbolicLink, stat(child, &target) == 0, target.st_mode & S_IFMT == S_IFDIR {
