@@ -21,7 +21,7 @@ struct Claimer: Sendable {
     /// Claims until `settled` is finished; after a stop request, what is still waiting stays in the inbox.
     func run() async {
         while let first = await settled.receive() {
-            if stopRequested.flag.load(ordering: .relaxed) { continue }
+            if stopRequested.isRaised { continue }
             var files = [first]
             settled.receiveAvailable(upTo: batchLimit - 1, appendingTo: &files)
             let claimed: ClaimJournal.Claimed

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A first-in-first-out queue between tasks with a fixed capacity: ``send(_:)`` suspends while it is full.
@@ -6,30 +7,71 @@ import Synchronization
 /// of the workers, so a burst of 100,000 files costs `capacity` items of memory, not 100,000. Any number of
 /// producers and consumers; waiters are served in arrival order. Cancelling a waiting task wakes it
 /// (``send(_:)`` throws `CancellationError`, ``receive()`` returns nil).
+///
+/// Threads of a ``WorkerThreads`` pool, which are not Swift tasks, use ``sendBlocking(_:)`` and
+/// ``receiveBlocking(unless:)`` instead: they wait in the same lines, parked on a semaphore.
 public final class BoundedQueue<Element: Sendable>: Sendable {
     /// Thrown by ``send(_:)`` after ``finish()``.
     public struct Finished: Error, Sendable {}
 
+    /// How a waiting sender is woken: a suspended task, or a parked thread.
+    private enum SenderWake {
+        case task(CheckedContinuation<Void, any Error>)
+        case thread(ThreadParking<(any Error)?>)
+
+        func resume() {
+            switch self {
+            case .task(let continuation): continuation.resume()
+            case .thread(let parking): parking.resume(returning: nil)
+            }
+        }
+
+        func resume(throwing error: any Error) {
+            switch self {
+            case .task(let continuation): continuation.resume(throwing: error)
+            case .thread(let parking): parking.resume(returning: error)
+            }
+        }
+    }
+
+    /// How a waiting receiver is woken: a suspended task, or a parked thread.
+    private enum ReceiverWake {
+        case task(CheckedContinuation<Element?, Never>)
+        case thread(ThreadParking<Element?>)
+
+        func resume(returning element: Element?) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: element)
+            case .thread(let parking): parking.resume(returning: element)
+            }
+        }
+
+        var isThread: Bool {
+            if case .thread = self { return true }
+            return false
+        }
+    }
+
     private struct Sender {
         var id: UInt64
         var element: Element
-        var continuation: CheckedContinuation<Void, any Error>
+        var continuation: SenderWake
     }
 
     private struct Receiver {
         var id: UInt64
-        var continuation: CheckedContinuation<Element?, Never>
+        var continuation: ReceiverWake
     }
 
     private enum SendStep {
-        case handedOver(CheckedContinuation<Element?, Never>)
+        case handedOver(ReceiverWake)
         case buffered
         case failed(any Error)
         case mustWait
     }
 
     private enum ReceiveStep {
-        case element(Element, CheckedContinuation<Void, any Error>?)
+        case element(Element, SenderWake?)
         case end
         case mustWait
     }
@@ -79,7 +121,47 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
         var count: Int { buffer.count }
 
+        /// Waiting senders are let in once fewer than this many items are queued (half the capacity), not at every
+        /// free slot: a producer faster than its consumers then wakes once per half a queue, and sends the next half
+        /// without waiting, instead of waking, sending one item and waiting again for every item taken.
+        var refillMark: Int { max(1, buffer.limit / 2) }
+
         mutating func popBuffer() -> Element? { buffer.pop() }
+
+        mutating func newID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+
+        /// Hands `element` to a waiting receiver or buffers it; `.mustWait` when the queue is full.
+        mutating func offer(_ element: Element, capacity: Int) -> SendStep {
+            if finished { return .failed(Finished()) }
+            if !receivers.isEmpty { return .handedOver(receivers.removeFirst().continuation) }
+            if count < capacity {
+                buffer.push(element)
+                return .buffered
+            }
+            return .mustWait
+        }
+
+        /// Takes the oldest item (a waiting sender's, when the buffer is empty); `.end` once finished and drained.
+        mutating func take() -> ReceiveStep {
+            if let element = popBuffer() {
+                // Room was made: once the queue is down to half, the longest-waiting sender moves its element into
+                // the buffer (see `refillMark`).
+                if !senders.isEmpty && count < refillMark {
+                    let sender = senders.removeFirst()
+                    buffer.push(sender.element)
+                    return .element(element, sender.continuation)
+                }
+                return .element(element, nil)
+            }
+            if !senders.isEmpty {
+                let sender = senders.removeFirst()
+                return .element(sender.element, sender.continuation)
+            }
+            return finished ? .end : .mustWait
+        }
     }
 
     /// The most items held without a waiting sender.
@@ -101,16 +183,8 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// Throws ``Finished`` after ``finish()`` and `CancellationError` when the task is cancelled while waiting (the
     /// element is then not queued).
     public func send(_ element: Element) async throws {
-        let immediate: SendStep = state.withLock { state in
-            if state.finished { return .failed(Finished()) }
-            if !state.receivers.isEmpty { return .handedOver(state.receivers.removeFirst().continuation) }
-            if state.count < capacity {
-                state.buffer.push(element)
-                return .buffered
-            }
-            return .mustWait
-        }
-        switch immediate {
+        let capacity = self.capacity
+        switch state.withLock({ $0.offer(element, capacity: capacity) }) {
         case .handedOver(let receiver):
             receiver.resume(returning: element)
             return
@@ -118,22 +192,16 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         case .failed(let error): throw error
         case .mustWait: break
         }
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id = state.withLock { $0.newID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let registration: SendStep = state.withLock { state in
                     if Task.isCancelled { return .failed(CancellationError()) }
-                    if state.finished { return .failed(Finished()) }
-                    if !state.receivers.isEmpty { return .handedOver(state.receivers.removeFirst().continuation) }
-                    if state.count < capacity {
-                        state.buffer.push(element)
-                        return .buffered
+                    let step = state.offer(element, capacity: capacity)
+                    if case .mustWait = step {
+                        state.senders.append(Sender(id: id, element: element, continuation: .task(continuation)))
                     }
-                    state.senders.append(Sender(id: id, element: element, continuation: continuation))
-                    return .mustWait
+                    return step
                 }
                 switch registration {
                 case .mustWait: break
@@ -156,51 +224,23 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// The next item, waiting while the queue is empty; nil once the queue is finished and drained, or when the
     /// task is cancelled while waiting.
     public func receive() async -> Element? {
-        let immediate: ReceiveStep = state.withLock { state in
-            if let element = state.popBuffer() {
-                // Room was made: the longest-waiting sender moves its element into the buffer.
-                if !state.senders.isEmpty {
-                    let sender = state.senders.removeFirst()
-                    state.buffer.push(sender.element)
-                    return .element(element, sender.continuation)
-                }
-                return .element(element, nil)
-            }
-            if !state.senders.isEmpty {
-                let sender = state.senders.removeFirst()
-                return .element(sender.element, sender.continuation)
-            }
-            return state.finished ? .end : .mustWait
-        }
-        switch immediate {
+        switch state.withLock({ $0.take() }) {
         case .element(let element, let sender):
             sender?.resume()
             return element
         case .end: return nil
         case .mustWait: break
         }
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id = state.withLock { $0.newID() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
                 let registration: ReceiveStep = state.withLock { state in
-                    if let element = state.popBuffer() {
-                        if !state.senders.isEmpty {
-                            let sender = state.senders.removeFirst()
-                            state.buffer.push(sender.element)
-                            return .element(element, sender.continuation)
-                        }
-                        return .element(element, nil)
+                    if Task.isCancelled { return .end }
+                    let step = state.take()
+                    if case .mustWait = step {
+                        state.receivers.append(Receiver(id: id, continuation: .task(continuation)))
                     }
-                    if !state.senders.isEmpty {
-                        let sender = state.senders.removeFirst()
-                        return .element(sender.element, sender.continuation)
-                    }
-                    if state.finished || Task.isCancelled { return .end }
-                    state.receivers.append(Receiver(id: id, continuation: continuation))
-                    return .mustWait
+                    return step
                 }
                 switch registration {
                 case .mustWait: break
@@ -219,6 +259,117 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         }
     }
 
+    /// ``send(_:)`` for a thread of its own (not a Swift task): blocks the thread while the queue is full.
+    ///
+    /// - Throws: ``Finished`` after ``finish()`` (the element is then not queued).
+    public func sendBlocking(_ element: Element) throws {
+        let capacity = self.capacity
+        var parking: ThreadParking<(any Error)?>?
+        let step: SendStep = state.withLock { state in
+            let step = state.offer(element, capacity: capacity)
+            if case .mustWait = step {
+                let waiting = ThreadParking<(any Error)?>()
+                state.senders.append(Sender(id: state.newID(), element: element, continuation: .thread(waiting)))
+                parking = waiting
+            }
+            return step
+        }
+        switch step {
+        case .handedOver(let receiver): receiver.resume(returning: element)
+        case .buffered: return
+        case .failed(let error): throw error
+        case .mustWait: if let error = parking?.wait() { throw error }
+        }
+    }
+
+    /// ``sendBlocking(_:)`` for several elements, in order, taking the lock once for as many as fit: a worker thread
+    /// hands over a batch of results and wakes a waiting receiver once, not once per result.
+    ///
+    /// - Throws: ``Finished`` after ``finish()`` (the elements not yet queued are then dropped).
+    public func sendBlocking(contentsOf elements: [Element]) throws {
+        let capacity = self.capacity
+        var next = 0
+        while next < elements.count {
+            var handedOver: [(ReceiverWake, Element)] = []
+            var parking: ThreadParking<(any Error)?>?
+            let failure: (any Error)? = state.withLock { state in
+                while next < elements.count {
+                    let element = elements[next]
+                    switch state.offer(element, capacity: capacity) {
+                    case .handedOver(let receiver): handedOver.append((receiver, element))
+                    case .buffered: break
+                    case .failed(let error): return error
+                    case .mustWait:
+                        let waiting = ThreadParking<(any Error)?>()
+                        state.senders.append(Sender(id: state.newID(), element: element, continuation: .thread(waiting)))
+                        parking = waiting
+                    }
+                    next += 1
+                    if parking != nil { break }
+                }
+                return nil
+            }
+            for (receiver, element) in handedOver { receiver.resume(returning: element) }
+            if let failure { throw failure }
+            if let error = parking?.wait() { throw error }
+        }
+    }
+
+    /// ``receive()`` for a thread of its own (not a Swift task): blocks the thread while the queue is empty.
+    ///
+    /// Returns nil once the queue is finished and drained, or once `stop` is raised: whoever raises it then calls
+    /// ``wakeBlockedReceivers()``, and a thread that was about to park sees the flag instead (it is read under the
+    /// queue's lock, which the waker takes after raising it).
+    public func receiveBlocking(unless stop: StopFlag) -> Element? {
+        var parking: ThreadParking<Element?>?
+        let step: ReceiveStep = state.withLock { state in
+            if stop.isRaised { return .end }
+            let step = state.take()
+            if case .mustWait = step {
+                let waiting = ThreadParking<Element?>()
+                state.receivers.append(Receiver(id: state.newID(), continuation: .thread(waiting)))
+                parking = waiting
+            }
+            return step
+        }
+        switch step {
+        case .element(let element, let sender):
+            sender?.resume()
+            return element
+        case .end: return nil
+        case .mustWait: return parking?.wait() ?? nil
+        }
+    }
+
+    /// What ``tryReceive()`` found.
+    public enum Polled {
+        case element(Element)
+        case empty
+        case finished
+    }
+
+    /// The next item if one is queued, without waiting.
+    public func tryReceive() -> Polled {
+        switch state.withLock({ $0.take() }) {
+        case .element(let element, let sender):
+            sender?.resume()
+            return .element(element)
+        case .end: return .finished
+        case .mustWait: return .empty
+        }
+    }
+
+    /// Wakes every thread parked in ``receiveBlocking(unless:)`` with nil (tasks waiting in ``receive()`` are left
+    /// alone): how a pool stops its threads without finishing the queue.
+    public func wakeBlockedReceivers() {
+        let woken = state.withLock { state -> [Receiver] in
+            let threads = state.receivers.filter { $0.continuation.isThread }
+            state.receivers.removeAll { $0.continuation.isThread }
+            return threads
+        }
+        for receiver in woken { receiver.continuation.resume(returning: nil) }
+    }
+
     /// Takes up to `limit` items that are already queued (or offered by waiting senders) without waiting; empty when
     /// there are none. A group committer calls it after ``receive()`` returned one item, to take whatever else has
     /// arrived meanwhile without ever waiting to fill a batch.
@@ -232,11 +383,11 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// the first item of a batch builds the batch in one array instead of copying a second one into it.
     public func receiveAvailable(upTo limit: Int, appendingTo items: inout [Element]) {
         guard limit > 0 else { return }
-        let released = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+        let released = state.withLock { state -> [SenderWake] in
             // A committer takes up to 1,024 at a time: one allocation instead of eleven doublings.
             let taking = min(limit, state.count + state.senders.count)
             items.reserveCapacity(items.count + taking)
-            var released: [CheckedContinuation<Void, any Error>] = []
+            var released: [SenderWake] = []
             for _ in 0..<taking {
                 if let element = state.popBuffer() {
                     items.append(element)
@@ -247,7 +398,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
                 }
             }
             // Room was made: move waiting senders' elements into the buffer, as `receive()` does.
-            while state.count < capacity && !state.senders.isEmpty {
+            while state.count < state.refillMark && !state.senders.isEmpty {
                 let sender = state.senders.removeFirst()
                 state.buffer.push(sender.element)
                 released.append(sender.continuation)

@@ -10,11 +10,12 @@ import Synchronization
 /// ``jobs`` (``BoundedQueue/send(_:)`` waits while the workers are busy: back-pressure on the source), then call
 /// ``finishIntake()``; ``run()`` returns once every job was committed.
 ///
+/// The workers run on threads of their own (``WorkerThreads``), not on Swift's cooperative pool: their reads block.
+///
 /// Large files have a lane of their own (``send(_:)`` puts a job whose expected size is at least
-/// ``largeFileThreshold`` there): a worker on a dispatch thread of its own, at the lowest priority, takes them one at
-/// a time. Hashing a 5 GB upload takes seconds of a core, and while the regular workers (on Swift's cooperative
-/// threads, one per core) were all busy with such files, a small file dropped beside them waited for the last of
-/// them, and so did the watch loop. Now the regular workers only ever see files below the threshold.
+/// ``largeFileThreshold`` there): one more thread, at the lowest priority, takes them one at a time. Hashing a 5 GB
+/// upload takes seconds of a core, and while the regular workers were all busy with such files, a small file dropped
+/// beside them waited for the last of them. Now the regular workers only ever see files below the threshold.
 public final class IngestPipeline: Sendable {
     /// Where the source puts files to process (use ``send(_:)``, which chooses the lane).
     public let jobs: BoundedQueue<IngestJob>
@@ -84,23 +85,12 @@ public final class IngestPipeline: Sendable {
     /// - Throws: when a worker cannot be set up (no libmagic database, no libcrypto); jobs still queued are left.
     public func run() async throws {
         let findings = self.findings
-        let jobs = self.jobs
-        let committer = self.committer
         async let committed: Void = committer.run(findings)
         async let largeDone: Void = runLargeFileLane()
         do {
-            try await WorkerPool.run(
-                workers: workers, jobs: jobs, makeState: makeWorker,
-                process: { worker, job in
-                    // The writer is the pipeline's one serial stage: let it preempt the workers (see the type).
-                    WorkerThreadPriority.lowerCurrentThread()
-                    let output = worker.process(job)
-                    try? await findings.send(output)
-                    // Reading and probing block the thread, and the source (a scan, the watch loop's claimer) runs
-                    // on the same cooperative threads: once the jobs run low, give it a turn to refill them. (A
-                    // yield after every file cost about 1 % of a worker's time in task switches.)
-                    if jobs.count < jobs.capacity / 2 { await Task.yield() }
-                })
+            try await WorkerThreads.run(
+                count: workers, name: "pd worker", jobs: jobs, results: findings, makeState: makeWorker,
+                process: { worker, job in worker.process(job) })
         } catch {
             largeJobs.finish()
             await largeDone
@@ -113,44 +103,25 @@ public final class IngestPipeline: Sendable {
         await committed
     }
 
-    /// The large-file lane: one worker whose blocking reads run on a serial dispatch queue (a thread of its own,
-    /// not one of Swift's cooperative threads) at the lowest priority. Its state is made at its first job.
+    /// The large-file lane: one thread at the lowest priority (large files are bulk work: small files and the writer
+    /// come first), started by the first large file. Its worker is made at its first job, and a worker that cannot be made fails each job instead of
+    /// the pipeline (the regular workers report that failure).
     private func runLargeFileLane() async {
-        let box = LaneWorker(makeWorker: makeWorker)
-        while let job = await largeJobs.receive() {
-            let output = await box.process(job)
-            try? await findings.send(output)
-        }
-    }
-}
-
-/// The large-file lane's worker, confined to its serial queue: ``IngestWorker`` is not `Sendable`, and only the queue
-/// touches it (`@unchecked Sendable` on that invariant).
-private final class LaneWorker: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "photodrop.large-files")
-    private let makeWorker: @Sendable (Int) throws -> IngestWorker
-    private var worker: IngestWorker?
-    private var failure: IngestFailure?
-
-    init(makeWorker: @escaping @Sendable (Int) throws -> IngestWorker) {
-        self.makeWorker = makeWorker
-    }
-
-    func process(_ job: IngestJob) async -> WorkerOutput {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                // Large files are bulk work: small files and the writer come first.
-                WorkerThreadPriority.lowerCurrentThread(to: 19)
-                if self.worker == nil && self.failure == nil {
-                    do { self.worker = try self.makeWorker(-1) } catch { self.failure = IngestFailure(error) }
+        let makeWorker = self.makeWorker
+        // Its thread starts with the first large file: most runs never see one.
+        guard let first = await largeJobs.receive() else { return }
+        try? await WorkerThreads.run(
+            count: 1, name: "pd large", niceness: 19, jobs: largeJobs, results: findings, batch: 1,
+            startingWith: [first],
+            makeState: { _ in Result<IngestWorker, IngestFailure>?.none },
+            process: { worker, job in
+                if worker == nil {
+                    do { worker = .success(try makeWorker(-1)) } catch { worker = .failure(IngestFailure(error)) }
                 }
-                guard let worker = self.worker else {
-                    continuation.resume(
-                        returning: WorkerOutput(job: job, finding: .failed(self.failure ?? .unexpected("no worker"))))
-                    return
+                switch worker! {
+                case .success(let ready): return ready.process(job)
+                case .failure(let failure): return WorkerOutput(job: job, finding: .failed(failure))
                 }
-                continuation.resume(returning: worker.process(job))
-            }
-        }
+            })
     }
 }

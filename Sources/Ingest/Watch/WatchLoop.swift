@@ -73,7 +73,7 @@ final class WatchLoop {
         self.lastSummaryTime = .now
     }
 
-    private var isStopping: Bool { stopping || stopRequested.flag.load(ordering: .relaxed) }
+    private var isStopping: Bool { stopping || stopRequested.isRaised }
 
     /// Runs until a stop message (or the pipeline's failure).
     func run() async {

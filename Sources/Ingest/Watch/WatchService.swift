@@ -60,7 +60,7 @@ public final class WatchService: Sendable {
     /// then stops as soon as the library is recovered.
     public func requestStop(cause: String? = nil) {
         let fields: KeyValuePairs<String, LogValue> = cause.map { ["signal": .string($0)] } ?? [:]
-        if !stopRequested.flag.exchange(true, ordering: .relaxed) {
+        if stopRequested.raise() {
             logger.info("stopping: no new files are taken, files in flight are finished", metadata: fields)
         } else {
             logger.info("already stopping; waiting for the files in flight", metadata: fields)
@@ -230,7 +230,7 @@ public final class WatchService: Sendable {
             shutdown: [
                 .signal("no new events") { watcher.close() },
                 .signal("no new claims") {
-                    stopRequested.flag.store(true, ordering: .relaxed)
+                    stopRequested.raise()
                     settled.finish()
                 },
                 .waitFor("claimer"),
@@ -255,9 +255,4 @@ public final class WatchService: Sendable {
             throw Failure(description: "the workers could not run: \(failure)", cause: failure)
         }
     }
-}
-
-/// A flag the signal task sets and the watch loop polls between claim batches.
-final class StopFlag: Sendable {
-    let flag = Atomic<Bool>(false)
 }
