@@ -143,4 +143,29 @@ struct VerifyStatusCommandTests {
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("\(sandbox.inbox.path) does not exist"), "\(result)")
     }
+
+    @Test("status: a running daemon reports the folders it watches with inotify, and the limit")
+    func watchBudget() async throws {
+        let sandbox = try Sandbox("status-watches", settings: ["settleMilliseconds": 50])
+        for album in ["Trips", "Family", "Family/2024"] {
+            try FileManager.default.createDirectory(
+                at: sandbox.inbox.appendingPathComponent(album), withIntermediateDirectories: true)
+        }
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        var watches: [String: Any] = [:]
+        // The inbox, Trips, Family and Family/2024 (not the daemon's own hidden .photodrop/).
+        let reported = await eventually(timeout: 20) {
+            let report = try? await sandbox.run(["status", "--json"]).jsonObject()
+            watches = ((report?["daemon"] as? [String: Any])?["watches"] as? [String: Any]) ?? [:]
+            return watches["folders"] as? Int == 4
+        }
+        #expect(reported, "\(watches)\n\(daemon.log.suffix(1500))")
+        #expect(watches["polled"] as? Int == 0)
+        let limit = try String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8)
+        #expect(watches["maxUserWatches"] as? Int == Int(limit.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let text = try await sandbox.run(["status"])
+        #expect(text.stdout.contains("Watching          4 folders with inotify\n"), "\(text.stdout)")
+        #expect(try await daemon.stop() == 0)
+    }
 }

@@ -20,10 +20,12 @@ public struct DaemonStatus: Sendable, Equatable {
     public var waiting: Int
     public var counts: IngestStatistics.Counts
     public var problems: [HealthProblem]
+    /// The inotify watch budget: folders watched, folders polled because the limit was reached, and the limit.
+    public var watches: InotifyWatcher.Status?
 
     public init(
         pid: Int32, started: UTCTimestamp, updated: UTCTimestamp, waiting: Int, counts: IngestStatistics.Counts,
-        problems: [HealthProblem]
+        problems: [HealthProblem], watches: InotifyWatcher.Status? = nil
     ) {
         self.pid = pid
         self.started = started
@@ -31,6 +33,7 @@ public struct DaemonStatus: Sendable, Equatable {
         self.waiting = waiting
         self.counts = counts
         self.problems = problems
+        self.watches = watches
     }
 
     /// The JSON text.
@@ -45,6 +48,16 @@ public struct DaemonStatus: Sendable, Equatable {
         writer.member("duplicates", counts.duplicates)
         writer.member("rejected", counts.rejected)
         writer.member("failed", counts.failed)
+        if let watches {
+            writer.key("watches")
+            writer.beginObject()
+            writer.member("folders", watches.watchedFolders)
+            writer.member("polled", watches.unwatchedFolders)
+            writer.key("maxUserWatches")
+            if let limit = watches.maxUserWatches { writer.int(limit) } else { writer.null() }
+            writer.member("inboxPresent", watches.inboxPresent)
+            writer.endObject()
+        }
         writer.key("problems")
         writer.beginArray()
         for problem in problems { problem.write(to: &writer) }
@@ -91,9 +104,23 @@ public struct DaemonStatus: Sendable, Equatable {
         if case .array(let items)? = fields["problems"]?.kind {
             problems = items.compactMap(HealthProblem.init(json:))
         }
+        var watches: InotifyWatcher.Status?
+        if case .object(let members)? = fields["watches"]?.kind {
+            var budget: [String: JSONValue.Kind] = [:]
+            for member in members { budget[member.key] = member.value.kind }
+            if case .number(let folders)? = budget["folders"], case .number(let polled)? = budget["polled"] {
+                var limit: Int?
+                if case .number(let text)? = budget["maxUserWatches"] { limit = Int(text) }
+                var present = true
+                if case .bool(let value)? = budget["inboxPresent"] { present = value }
+                watches = InotifyWatcher.Status(
+                    watchedFolders: Int(folders) ?? 0, unwatchedFolders: Int(polled) ?? 0, maxUserWatches: limit,
+                    inboxPresent: present)
+            }
+        }
         return DaemonStatus(
             pid: Int32(pid), started: started, updated: updated, waiting: number("waiting") ?? 0, counts: counts,
-            problems: problems)
+            problems: problems, watches: watches)
     }
 
     /// Writes the status into `folder`: a temporary file, then a rename over the old one.

@@ -9,26 +9,31 @@ struct StatusWriter: Sendable {
     let health: HealthMonitor
     let library: FolderRoot
     let inbox: FolderRoot
+    /// The watcher's budget now (folders watched and polled).
+    let watches: @Sendable () -> InotifyWatcher.Status?
     let startedAt = UTCTimestamp.now()
 
     func run() async {
-        var written: (change: Int, counts: IngestStatistics.Counts, at: ContinuousClock.Instant)?
+        var written:
+            (change: Int, counts: IngestStatistics.Counts, watches: InotifyWatcher.Status?, at: ContinuousClock.Instant)?
         while !Task.isCancelled {
             let counts = statistics.snapshot
             let change = health.changeCount
+            let budget = watches()
             let due = written.map {
-                $0.change != change || $0.counts != counts || .now - $0.at >= DaemonStatus.heartbeat
+                $0.change != change || $0.counts != counts || $0.watches != budget
+                    || .now - $0.at >= DaemonStatus.heartbeat
             }
-            if due ?? true, write(counts) { written = (change, counts, .now) }
+            if due ?? true, write(counts, budget) { written = (change, counts, budget, .now) }
             try? await Task.sleep(for: .seconds(1))
         }
     }
 
     /// Writes the status once; returns whether it was written anywhere.
-    private func write(_ counts: IngestStatistics.Counts) -> Bool {
+    private func write(_ counts: IngestStatistics.Counts, _ budget: InotifyWatcher.Status?) -> Bool {
         let status = DaemonStatus(
             pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting, counts: counts,
-            problems: health.problems())
+            problems: health.problems(), watches: budget)
         if let folder = try? library.directory(), (try? status.write(into: folder)) != nil {
             if let inbox = try? inbox.directory() {
                 try? inbox.directory(".photodrop").remove(DaemonStatus.fileName)

@@ -188,7 +188,8 @@ public final class WatchService: Sendable {
             claims: claims, settled: settled, pipeline: pipeline, mailbox: mailbox, stopRequested: stopRequested,
             logger: logger, guardCheck: { try lock.checkStillHeld() })
         let status = StatusWriter(
-            statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox)
+            statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox,
+            watches: { [weak watcher] in watcher?.status })
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
             statistics: statistics, health: health, logger: logger, trackerCapacity: options.trackerCapacity,

@@ -155,7 +155,9 @@ enum StatusCommand {
         var lines: [(String, String)] = [("Library", report.library)]
         lines.append(("Configuration", report.configFile ?? "none (built-in defaults)"))
         switch report.daemon {
-        case .running(let pid): lines.append(("Daemon", "running" + (pid.map { " (pid \($0))" } ?? "")))
+        case .running(let pid):
+            lines.append(("Daemon", "running" + (pid.map { " (pid \($0))" } ?? "")))
+            if let watches = report.daemonStatus?.watches { lines.append(("Watching", watchingText(watches))) }
         case .notRunning: lines.append(("Daemon", "not running"))
         case .unknown(let problem): lines.append(("Daemon", "unknown: \(problem)"))
         }
@@ -221,6 +223,17 @@ enum StatusCommand {
         return text
     }
 
+    /// "12 folders", or, with folders beyond inotify's limit, how many are polled instead and what to raise.
+    static func watchingText(_ watches: InotifyWatcher.Status) -> String {
+        var text = TextFormat.plural(watches.watchedFolders, "folder") + " with inotify"
+        if watches.unwatchedFolders > 0 {
+            let limit = watches.maxUserWatches.map { " (\(TextFormat.count($0)))" } ?? ""
+            text += "; \(TextFormat.plural(watches.unwatchedFolders, "folder")) polled instead: the limit "
+                + "fs.inotify.max_user_watches\(limit) is reached; raise it with sysctl"
+        }
+        return text
+    }
+
     static func json(_ report: Report) -> JSONNode {
         let stats = report.statistics
         var members: [(String, JSONNode)] = [
@@ -231,8 +244,18 @@ enum StatusCommand {
         ]
         switch report.daemon {
         case .running(let pid):
-            members.append(
-                ("daemon", .object([("running", .bool(true)), ("pid", pid.map { .int(Int($0)) } ?? .null)])))
+            var daemon: [(String, JSONNode)] = [("running", .bool(true)), ("pid", pid.map { .int(Int($0)) } ?? .null)]
+            if let watches = report.daemonStatus?.watches {
+                daemon.append(
+                    (
+                        "watches",
+                        .object([
+                            ("folders", .int(watches.watchedFolders)), ("polled", .int(watches.unwatchedFolders)),
+                            ("maxUserWatches", watches.maxUserWatches.map { .int($0) } ?? .null),
+                        ])
+                    ))
+            }
+            members.append(("daemon", .object(daemon)))
         case .notRunning, .unknown:
             members.append(("daemon", .object([("running", .bool(false)), ("pid", .null)])))
         }

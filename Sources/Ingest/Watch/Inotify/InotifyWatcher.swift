@@ -53,7 +53,7 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
         }
     }
 
-    /// A snapshot of the watch budget, for `photodrop status` and logs.
+    /// A snapshot of the watch budget, for `photodrop status` (through `watch.status.json`).
     public struct Status: Sendable, Hashable {
         /// Folders with an inotify watch.
         public var watchedFolders: Int
