@@ -20,6 +20,35 @@ struct MovieTests {
         #expect(r.metadata.orientation == 1)
     }
 
+    @Test("samples outside every mdat, or inside the movie header, leave nothing to play: corrupt")
+    func samplesOutsideTheMediaData() throws {
+        let inFree = try Probe.memory(MovieSpec(mediaBoxType: "free").build())
+        #expect(inFree.rejection == .corrupt && !inFree.isTruncated, "\(inFree.message)")
+        #expect(inFree.message.contains("the samples of the video track 1 point outside the media data (every mdat box)"))
+        #expect(inFree.message.hasSuffix("there is nothing to play"), "\(inFree.message)")
+        // The chunk offsets point 200 bytes back: into the moov box in front of the mdat.
+        let intoHeader = try Probe.memory(MovieSpec(chunkOffsetShift: -200).build())
+        #expect(intoHeader.rejection == .corrupt, "\(intoHeader.message)")
+        #expect(intoHeader.message.contains("point into the movie header (moov) itself"), "\(intoHeader.message)")
+        // The same with the moov at the end, and a 64-bit mdat header: still media data, still a video.
+        for spec in [MovieSpec(moovAtEnd: true), MovieSpec(largeMDAT: true), MovieSpec(moovAtEnd: true, largeMDAT: true)] {
+            let fine = try Probe.memory(spec.build())
+            #expect(fine.kind == .video && fine.rejection == nil, "\(fine.message)")
+        }
+    }
+
+    @Test("media data split over adjacent mdat boxes covers a track's samples; a gap between them does not")
+    func mediaDataExtents() {
+        var top = TopLevelBoxes()
+        top.mdatCount = 2
+        top.mediaData = [100..<200, 200..<300]
+        #expect(top.isMediaData(150..<250) && top.isMediaData(100..<300) && top.isMediaData(299..<300))
+        #expect(!top.isMediaData(50..<150) && !top.isMediaData(250..<350) && !top.isMediaData(0..<10))
+        top.mediaData = [100..<200, 208..<300]
+        #expect(!top.isMediaData(150..<250), "the second mdat's header lies between")
+        #expect(top.isMediaData(208..<250))
+    }
+
     @Test(
         "every codec of the default policy is accepted",
         arguments: [

@@ -96,6 +96,20 @@ enum MovieProbe {
                 "the movie fragments' samples reach byte \(movie.fragmentDataEnd) but the file has "
                     + "\(source.size) bytes")
         }
+        for track in movie.tracks where track.isVideo || track.isAudio {
+            // Samples that lie outside every mdat (in the movie header, in a free box, between boxes) are not media:
+            // a damaged or hand-made file with nothing to play.
+            guard track.sampleCount > 0, let start = track.dataStart, start < track.dataEnd,
+                !top.isMediaData(start..<track.dataEnd)
+            else { continue }
+            let kind = track.isVideo ? "video" : "audio"
+            let place =
+                moovBox.offset..<moovBox.end ~= start
+                ? "into the movie header (moov) itself" : "outside the media data (every mdat box)"
+            return broken(
+                "the samples of the \(kind) track \(track.id) point \(place), bytes \(start)–\(track.dataEnd): there is "
+                    + "nothing to play")
+        }
         for track in movie.videoTracks where track.totalSamples == 0 {
             if movie.isFragmented, movie.fragmentCount == 0 {
                 return truncated("the fragmented movie has no fragments (moof) with samples yet")

@@ -17,6 +17,10 @@ struct TopLevelBoxes {
     var meta: BoxHeader?
     var moofs: [BoxHeader] = []
     var mdatCount = 0
+    /// Where the media data lies: the payloads of the first ``maxMediaData`` `mdat` boxes, in file order.
+    var mediaData: [Range<Int64>] = []
+    /// At most this many `mdat` extents are kept; a file with more is not checked against them.
+    static let maxMediaData = 4096
     var boxCount = 0
     /// Why data is missing at the end: the box that runs past the end of the file, or a cut header.
     var truncation: String?
@@ -89,7 +93,9 @@ struct TopLevelBoxes {
         case "moov": if moov == nil { moov = box }
         case "meta": if meta == nil { meta = box }
         case "moof": moofs.append(box)
-        case "mdat": mdatCount += 1
+        case "mdat":
+            mdatCount += 1
+            if mediaData.count < TopLevelBoxes.maxMediaData { mediaData.append(box.payloadOffset..<box.end) }
         default: break
         }
     }
@@ -104,6 +110,21 @@ struct TopLevelBoxes {
             i += 4
         }
         return FileType(major: FourCC(bytes, at: 0), compatible: compatible)
+    }
+
+    /// Whether every byte of `range` lies in the payload of some `mdat` box (true when the file has more `mdat` boxes
+    /// than are kept: it is then not checked).
+    func isMediaData(_ range: Range<Int64>) -> Bool {
+        guard mdatCount <= TopLevelBoxes.maxMediaData else { return true }
+        // The extents are in file order and do not overlap: the first one that ends after `start` must contain it
+        // (else there is a gap), and the range is covered once `start` reaches its end.
+        var start = range.lowerBound
+        for extent in mediaData where extent.upperBound > start {
+            guard extent.lowerBound <= start else { return false }
+            start = extent.upperBound
+            if start >= range.upperBound { return true }
+        }
+        return start >= range.upperBound
     }
 
     /// Whether the box lies completely inside the file.

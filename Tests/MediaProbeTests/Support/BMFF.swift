@@ -153,6 +153,10 @@ struct MovieSpec {
     var extraBoxes: [[UInt8]] = []
     /// Writes `mdat` with a 64-bit header.
     var largeMDAT = false
+    /// The box the sample data goes into (`free`: samples outside every `mdat`).
+    var mediaBoxType = "mdat"
+    /// Added to every chunk offset (a negative one points back into the boxes before the media data).
+    var chunkOffsetShift = 0
 
     private func moov(offsets: [[Int]]) -> [UInt8] {
         let mvhd = BMFF.full(
@@ -192,7 +196,7 @@ struct MovieSpec {
     }
 
     private func mdat(_ payload: [UInt8]) -> [UInt8] {
-        largeMDAT ? BMFF.large("mdat", payload) : BMFF.box("mdat", payload)
+        largeMDAT ? BMFF.large(mediaBoxType, payload) : BMFF.box(mediaBoxType, payload)
     }
 
     func build() -> [UInt8] {
@@ -202,7 +206,7 @@ struct MovieSpec {
         let payload = sampleBytes.flatMap { $0 }
         let mdatHeader = largeMDAT ? 16 : 8
         func offsets(dataStart: Int) -> [[Int]] {
-            var next = dataStart
+            var next = dataStart + chunkOffsetShift
             return tracks.map { t in
                 t.sampleSizes.map { size in
                     defer { next += size }
