@@ -30,6 +30,9 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CBrotli", pkgConfig: "libbrotlidec",
+            providers: [.apt(["libbrotli-dev"])]),
 
         // Linux system calls Swift's Glibc module leaves out (openat2, renameat2, copy_file_range, O_NOATIME, …),
         // compiled with _GNU_SOURCE.
@@ -43,7 +46,7 @@ let package = Package(
             name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite"],
             swiftSettings: strict),
         // What a file is. Knows nothing of the library.
-        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic"], swiftSettings: strict),
+        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe"],

@@ -27,6 +27,7 @@ enum ContentClassifier {
         case .gif: return try GIFProbe.probe(source)
         case .webp: return try WebPProbe.probe(source)
         case .bmp: return try BMPProbe.probe(source)
+        case .jpegXL(let container): return try JPEGXLProbe.probe(source, container: container)
         case .tiff(let cr2): return try TIFFProbe.probe(source, cr2: cr2)
         case .fujiRAF: return try RAFProbe.probe(source)
         case .isoBMFF: return try ISOBMFFProbe.probe(source, policy: policy)

@@ -6,6 +6,8 @@ enum SniffedFormat: Equatable {
     case gif
     case webp
     case bmp
+    /// JPEG XL: a bare codestream (`FF 0A`) or the container (`JXL ` signature box).
+    case jpegXL(container: Bool)
     /// TIFF and TIFF-based RAW (DNG, NEF, ARW, PEF …); `cr2` is set by Canon's `CR\x02` marker, ORF and RW2 by their
     /// own header magic.
     case tiff(cr2: Bool)
@@ -31,6 +33,9 @@ enum SniffedFormat: Equatable {
         switch h[0] {
         case 0xFF:
             if at(1) == 0xD8, at(2) == 0xFF { return .jpeg }
+            if at(1) == 0x0A, n >= 3 { return .jpegXL(container: false) }
+        case 0x00:
+            if matches(JPEGXLProbe.containerSignature) { return .jpegXL(container: true) }
         case 0x89:
             if matches([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         case 0x47:
