@@ -3,6 +3,8 @@
 #endif
 #include "CLinux.h"
 #include <errno.h>
+#include <pthread.h>
+#include <string.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -82,4 +84,11 @@ int photodrop_statx(int dirfd, const char *path, int flags, uint32_t mask, photo
     result->change_sec = raw.stx_ctime.tv_sec;
     result->change_nsec = raw.stx_ctime.tv_nsec;
     return 0;
+}
+
+int photodrop_set_thread_name(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    return pthread_setname_np(pthread_self(), shortened);
 }

@@ -25,3 +25,9 @@ public func renameat2(
 /// `syncfs(2)`: flushes the whole file system that holds `descriptor`.
 @inlinable
 public func syncfs(_ descriptor: Int32) -> Int32 { photodrop_syncfs(descriptor) }
+
+/// Names the calling thread (`pthread_setname_np`; Linux keeps the first 15 bytes), as `top -H`, `ps -L` and
+/// `/proc/<pid>/task/<tid>/comm` show it. A new thread otherwise inherits the name of the thread that made it.
+public func setCurrentThreadName(_ name: String) {
+    _ = photodrop_set_thread_name(name)
+}

@@ -147,7 +147,8 @@ struct WorkerThreadsTests {
             try await WorkerThreads.run(
                 count: 2, name: "niced worker", niceness: 7, jobs: queue, makeState: { _ in () },
                 process: { _, _ in
-                    let name = Thread.current.name ?? ""
+                    let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                    let name = comm.trimmingCharacters(in: .newlines)
                     seen.withLock { $0.append((name, Self.niceValue)) }
                 })
         }

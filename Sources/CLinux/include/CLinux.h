@@ -67,6 +67,8 @@ extern const uint32_t photodrop_STATX_BASIC_STATS;
 extern const uint32_t photodrop_STATX_BTIME;
 extern const int32_t photodrop_AT_EMPTY_PATH;
 extern const int32_t photodrop_AT_STATX_DONT_SYNC;
+/// pthread_setname_np(pthread_self(), name): names the calling thread (15 bytes are kept). 0, or an error number.
+int photodrop_set_thread_name(const char *name);
 /// statx(2): 0, or -1 and errno on failure.
 int photodrop_statx(int dirfd, const char *path, int flags, uint32_t mask, photodrop_statx_result *result);
 #endif

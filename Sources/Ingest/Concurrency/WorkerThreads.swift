@@ -69,8 +69,9 @@ public enum WorkerThreads {
                 run.whenDone(continuation)
                 for worker in 0..<count {
                     let thread = Thread {
-                        // Named from inside: Foundation on Linux drops a name set before `start()`.
-                        Thread.current.name = "\(name) \(worker)"
+                        // Named from inside, by pthread: Foundation on Linux drops a name set before `start()`, and
+                        // a thread starts with the name of the one that made it (a pool thread's).
+                        setCurrentThreadName("\(name) \(worker)")
                         lowerCurrentThreadPriority(to: niceness)
                         var pending: [Output] = []
                         pending.reserveCapacity(batch)
