@@ -72,6 +72,13 @@ public final class Database {
         sqlite3_close_v2(handle)
     }
 
+    /// Leaves the write-ahead log alone when this connection is the last to close (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`):
+    /// for connections that only read, so that reading a library never writes to it.
+    public func skipCheckpointOnClose() {
+        var ignored: Int32 = 0
+        _ = photodrop_sqlite_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &ignored)
+    }
+
     /// A `file:` URI for `path` with the given query, percent-escaping what URIs reserve.
     static func uri(path: String, query: String) -> String {
         var allowed = CharacterSet.urlPathAllowed

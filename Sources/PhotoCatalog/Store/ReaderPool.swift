@@ -70,10 +70,12 @@ final class ReaderPool: Sendable {
     }
 
     /// Opens a read connection: read-write without create (so that SQLite can maintain the WAL index) but
-    /// `query_only`; on read-only storage, read-only and then immutable.
+    /// `query_only`, and without the checkpoint SQLite runs when the last connection closes (a reader, such as
+    /// `import --dry-run` or `status`, never writes the library); on read-only storage, read-only and then immutable.
     static func open(path: String) throws -> Database {
         do {
             let database = try Database(path: path, mode: .readWrite(create: false))
+            database.skipCheckpointOnClose()
             try database.execute("PRAGMA query_only = 1")
             _ = try database.int64("SELECT count(*) FROM sqlite_schema")
             return database
