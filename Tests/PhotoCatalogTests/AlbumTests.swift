@@ -225,6 +225,31 @@ struct AlbumTests {
         #expect(try rawCount(library, "SELECT count(*) FROM placement_intents") == 0)
     }
 
+    @Test("emptying Recently Deleted: only what is still deleted, and deleted before the cutoff, goes")
+    func emptyingRecentlyDeleted() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let photos = try await Self.makeAssets(3, in: folder, library: library)
+        try await library.performChanges { try AssetChangeRequest.deleteAssets(photos) }
+        let deleted = try library.recentlyDeletedAssets()
+        #expect(Set(deleted.map(\.localIdentifier)) == Set(photos.map(\.localIdentifier)))
+        #expect(try library.recentlyDeletedAssets(deletedBefore: Date(timeIntervalSinceNow: -60)).isEmpty)
+        #expect(try await library.purgeRecentlyDeleted(deletedBefore: Date(timeIntervalSinceNow: -60)) == 0)
+
+        // photos[0] is restored after the trash was read: a purge of the stale list keeps it.
+        try await library.performChanges { try AssetChangeRequest.restoreAssets([photos[0]]) }
+        let files = deleted.compactMap(\.originalURL)
+        try await library.performChanges { try AssetChangeRequest.purgeDeletedAssets(deleted) }
+        let left = try Asset.fetchAssets(withLocalIdentifiers: photos.map(\.localIdentifier), library: library)
+        #expect(left.map(\.localIdentifier) == [photos[0].localIdentifier])
+        #expect(left.firstObject?.isDeleted == false)
+        #expect(files.filter { FileManager.default.fileExists(atPath: $0.path) }.count == 1, "only the kept original")
+        #expect(try library.recentlyDeletedAssets().isEmpty)
+        // A second purge of the same (now gone) assets is a no-op, not an error.
+        try await library.performChanges { try AssetChangeRequest.purgeDeletedAssets(deleted) }
+        #expect(try library.verify().issues.isEmpty)
+    }
+
     @Test("fetch options: predicates, sort descriptors and limit compile to SQL")
     func fetchOptions() async throws {
         let folder = try TemporaryDirectory()

@@ -164,4 +164,15 @@ public class AssetChangeRequest: @unchecked Sendable {
         let context = try ChangeContext.active(for: "AssetChangeRequest.purgeAssets(_:)")
         context.operations.append(.purgeAssets(try assets.map { try AssetTarget($0, in: context) }))
     }
+
+    /// Purges those of `assets` that are still in Recently Deleted when the change is applied, and, with `cutoff`,
+    /// were deleted before it (photodrop: emptying the trash). An asset restored meanwhile (a drop of the same content,
+    /// `restore`) is kept; one already gone is skipped.
+    public class func purgeDeletedAssets<S: Sequence>(_ assets: S, deletedBefore cutoff: Date? = nil) throws
+    where S.Element: AssetReference {
+        let context = try ChangeContext.active(for: "AssetChangeRequest.purgeDeletedAssets(_:deletedBefore:)")
+        context.operations.append(
+            .purgeDeletedAssets(
+                try assets.map { try AssetTarget($0, in: context) }, deletedBefore: cutoff?.timeIntervalSince1970))
+    }
 }

@@ -70,6 +70,8 @@ enum ChangeOperation {
     case deleteAssets([AssetTarget])
     case restoreAssets([AssetTarget])
     case purgeAssets([AssetTarget])
+    /// Purge those still in Recently Deleted when applied (deleted before the date, seconds since 1970, if given).
+    case purgeDeletedAssets([AssetTarget], deletedBefore: Double?)
     case renameCollection(AssetCollectionChangeRequest)
     case addAssets(AssetCollectionChangeRequest, [AssetTarget])
     case insertAssets(AssetCollectionChangeRequest, [AssetTarget], IndexSet)

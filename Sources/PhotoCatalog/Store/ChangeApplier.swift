@@ -198,14 +198,16 @@ final class ChangeApplier {
         case .purgeAssets(let targets):
             for target in targets {
                 let (rowID, uuid) = try resolve(target)
-                let (hidden, deleted) = try assetState(rowID)
-                if !hidden && !deleted { try adjustAlbumCounts(containing: rowID, by: -1) }
-                purgedPaths += try database.rows("SELECT path FROM resources WHERE asset_id = ?", [.integer(rowID)]) {
-                    $0.string(0)
-                }
-                try database.run("DELETE FROM assets WHERE id = ?", [.integer(rowID)])
-                visibilityChanged.insert(rowID)
-                changes.note(asset: uuid, .deleted)
+                try purge(rowID: rowID, uuid: uuid)
+            }
+        case .purgeDeletedAssets(let targets, let cutoff):
+            for target in targets {
+                guard let (rowID, uuid) = try? resolve(target) else { continue }  // purged meanwhile
+                let deletedDate = try database.rows(
+                    "SELECT deleted_date FROM assets WHERE id = ?", [.integer(rowID)]
+                ) { $0.isNull(0) ? nil : $0.double(0) }.first ?? nil
+                guard let deletedDate, deletedDate < (cutoff ?? .infinity) else { continue }
+                try purge(rowID: rowID, uuid: uuid)
             }
         case .renameCollection(let request):
             let (rowID, uuid) = try resolve(request.target)
@@ -430,6 +432,18 @@ final class ChangeApplier {
             }
             return (rowID, uuid)
         }
+    }
+
+    /// Removes an asset's row (memberships and resources follow by foreign key); its files after the commit.
+    private func purge(rowID: Int64, uuid: String) throws {
+        let (hidden, deleted) = try assetState(rowID)
+        if !hidden && !deleted { try adjustAlbumCounts(containing: rowID, by: -1) }
+        purgedPaths += try database.rows("SELECT path FROM resources WHERE asset_id = ?", [.integer(rowID)]) {
+            $0.string(0)
+        }
+        try database.run("DELETE FROM assets WHERE id = ?", [.integer(rowID)])
+        visibilityChanged.insert(rowID)
+        changes.note(asset: uuid, .deleted)
     }
 
     private func assetState(_ rowID: Int64) throws -> (hidden: Bool, deleted: Bool) {
