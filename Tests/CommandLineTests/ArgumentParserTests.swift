@@ -292,7 +292,26 @@ struct PhotodropCommandLineTests {
             for sub in spec.subcommands { collect(sub, path + [sub.name]) }
         }
         for command in PhotodropCommands.root.subcommands { collect(command, [command.name]) }
-        #expect(declared.count == 16)
+        #expect(declared.count == 19)
         #expect(Set(CommandHandlers.available.keys) == declared)
+    }
+
+    @Test("a command with a default subcommand runs it when none is named, options included")
+    func defaultSubcommand() throws {
+        let parser = ArgumentParser(root: PhotodropCommands.root, globalOptions: [PhotodropCommands.config])
+        for (arguments, path) in [
+            (["trash"], ["trash", "list"]), (["trash", "--json"], ["trash", "list"]),
+            (["trash", "list", "--json"], ["trash", "list"]), (["trash", "empty", "--older-than", "3"], ["trash", "empty"]),
+        ] {
+            guard case .run(let command) = try parser.parse(arguments) else {
+                Issue.record("\(arguments) did not parse to a command")
+                continue
+            }
+            #expect(command.path == path, "\(arguments)")
+        }
+        guard case .run(let listed) = try parser.parse(["trash", "--json"]) else { return }
+        #expect(listed.flag("json"))
+        #expect(throws: UsageError.self) { try parser.parse(["trash", "bin"]) }
+        #expect(throws: UsageError.self) { try parser.parse(["album"]) }  // no default: one must be named
     }
 }

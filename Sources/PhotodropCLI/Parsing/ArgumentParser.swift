@@ -46,6 +46,13 @@ public struct ArgumentParser: Sendable {
                 state.positionals.append(argument)
                 continue
             }
+            // An option after a command whose subcommand may be left out belongs to that default subcommand.
+            if !state.spec.subcommands.isEmpty, let name = state.spec.defaultSubcommand,
+                let subcommand = state.spec.subcommand(named: name)
+            {
+                state.spec = subcommand
+                state.path.append(name)
+            }
             do {
                 try parseOption(argument, arguments: arguments, index: &index, state: &state)
             } catch {
@@ -54,6 +61,12 @@ public struct ArgumentParser: Sendable {
         }
         if helpRequested {
             return .help(HelpFormatter(parser: self).help(for: state.spec, path: state.path))
+        }
+        if !state.spec.subcommands.isEmpty, let name = state.spec.defaultSubcommand,
+            let subcommand = state.spec.subcommand(named: name)
+        {
+            state.spec = subcommand
+            state.path.append(name)
         }
         if state.path.isEmpty {
             throw UsageError(

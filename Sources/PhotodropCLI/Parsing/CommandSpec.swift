@@ -15,12 +15,19 @@ public struct CommandSpec: Sendable {
     public var options: [OptionSpec]
     /// Subcommands; a command with subcommands takes no positionals of its own.
     public var subcommands: [CommandSpec]
+    /// The subcommand that runs when none is named (`photodrop trash` is `photodrop trash list`), or nil when one
+    /// must be named.
+    public var defaultSubcommand: String?
 
     public init(
         _ name: String, summary: String, discussion: String? = nil, positionals: [PositionalSpec] = [],
-        options: [OptionSpec] = [], subcommands: [CommandSpec] = []
+        options: [OptionSpec] = [], subcommands: [CommandSpec] = [], defaultSubcommand: String? = nil
     ) {
         precondition(subcommands.isEmpty || positionals.isEmpty, "\(name): subcommands or positionals, not both")
+        precondition(
+            defaultSubcommand.map { name in subcommands.contains { $0.name == name } } ?? true,
+            "\(name): the default subcommand must be one of its subcommands")
+        self.defaultSubcommand = defaultSubcommand
         self.name = name
         self.summary = summary
         self.discussion = discussion

@@ -26,7 +26,10 @@ public struct HelpFormatter: Sendable {
             return "Usage: \(spec.name) \(globals) COMMAND …\nCommands: \(commands)"
         }
         if !spec.subcommands.isEmpty {
-            let lines = spec.subcommands.map { synopsis(for: $0, path: path + [$0.name]) }
+            var lines = spec.subcommands.map { synopsis(for: $0, path: path + [$0.name]) }
+            if let name = spec.defaultSubcommand, let subcommand = spec.subcommand(named: name) {
+                lines.insert(synopsis(for: subcommand, path: path), at: 0)
+            }
             return "Usage: " + lines.joined(separator: "\n       ")
         }
         return "Usage: " + synopsis(for: spec, path: path)

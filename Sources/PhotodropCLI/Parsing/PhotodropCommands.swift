@@ -114,10 +114,36 @@ public enum PhotodropCommands {
             CommandSpec(
                 "delete", summary: "Delete an asset (it moves to Recently Deleted).",
                 discussion:
-                    "The asset leaves its albums' listings and moves to the Recently Deleted smart album; its original stays stored. Dropping the same file again restores it.",
+                    "The asset leaves its albums' listings and moves to the Recently Deleted smart album; its original stays stored. 'photodrop restore ID', or dropping the same file again, restores it; the daemon purges it after trashDays days (config, default 30), 'photodrop trash empty' at once.",
                 positionals: [
                     PositionalSpec("ID", help: "The asset's identifier, or its unique start (4+ characters).")
                 ]),
+            CommandSpec(
+                "restore", summary: "Restore an asset from Recently Deleted.",
+                discussion:
+                    "The asset comes back into the library and into the albums it was in. Exit status 0 also when the asset is not in Recently Deleted; 1 for an unknown or ambiguous ID.",
+                positionals: [
+                    PositionalSpec("ID", help: "The asset's identifier, or its unique start (4+ characters).")
+                ]),
+            CommandSpec(
+                "trash", summary: "List or empty Recently Deleted.",
+                discussion:
+                    "Deleted assets wait in Recently Deleted, restorable, until they are purged: by 'trash empty', or by the running daemon once they were deleted more than trashDays days ago (config; default 30, 0 = never), as Apple Photos does. Purging removes an asset and its stored original for good.",
+                subcommands: [
+                    CommandSpec(
+                        "list", summary: "List the assets in Recently Deleted, most recently deleted first.",
+                        discussion:
+                            "Text: a table of identifier (shortened), kind, when it was deleted (UTC), when the daemon purges it, size, file name and albums. --json: one asset object per line (as 'assets --json', with deletedDate) plus purgeDate (null when trashDays is 0).",
+                        options: [json]),
+                    CommandSpec(
+                        "empty", summary: "Purge Recently Deleted: the assets and their originals, for good.",
+                        discussion:
+                            "Without --older-than, every asset in Recently Deleted; with it, those deleted more than DAYS days ago. An asset restored meanwhile (by 'restore', or by a drop of the same content) is kept. The originals are removed once the change is committed, so 'verify' stays clean. --json prints {\"purged\": N}.",
+                        options: [
+                            .value("older-than", "DAYS", help: "Only assets deleted more than DAYS days ago."),
+                            json,
+                        ]),
+                ], defaultSubcommand: "list"),
             CommandSpec(
                 "events", summary: "Print the library's change history as JSON lines.",
                 discussion:
