@@ -10,12 +10,14 @@ extension IngestConfig {
     public static let settleMillisecondsRange = 0...3_600_000
     /// Allowed values of `incompleteGraceSeconds` (up to one week).
     public static let incompleteGraceSecondsRange = 0...604_800
+    /// Allowed values of `trashDays` (up to ten years; 0 = never purge).
+    public static let trashDaysRange = 0...3_650
     /// Config files larger than this are refused before parsing.
     static let maximumFileSize = 1 << 20
 
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
-        "ignore", "duplicates", "video", "log",
+        "ignore", "duplicates", "trashDays", "video", "log",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -149,6 +151,13 @@ struct ConfigValidator {
                 if let number = integer(key, value, range: IngestConfig.incompleteGraceSecondsRange, meaning: "seconds")
                 {
                     config.incompleteGraceSeconds = number
+                }
+            case "trashDays":
+                if let number = integer(
+                    key, value, range: IngestConfig.trashDaysRange,
+                    meaning: "days in Recently Deleted before the daemon purges (0 = never)")
+                {
+                    config.trashDays = number
                 }
             case "ignore": if let patterns = globList(key, value) { config.ignore = patterns }
             case "duplicates": if let policy = choice(key, value, DuplicatePolicy.self) { config.duplicates = policy }

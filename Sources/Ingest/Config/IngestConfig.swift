@@ -71,6 +71,9 @@ public struct IngestConfig: Sendable, Equatable {
     public var ignore: [String]
     /// What happens to a dropped duplicate. Default ``DuplicatePolicy/addToAlbum``.
     public var duplicates: DuplicatePolicy
+    /// Days an asset stays in Recently Deleted before the daemon purges it (as Apple Photos does after 30); 0 keeps
+    /// deleted assets until `photodrop trash empty`. Default 30.
+    public var trashDays: Int
     /// Video acceptance lists.
     public var video: Video
     /// Logging settings.
@@ -90,12 +93,16 @@ public struct IngestConfig: Sendable, Equatable {
         self.incompleteGraceSeconds = 300
         self.ignore = []
         self.duplicates = .addToAlbum
+        self.trashDays = 30
         self.video = .defaults
         self.log = Log()
     }
 
     /// The number of worker tasks to run: ``workers``, or the number of active cores when it is 0.
     public var workerCount: Int { workers == 0 ? max(1, ProcessInfo.processInfo.activeProcessorCount) : workers }
+
+    /// How long an asset stays in Recently Deleted before the daemon purges it; nil when it never does.
+    public var trashRetention: Duration? { trashDays > 0 ? .seconds(trashDays * 86_400) : nil }
 
     /// ``settleMilliseconds`` as a `Duration`.
     public var settle: Duration { .milliseconds(settleMilliseconds) }

@@ -20,15 +20,18 @@ public final class WatchService: Sendable {
         public var summaryInterval: Duration
         /// The inbox watcher's options (the config's `ignore` is added).
         public var watcher: InotifyWatcher.Options
+        /// How often Recently Deleted is checked for assets older than the config's `trashDays`.
+        public var trashCheckInterval: Duration
 
         /// Options; the defaults suit a daemon.
         public init(
             trackerCapacity: Int = 10_000, summaryInterval: Duration = .seconds(60),
-            watcher: InotifyWatcher.Options = InotifyWatcher.Options()
+            watcher: InotifyWatcher.Options = InotifyWatcher.Options(), trashCheckInterval: Duration = .seconds(3600)
         ) {
             self.trackerCapacity = trackerCapacity
             self.summaryInterval = summaryInterval
             self.watcher = watcher
+            self.trashCheckInterval = trashCheckInterval
         }
     }
 
@@ -197,6 +200,9 @@ public final class WatchService: Sendable {
 
         // The watcher feeds the loop, the loop the claimer, the claimer the pipeline; a service that fails tells the
         // loop through the mailbox, and everything stops along the shutdown path below.
+        let trash = config.trashRetention.map {
+            TrashPurger(library: library, retention: $0, interval: options.trashCheckInterval, logger: logger)
+        }
         let services = ServiceGroup([
             ServiceGroup.Service("pipeline") {
                 do {
@@ -212,6 +218,7 @@ public final class WatchService: Sendable {
             },
             ServiceGroup.Service("claimer") { await claimer.run() },
             ServiceGroup.Service("status") { await status.run() },
+            ServiceGroup.Service("trash") { await trash?.run() },
         ])
         await services.run(
             main: {

@@ -7,7 +7,7 @@ import PhotoCatalog
 ///
 /// - asset: `id`, `kind`, `mime`, `sha256`, `bytes`, `originalFilename`, `creationDate`, `creationDateSource`,
 ///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,
-///   `isDeleted`, `location`.
+///   `isDeleted`, `deletedDate` (null unless in Recently Deleted), `location`.
 /// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`).
 /// - probe item: `path`, `outcome` (`photo`/`gif`/`video`/`rejected`/`failed`), `reason` (code or null), `message`,
 ///   `mime`, then the probe's other fields and its metadata.
@@ -45,6 +45,7 @@ enum CatalogJSON {
             ("addedDate", date(asset.addedDate)),
             ("isHidden", .bool(asset.isHidden)),
             ("isDeleted", .bool(asset.isDeleted)),
+            ("deletedDate", date(asset.deletedDate)),
             (
                 "location",
                 asset.location.map { location in

@@ -132,6 +132,24 @@ enum ChangeCommands {
         }
     }
 
+    /// `photodrop restore ID`: the asset leaves Recently Deleted and is back in its albums.
+    static func restore(_ context: CommandContext) async -> Int32 {
+        await context.run {
+            let access = try LibraryAccess.open(context.config)
+            let asset = try access.asset(context.command.argument("ID") ?? "")
+            guard asset.isDeleted else {
+                context.print("Asset \(asset.localIdentifier) is not in Recently Deleted")
+                return ExitStatus.success
+            }
+            try await access.library.performChanges { try AssetChangeRequest.restoreAssets([asset]) }
+            let albums = try access.albumTitles(of: [asset])[asset.localIdentifier] ?? []
+            context.print(
+                "Restored asset \(asset.localIdentifier) from Recently Deleted"
+                    + (albums.isEmpty ? "" : " (in \(albums.map { "'\($0)'" }.joined(separator: ", ")))"))
+            return ExitStatus.success
+        }
+    }
+
     /// A title as stored: NFC; blank titles are refused.
     private static func albumTitle(_ text: String) throws -> String {
         let title = text.precomposedStringWithCanonicalMapping
