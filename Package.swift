@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "photodrop", dependencies: ["PhotodropCLI", "PhotodropSystem"], swiftSettings: strict),
 
         .executableTarget(
-            name: "SaveToAlbum", dependencies: ["PhotoCatalog"], path: "examples/SaveToAlbum",
+            name: "SaveToAlbum", dependencies: ["PhotoCatalog", "MediaProbe", "Ingest"], path: "examples/SaveToAlbum",
             swiftSettings: strict),
 
         // libFuzzer targets; without PHOTODROP_FUZZ they build as replay tools that run files through the

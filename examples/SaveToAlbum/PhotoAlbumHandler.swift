@@ -1,4 +1,6 @@
 import Foundation
+import Ingest
+import MediaProbe
 import PhotoCatalog
 
 /// What became of one saved file.
@@ -50,6 +52,19 @@ extension PhotoAlbumHandler {
     func save(_ url: URL) async throws -> SaveOutcome {
         let albumName = albumName
         let library = library
+        // The seed checks UIVideoAtPathIsCompatibleWithSavedPhotosAlbum before it saves; this checks by content,
+        // photos too, and refuses what photodrop would reject (a PDF, an hev1 movie) with the same message.
+        let probe: ProbeResult
+        do {
+            probe = try SavedPhotosAlbumCheck.check(atPath: url.path)
+        } catch {
+            throw PhotosError(.invalidResource, title: "Cannot read the file", message: error.message)
+        }
+        guard let kind = probe.kind, probe.rejection == nil else {
+            throw PhotosError(
+                .invalidResource, title: "Not saved (\(probe.rejection?.rawValue ?? "unsupported"))",
+                message: probe.message)
+        }
         let createdAlbum = Locked(false)
         let report = try await library.performChanges {
             let existing = try AssetCollection.fetchAssetCollections(
@@ -63,10 +78,13 @@ extension PhotoAlbumHandler {
                 album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: albumName)
                 createdAlbum.set(true)
             }
-            let request =
-                Self.isVideo(url)
-                ? try AssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: url)
-                : try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: url)
+            // creationRequestForAssetFromImage/FromVideo, chosen by the content, not the name, with the content's
+            // MIME type and the metadata the daemon would store (capture date, size, location …).
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(
+                with: kind == .video ? .video : .photo, fileURL: url,
+                options: AssetResourceCreationOptions(mimeType: probe.mime, fileExtension: probe.fileExtension))
+            AssetMetadata.apply(probe.metadata, to: request)
             guard let placeholder = request.placeholderForCreatedAsset else {
                 throw PhotosError(
                     PhotosError.Code.saveFailed, title: "Save failed", message: "No placeholder for '\(url.path)'.")
@@ -90,10 +108,6 @@ extension PhotoAlbumHandler {
         ).firstObject
     }
 
-    /// Movies by extension; everything else is saved as a photo (PhotoKit decides the same way for file URLs).
-    static func isVideo(_ url: URL) -> Bool {
-        ["mov", "mp4", "m4v", "3gp", "qt"].contains(url.pathExtension.lowercased())
-    }
 }
 
 /// A value shared with a `@Sendable` change block.

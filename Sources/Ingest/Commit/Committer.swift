@@ -264,7 +264,7 @@ public actor Committer {
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
                         fileStatus: item.digest.resourceFileStatus))
-                if let metadata = item.probe?.metadata { Committer.apply(metadata, to: request) }
+                if let metadata = item.probe?.metadata { AssetMetadata.apply(metadata, to: request) }
                 guard let title = item.job.album, let placeholder = request.placeholderForCreatedAsset else { continue }
                 if skipDuplicates && request.isDuplicate { continue }
                 if members[title] == nil { order.append(title) }
@@ -522,25 +522,6 @@ public actor Committer {
     }
 
     // MARK: - Helpers
-
-    /// Sets what the probe learned on a creation request.
-    static func apply(_ metadata: MediaMetadata, to request: AssetCreationRequest) {
-        if let date = metadata.captureDate {
-            request.creationDate = date
-            request.creationDateSource = metadata.captureDateSource?.rawValue
-        }
-        if let size = metadata.displayedPixelSize {
-            request.pixelWidth = size.width
-            request.pixelHeight = size.height
-        }
-        if let duration = metadata.duration, duration.isFinite, duration >= 0 { request.duration = duration }
-        if let location = metadata.location {
-            let converted = Location(
-                latitude: location.latitude, longitude: location.longitude, altitude: location.altitude)
-            if converted.isValid { request.location = converted }
-        }
-        if let identifier = metadata.contentIdentifier { request.contentIdentifier = identifier }
-    }
 
     static func remove(_ file: FileLocation, logger: Logger) {
         do {

@@ -1,0 +1,27 @@
+import MediaProbe
+import PhotoCatalog
+
+/// What the probe learned, written onto a creation request: the one mapping from MediaProbe's metadata to the
+/// catalog's asset properties, used by the daemon, `import`, and programs that save through the library API (the
+/// `save-to-album` example), so that a file saved either way gets the same capture date, size and location.
+public enum AssetMetadata {
+    /// Sets the capture date (and its source), the displayed pixel size, the duration, the location and the Live
+    /// Photo content identifier from `metadata` on `request`.
+    public static func apply(_ metadata: MediaMetadata, to request: AssetCreationRequest) {
+        if let date = metadata.captureDate {
+            request.creationDate = date
+            request.creationDateSource = metadata.captureDateSource?.rawValue
+        }
+        if let size = metadata.displayedPixelSize {
+            request.pixelWidth = size.width
+            request.pixelHeight = size.height
+        }
+        if let duration = metadata.duration, duration.isFinite, duration >= 0 { request.duration = duration }
+        if let location = metadata.location {
+            let converted = Location(
+                latitude: location.latitude, longitude: location.longitude, altitude: location.altitude)
+            if converted.isValid { request.location = converted }
+        }
+        if let identifier = metadata.contentIdentifier { request.contentIdentifier = identifier }
+    }
+}
