@@ -20,7 +20,7 @@ struct SaveToAlbumExampleTests {
         let folder = try TemporaryDirectory()
         let photo = try folder.write(
             Data(SyntheticJPEG.bytes(seed: 1, width: 64, height: 48, taken: "2023:06:01 09:00:00")), to: "sunset.jpg")
-        // A real movie: a GIF named .mov would be refused by content now.
+        // A JPEG named .mov: the example judges by content, so it is saved as the photo it is.
         let movie = try folder.write(Data(SyntheticJPEG.bytes(seed: 2)), to: "waves.mov")
         let copy = try folder.write(try Data(contentsOf: photo), to: "sunset copy.jpg")
         let missing = folder.appending("missing.jpg")
