@@ -41,23 +41,26 @@ struct WatchCrashTests {
 
         var kills: [String] = []
         for round in 0..<10 {
+            let leftOver = Set(sandbox.stagedFiles)
             let daemon = try WatchDaemon(sandbox)
-            try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
             // Every fourth round dies during start-up and recovery; the others while files are in flight: 0 to 10 ms
             // after this daemon claimed its first file into the staging folder. A thread of its own watches the
-            // folder every 200 µs and kills at once (a task on the busy cooperative pool could wake too late; the
-            // log is no guide either, since a block of 100 files commits, and is logged, at once).
+            // folder every 200 µs from before the files arrive and kills at once (a task on the busy cooperative
+            // pool could wake too late, and a watcher started once the log said "started" missed a whole round of
+            // 100 files on a fast machine; the log is no guide either, since a block of 100 files commits, and is
+            // logged, at once).
             var delay: UInt32 = 0
             var claimedBeforeKill = true
             if round % 4 == 3 {
+                try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
                 delay = UInt32.random(in: 0...40_000, using: &random)
                 await pause(delay)
             } else {
-                _ = await eventually(timeout: 30) { daemon.log.contains("photodrop watch started") }
                 delay = UInt32.random(in: 0...10_000, using: &random)
                 let killer = ClaimWatcher(
                     staging: sandbox.inbox.appendingPathComponent(".photodrop/claimed").path,
-                    leftOver: Set(sandbox.stagedFiles), pid: daemon.pid, delay: delay)
+                    leftOver: leftOver, pid: daemon.pid, delay: delay)
+                try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
                 claimedBeforeKill = await killer.wait(timeout: 30)
             }
             daemon.kill9()
