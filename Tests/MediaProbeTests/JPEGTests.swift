@@ -148,6 +148,27 @@ struct ExifTests {
         #expect(try probe(exif: fallback.build()).metadata.captureDate == Date(timeIntervalSince1970: 981_173_106))
     }
 
+    @Test("with no camera date at all, the GPS time stamp (UTC) is the capture date, source gps, zone unknown")
+    func gpsOnlyDate() throws {
+        var w = TIFFWriter()
+        w.gps = [
+            .init(tag: 7, value: .rational([(10, 1), (41, 1), (46, 1)])),
+            .init(tag: 0x1D, value: .ascii("2023:05:09")),
+        ]
+        let gpsOnly = try probe(exif: w.build())
+        #expect(gpsOnly.metadata.captureDate == Date(timeIntervalSince1970: 1_683_628_906))  // 2023-05-09 10:41:46Z
+        #expect(gpsOnly.metadata.captureDateSource == .gps)
+        #expect(gpsOnly.metadata.captureTimeZoneOffset == nil)
+        // A camera date, however poor, wins over the GPS time; an impossible GPS time gives no date.
+        w.ifd0 = [.init(tag: 0x0132, value: .ascii("2001:02:03 04:05:06"))]
+        #expect(try probe(exif: w.build()).metadata.captureDateSource == .exif)
+        var bad = TIFFWriter()
+        bad.gps = [
+            .init(tag: 7, value: .rational([(25, 1), (0, 1), (0, 1)])), .init(tag: 0x1D, value: .ascii("2023:05:09")),
+        ]
+        #expect(try probe(exif: bad.build()).metadata.captureDate == nil)
+    }
+
     @Test("a maker note that is not Apple's, or is cut, yields no identifier")
     func makerNotes() {
         #expect(AppleMakerNote.contentIdentifier(TIFFWriter.appleMakerNote(contentIdentifier: "X-1")[...]) == "X-1")

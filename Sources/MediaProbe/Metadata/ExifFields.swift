@@ -49,16 +49,22 @@ struct ExifFields: Equatable {
     /// The time zone of a local EXIF time from the GPS UTC time stamp, when both are recorded and differ by a whole
     /// quarter hour (within two minutes) of at most 14 hours.
     private func gpsDerivedOffset(localSeconds: Int64) -> Int? {
+        guard let utc = gpsInstant() else { return nil }
+        let difference = Double(localSeconds) - utc
+        let quarters = (difference / 900).rounded()
+        guard abs(difference - quarters * 900) <= 120, abs(quarters) <= 56 else { return nil }
+        return Int(quarters) * 900
+    }
+
+    /// The GPS date and time stamp (`GPSDateStamp` + `GPSTimeStamp`), UTC by the standard, as seconds since 1970;
+    /// nil when either is missing or out of range.
+    func gpsInstant() -> Double? {
         guard let gpsDateStamp, let gpsTimeStamp, gpsTimeStamp.count == 3,
             let day = DateParsing.exifDaySeconds(gpsDateStamp),
             gpsTimeStamp.allSatisfy({ $0.isFinite && $0 >= 0 }), gpsTimeStamp[0] < 24, gpsTimeStamp[1] < 60,
             gpsTimeStamp[2] < 61
         else { return nil }
-        let utc = Double(day) + gpsTimeStamp[0] * 3600 + gpsTimeStamp[1] * 60 + gpsTimeStamp[2]
-        let difference = Double(localSeconds) - utc
-        let quarters = (difference / 900).rounded()
-        guard abs(difference - quarters * 900) <= 120, abs(quarters) <= 56 else { return nil }
-        return Int(quarters) * 900
+        return Double(day) + gpsTimeStamp[0] * 3600 + gpsTimeStamp[1] * 60 + gpsTimeStamp[2]
     }
 
     /// The GPS position, when latitude and longitude are complete and in range (a 0/0 position is treated as "no
@@ -114,7 +120,8 @@ struct ExifFields: Equatable {
         if gpsAltitude == nil { gpsAltitude = other.gpsAltitude }
     }
 
-    /// Copies what is known into `metadata` (capture date with source `exif`, orientation, location, make, model,
+    /// Copies what is known into `metadata` (capture date with source `exif`, else the GPS time with source `gps`,
+    /// orientation, location, make, model,
     /// content identifier), leaving fields already set by the container alone. `orientation: false` leaves the
     /// orientation to the container (HEIF transforms).
     func apply(to metadata: inout MediaMetadata, orientation useOrientation: Bool = true) {
@@ -122,6 +129,11 @@ struct ExifFields: Equatable {
             metadata.captureDate = date
             metadata.captureDateSource = .exif
             metadata.captureTimeZoneOffset = offset
+        } else if metadata.captureDate == nil, let utc = gpsInstant() {
+            // No camera clock at all: the GPS receiver's time is a UTC instant (its zone stays unknown), and better
+            // than the file's modification time.
+            metadata.captureDate = Date(timeIntervalSince1970: utc)
+            metadata.captureDateSource = .gps
         }
         if useOrientation, metadata.orientation == nil, let orientation, (1...8).contains(orientation) {
             metadata.orientation = orientation

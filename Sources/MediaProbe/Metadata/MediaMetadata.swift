@@ -16,6 +16,8 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         case quickTimeMetadata
         /// The `creation_time` of the movie header (`mvhd`), UTC.
         case movieHeader
+        /// EXIF `GPSDateStamp` + `GPSTimeStamp` (UTC), when the file has no other capture date.
+        case gps
     }
 
     /// A GPS position (WGS 84).
