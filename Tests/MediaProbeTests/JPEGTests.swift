@@ -169,6 +169,58 @@ struct ExifTests {
         #expect(try probe(exif: bad.build()).metadata.captureDate == nil)
     }
 
+    /// A JPEG with `segments` right after SOI, and EXIF when given.
+    private func jpeg(_ segments: [[UInt8]], exif: [UInt8]? = nil) throws -> ProbeResult {
+        let base = ImageFixtures.jpeg(exif: exif)
+        return try Probe.memory(Array(base[0..<2]) + segments.flatMap { $0 } + Array(base[2...]))
+    }
+
+    private func xmp(_ body: String) -> [UInt8] {
+        ImageFixtures.segment(0xE1, .ascii("http://ns.adobe.com/xap/1.0/") + [0] + .ascii(body))
+    }
+
+    private func iptc(date: String, time: String?) -> [UInt8] {
+        func dataset(_ number: UInt8, _ value: String) -> [UInt8] { [0x1C, 2, number] + .be16(value.utf8.count) + .ascii(value) }
+        let records = dataset(55, date) + (time.map { dataset(60, $0) } ?? [])
+        let block: [UInt8] = .ascii("8BIM") + .be16(0x0404) + [0, 0] + .be32(records.count) + records
+            + (records.count % 2 == 1 ? [0] : [])
+        return ImageFixtures.segment(0xED, .ascii("Photoshop 3.0") + [0] + block)
+    }
+
+    @Test("without EXIF dates: an XMP packet's date (attribute or element, with or without seconds), then IPTC")
+    func xmpAndIPTCDates() throws {
+        let attribute = try jpeg([xmp("<rdf:Description photoshop:DateCreated=\"2023-06-01T09:00:00+09:00\"/>")])
+        #expect(attribute.metadata.captureDateSource == .xmp)
+        #expect(attribute.metadata.captureDate == Date(timeIntervalSince1970: 1_685_577_600))  // 00:00Z
+        #expect(attribute.metadata.captureTimeZoneOffset == 32_400)
+        let element = try jpeg([xmp("<exif:DateTimeOriginal>2023-06-01T09:00-05:00</exif:DateTimeOriginal>")])
+        #expect(element.metadata.captureDate == Date(timeIntervalSince1970: 1_685_628_000))  // 14:00Z
+        #expect(element.metadata.captureTimeZoneOffset == -18_000)
+        let dateOnly = try jpeg([xmp("<x xmp:CreateDate='2023-06-01'/>")])
+        #expect(dateOnly.metadata.captureDate == Date(timeIntervalSince1970: 1_685_577_600))
+        #expect(dateOnly.metadata.captureTimeZoneOffset == nil)
+
+        let news = try jpeg([iptc(date: "20230601", time: "090000+0200")])
+        #expect(news.metadata.captureDateSource == .iptc)
+        #expect(news.metadata.captureDate == Date(timeIntervalSince1970: 1_685_602_800))  // 07:00Z
+        #expect(news.metadata.captureTimeZoneOffset == 7200)
+        #expect(try jpeg([iptc(date: "20230601", time: nil)]).metadata.captureDate == Date(timeIntervalSince1970: 1_685_577_600))
+        #expect(try jpeg([iptc(date: "2023-06", time: nil)]).metadata.captureDate == nil)
+
+        // Precedence: EXIF's camera date, then XMP, then IPTC, then the GPS time.
+        var gps = TIFFWriter()
+        gps.gps = [.init(tag: 7, value: .rational([(1, 1), (2, 1), (3, 1)])), .init(tag: 0x1D, value: .ascii("2020:01:01"))]
+        let both = [xmp("<x photoshop:DateCreated=\"2021-01-01T00:00:00Z\"/>"), iptc(date: "20220101", time: nil)]
+        #expect(try jpeg(both, exif: gps.build()).metadata.captureDateSource == .xmp)
+        #expect(try jpeg([both[1]], exif: gps.build()).metadata.captureDateSource == .iptc)
+        #expect(try jpeg([], exif: gps.build()).metadata.captureDateSource == .gps)
+        let camera = try jpeg(both, exif: TIFFWriter.cameraExif())
+        #expect(camera.metadata.captureDateSource == .exif)
+        // Garbage in XMP or IPTC is no date, never a rejection.
+        let garbage = try jpeg([xmp("<x photoshop:DateCreated=\"yesterday\"/>"), iptc(date: "2023xx01", time: "99")])
+        #expect(garbage.kind == .photo && garbage.metadata.captureDate == nil)
+    }
+
     @Test("a maker note that is not Apple's, or is cut, yields no identifier")
     func makerNotes() {
         #expect(AppleMakerNote.contentIdentifier(TIFFWriter.appleMakerNote(contentIdentifier: "X-1")[...]) == "X-1")

@@ -6,6 +6,9 @@ enum JPEGWalker {
         var width: Int?
         var height: Int?
         var exif: ExifFields?
+        /// The capture date of an XMP packet (APP1) and of IPTC records (APP13), when present.
+        var xmpDate: (seconds: Double, offset: Int?)?
+        var iptcDate: (seconds: Double, offset: Int?)?
         /// Offset just after the first scan header.
         var scanStart: Int64?
         /// Offset just after the end-of-image marker, when found.
@@ -71,8 +74,21 @@ enum JPEGWalker {
                     + "(\(source.size) bytes), before the image data"
                 return s
             }
-            if b1 == 0xE1, s.exif == nil, length >= 2 + 6 + 8 {
-                s.exif = try readExif(source, payload: payload, end: end)
+            if b1 == 0xE1 {
+                var wasExif = false
+                if s.exif == nil, length >= 2 + 6 + 8 {
+                    s.exif = try readExif(source, payload: payload, end: end)
+                    wasExif = s.exif != nil
+                }
+                if !wasExif, s.xmpDate == nil, length > 2 + Int64(xmpHeader.count), length <= 1 << 20,
+                    let bytes = try source.read(at: payload, count: Int(end - payload)), bytes.starts(with: xmpHeader)
+                {
+                    s.xmpDate = EmbeddedDates.xmp(Array(bytes[xmpHeader.count...]))
+                }
+            } else if b1 == 0xED, s.iptcDate == nil, length <= 1 << 20 {
+                if let bytes = try source.read(at: payload, count: Int(end - payload)) {
+                    s.iptcDate = EmbeddedDates.iptc(photoshopResources: bytes)
+                }
             } else if isStartOfFrame(b1), s.width == nil, length >= 7 {
                 if let bytes = try source.read(at: payload, count: 5) {
                     let h = Int(bytes[1]) << 8 | Int(bytes[2])
@@ -138,6 +154,9 @@ enum JPEGWalker {
             }
         }
     }
+
+    /// The start of an APP1 segment that holds XMP.
+    private static let xmpHeader = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
 
     private static func hex(_ b: UInt8) -> String {
         let s = String(b, radix: 16, uppercase: true)

@@ -120,16 +120,17 @@ struct ExifFields: Equatable {
         if gpsAltitude == nil { gpsAltitude = other.gpsAltitude }
     }
 
-    /// Copies what is known into `metadata` (capture date with source `exif`, else the GPS time with source `gps`,
-    /// orientation, location, make, model,
-    /// content identifier), leaving fields already set by the container alone. `orientation: false` leaves the
-    /// orientation to the container (HEIF transforms).
-    func apply(to metadata: inout MediaMetadata, orientation useOrientation: Bool = true) {
+    /// Copies what is known into `metadata` (capture date with source `exif`, else the GPS time with source `gps`;
+    /// orientation, location, make, model, content identifier), leaving fields already set by the container alone.
+    /// `orientation: false` leaves the
+    /// orientation to the container (HEIF transforms); `gpsFallback: false` leaves the GPS date to a caller that has
+    /// better sources to try first (a JPEG's XMP and IPTC).
+    func apply(to metadata: inout MediaMetadata, orientation useOrientation: Bool = true, gpsFallback: Bool = true) {
         if metadata.captureDate == nil, let (date, offset) = captureDate() {
             metadata.captureDate = date
             metadata.captureDateSource = .exif
             metadata.captureTimeZoneOffset = offset
-        } else if metadata.captureDate == nil, let utc = gpsInstant() {
+        } else if gpsFallback, metadata.captureDate == nil, let utc = gpsInstant() {
             // No camera clock at all: the GPS receiver's time is a UTC instant (its zone stays unknown), and better
             // than the file's modification time.
             metadata.captureDate = Date(timeIntervalSince1970: utc)

@@ -18,6 +18,10 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         case movieHeader
         /// EXIF `GPSDateStamp` + `GPSTimeStamp` (UTC), when the file has no other capture date.
         case gps
+        /// An embedded XMP packet: `exif:DateTimeOriginal`, `photoshop:DateCreated` or `xmp:CreateDate`.
+        case xmp
+        /// IPTC `DateCreated` + `TimeCreated` (in Photoshop's APP13 resources).
+        case iptc
     }
 
     /// A GPS position (WGS 84).
