@@ -6,6 +6,9 @@ import Testing
 
 @testable import Ingest
 
+/// Where the tests' pools put outputs nobody reads: room for more than any test's jobs, so that no thread waits.
+private func discardedOutputs() -> BoundedQueue<Void> { BoundedQueue(capacity: 100_000) }
+
 @Suite("BoundedQueue and WorkerThreads", .timeLimit(.minutes(3)))
 struct BoundedQueueTests {
     @Test func itemsComeOutInOrderAndFinishDrains() async throws {
@@ -82,7 +85,7 @@ struct BoundedQueueTests {
             }
             let consumers = Task {
                 try await WorkerThreads.run(
-                    count: 3, name: "test worker", jobs: queue, makeState: { _ in 0 },
+                    count: 3, name: "test worker", jobs: queue, results: discardedOutputs(), makeState: { _ in 0 },
                     process: { processed, job in
                         processed += 1
                         total.withLock { $0 += job }
@@ -104,7 +107,7 @@ struct BoundedQueueTests {
         let seen = Locked<[Int: Int]>([:])
         let pool = Task {
             try await WorkerThreads.run(
-                count: 4, name: "test worker", jobs: queue,
+                count: 4, name: "test worker", jobs: queue, results: discardedOutputs(),
                 makeState: { worker in (worker, 0) },
                 process: { state, _ in
                     state.1 += 1
@@ -125,7 +128,7 @@ struct BoundedQueueTests {
         let queue = BoundedQueue<Int>(capacity: 1)
         await #expect(throws: SetupFailed.self) {
             try await WorkerThreads.run(
-                count: 2, name: "test worker", jobs: queue,
+                count: 2, name: "test worker", jobs: queue, results: discardedOutputs(),
                 makeState: { worker -> Int in
                     if worker == 1 { throw SetupFailed() }
                     return worker
@@ -145,7 +148,7 @@ struct WorkerThreadsTests {
         let seen = Locked<[(name: String, nice: Int32)]>([])
         let pool = Task {
             try await WorkerThreads.run(
-                count: 2, name: "niced worker", niceness: 7, jobs: queue, makeState: { _ in () },
+                count: 2, name: "niced worker", niceness: 7, jobs: queue, results: discardedOutputs(), makeState: { _ in () },
                 process: { _, _ in
                     let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
                     let name = comm.trimmingCharacters(in: .newlines)
@@ -168,7 +171,7 @@ struct WorkerThreadsTests {
         let processed = Locked(0)
         let pool = Task {
             try await WorkerThreads.run(
-                count: 3, name: "parked worker", jobs: queue, makeState: { _ in () },
+                count: 3, name: "parked worker", jobs: queue, results: discardedOutputs(), makeState: { _ in () },
                 process: { _, _ in processed.withLock { $0 += 1 } })
         }
         try await queue.send(1)
@@ -187,11 +190,11 @@ struct WorkerThreadsTests {
     func blockingSendersAreReleased() async throws {
         let queue = BoundedQueue<Int>(capacity: 1)
         let outcomes = Locked<[String]>([])
-        try queue.sendBlocking(1)
+        try queue.sendBlocking(contentsOf: [1])
         for value in [2, 3] {
             Thread {
                 do {
-                    try queue.sendBlocking(value)
+                    try queue.sendBlocking(contentsOf: [value])
                     outcomes.withLock { $0.append("sent \(value)") }
                 } catch {
                     outcomes.withLock { $0.append("finished \(value)") }

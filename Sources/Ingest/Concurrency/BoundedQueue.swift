@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A first-in-first-out queue between tasks with a fixed capacity: ``send(_:)`` suspends while it is full.
@@ -8,7 +7,7 @@ import Synchronization
 /// producers and consumers; waiters are served in arrival order. Cancelling a waiting task wakes it
 /// (``send(_:)`` throws `CancellationError`, ``receive()`` returns nil).
 ///
-/// Threads of a ``WorkerThreads`` pool, which are not Swift tasks, use ``sendBlocking(_:)`` and
+/// Threads of a ``WorkerThreads`` pool, which are not Swift tasks, use ``sendBlocking(contentsOf:)`` and
 /// ``receiveBlocking(unless:)`` instead: they wait in the same lines, parked on a semaphore.
 public final class BoundedQueue<Element: Sendable>: Sendable {
     /// Thrown by ``send(_:)`` after ``finish()``.
@@ -235,9 +234,9 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
                 let registration: ReceiveStep = state.withLock { state in
-                    if Task.isCancelled { return .end }
                     let step = state.take()
                     if case .mustWait = step {
+                        if Task.isCancelled { return .end }
                         state.receivers.append(Receiver(id: id, continuation: .task(continuation)))
                     }
                     return step
@@ -259,31 +258,9 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         }
     }
 
-    /// ``send(_:)`` for a thread of its own (not a Swift task): blocks the thread while the queue is full.
-    ///
-    /// - Throws: ``Finished`` after ``finish()`` (the element is then not queued).
-    public func sendBlocking(_ element: Element) throws {
-        let capacity = self.capacity
-        var parking: ThreadParking<(any Error)?>?
-        let step: SendStep = state.withLock { state in
-            let step = state.offer(element, capacity: capacity)
-            if case .mustWait = step {
-                let waiting = ThreadParking<(any Error)?>()
-                state.senders.append(Sender(id: state.newID(), element: element, continuation: .thread(waiting)))
-                parking = waiting
-            }
-            return step
-        }
-        switch step {
-        case .handedOver(let receiver): receiver.resume(returning: element)
-        case .buffered: return
-        case .failed(let error): throw error
-        case .mustWait: if let error = parking?.wait() { throw error }
-        }
-    }
-
-    /// ``sendBlocking(_:)`` for several elements, in order, taking the lock once for as many as fit: a worker thread
-    /// hands over a batch of results and wakes a waiting receiver once, not once per result.
+    /// ``send(_:)`` for a thread of its own (not a Swift task), for several elements in order: blocks the thread while
+    /// the queue is full, and takes the lock once for as many as fit, so that a worker thread hands over a batch of
+    /// results and wakes a waiting receiver once, not once per result.
     ///
     /// - Throws: ``Finished`` after ``finish()`` (the elements not yet queued are then dropped).
     public func sendBlocking(contentsOf elements: [Element]) throws {

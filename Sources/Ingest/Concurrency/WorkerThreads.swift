@@ -30,6 +30,7 @@ public enum WorkerThreads {
     /// or has held an output for ``maximumHold``: a pool busy with small files wakes the consumer of `results` once per
     /// batch, not once per job (W1 "import again": 3,700 context switches → 1,500), and neither an idle pool nor one
     /// busy with large files holds a result back for long.
+    ///
     /// Jobs the caller already took from the queue (`startingWith`) go to the first thread before any other.
     /// If `makeState` throws on any thread, the others stop after the job in hand and the error is rethrown; jobs
     /// still queued are left in the queue. Cancelling the calling task does the same (without an error).
@@ -42,17 +43,6 @@ public enum WorkerThreads {
         try await run(
             count: count, name: name, niceness: niceness, jobs: jobs, batch: batch, taken: taken, makeState: makeState,
             process: process, deliver: { outputs in try? results.sendBlocking(contentsOf: outputs) })
-    }
-
-    /// ``run(count:name:niceness:jobs:results:batch:makeState:process:)`` for jobs without an output.
-    public static func run<Job: Sendable, State>(
-        count: Int, name: String, niceness: Int32 = WorkerThreads.niceness, jobs: BoundedQueue<Job>,
-        makeState: @escaping @Sendable (_ worker: Int) throws -> State,
-        process: @escaping @Sendable (_ state: inout State, _ job: Job) -> Void
-    ) async throws {
-        try await run(
-            count: count, name: name, niceness: niceness, jobs: jobs, batch: 1, taken: [], makeState: makeState,
-            process: process, deliver: { _ in })
     }
 
     private static func run<Job: Sendable, Output: Sendable, State>(
@@ -134,8 +124,8 @@ public enum WorkerThreads {
         }
     }
 
-    /// The threads of one ``run(count:name:niceness:jobs:makeState:process:)``: the first failure, and the waiting
-    /// caller, resumed when the last thread ends.
+    /// The threads of one ``run(count:name:niceness:jobs:results:batch:startingWith:makeState:process:)``: the first
+    /// failure, and the waiting caller, resumed when the last thread ends.
     private final class Run: Sendable {
         private struct State {
             var running: Int
