@@ -16,10 +16,7 @@ enum JPEGProbe {
             metadata.captureDateSource = source
             metadata.captureTimeZoneOffset = date.offset
         }
-        if metadata.captureDate == nil, let utc = s.exif?.gpsInstant() {
-            metadata.captureDate = Date(timeIntervalSince1970: utc)
-            metadata.captureDateSource = .gps
-        }
+        s.exif?.applyGPSDate(to: &metadata)
         if let broken = s.broken {
             return .rejected(
                 .corrupt, message: "not a valid JPEG: \(broken)", mime: "image/jpeg", fileExtension: "jpg",

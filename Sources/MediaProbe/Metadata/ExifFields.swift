@@ -67,6 +67,14 @@ struct ExifFields: Equatable {
         return Double(day) + gpsTimeStamp[0] * 3600 + gpsTimeStamp[1] * 60 + gpsTimeStamp[2]
     }
 
+    /// Without any other capture date: the GPS receiver's time, a UTC instant (its zone stays unknown), and better
+    /// than the file's modification time.
+    func applyGPSDate(to metadata: inout MediaMetadata) {
+        guard metadata.captureDate == nil, let utc = gpsInstant() else { return }
+        metadata.captureDate = Date(timeIntervalSince1970: utc)
+        metadata.captureDateSource = .gps
+    }
+
     /// The GPS position, when latitude and longitude are complete and in range (a 0/0 position is treated as "no
     /// fix", as cameras write it).
     func location() -> MediaMetadata.Location? {
@@ -130,11 +138,8 @@ struct ExifFields: Equatable {
             metadata.captureDate = date
             metadata.captureDateSource = .exif
             metadata.captureTimeZoneOffset = offset
-        } else if gpsFallback, metadata.captureDate == nil, let utc = gpsInstant() {
-            // No camera clock at all: the GPS receiver's time is a UTC instant (its zone stays unknown), and better
-            // than the file's modification time.
-            metadata.captureDate = Date(timeIntervalSince1970: utc)
-            metadata.captureDateSource = .gps
+        } else if gpsFallback {
+            applyGPSDate(to: &metadata)
         }
         if useOrientation, metadata.orientation == nil, let orientation, (1...8).contains(orientation) {
             metadata.orientation = orientation
