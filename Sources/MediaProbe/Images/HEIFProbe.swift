@@ -229,12 +229,6 @@ enum HEIFProbe {
             default: return
             }
         }
-        guard data.count >= 4 else { return }
-        let headerOffset = Int(ByteReader.load32(data, 0, false))
-        let tiffStart = 4 + headerOffset
-        guard headerOffset >= 0, tiffStart < data.count else { return }
-        let stream = TIFFStream(bytes: data, range: tiffStart..<data.count)
-        let exif = try TIFFWalker.walk(stream, structure: false).exif
-        exif.apply(to: &metadata, orientation: false)
+        try TIFFWalker.exif(inISOBMFFBlock: data)?.apply(to: &metadata, orientation: false)
     }
 }

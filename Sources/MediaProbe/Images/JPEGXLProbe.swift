@@ -61,7 +61,7 @@ enum JPEGXLProbe {
                     if exif == nil, payloadSize >= 12, payloadSize <= maxMetadataBytes,
                         let bytes = try source.read(at: payload, count: Int(payloadSize))
                     {
-                        exif = try readExif(bytes)
+                        exif = try TIFFWalker.exif(inISOBMFFBlock: bytes)
                     }
                 case "brob":
                     // A Brotli-compressed box (cjxl writes Exif and XMP this way): its real type, then the stream.
@@ -69,7 +69,7 @@ enum JPEGXLProbe {
                         let bytes = try source.read(at: payload, count: Int(payloadSize)), FourCC(bytes, at: 0) == "Exif",
                         let inflated = BrotliDecompressor.decompress(Array(bytes[4...]), limit: Int(maxMetadataBytes))
                     {
-                        exif = try readExif(inflated)
+                        exif = try TIFFWalker.exif(inISOBMFFBlock: inflated)
                     }
                 default:
                     break
@@ -98,14 +98,6 @@ enum JPEGXLProbe {
 
     /// The most bytes an Exif box may hold (compressed or not) for photodrop to read it.
     static let maxMetadataBytes: Int64 = 4 << 20
-
-    /// The EXIF of an `Exif` box: a 4-byte offset from the end of itself to the TIFF header, then the TIFF block.
-    private static func readExif(_ bytes: [UInt8]) throws(ProbeError) -> ExifFields? {
-        guard bytes.count >= 12 else { return nil }
-        let start = 4 + Int(ByteReader.load32(bytes, 0, false))
-        guard start < bytes.count else { return nil }
-        return try TIFFWalker.walk(TIFFStream(bytes: bytes, range: start..<bytes.count), structure: false).exif
-    }
 
     /// The start of a codestream: `SizeHeader` and the orientation from `ImageMetadata` (ISO/IEC 18181-1, A.2 and
     /// A.3), read least significant bit first after the `FF 0A` signature.

@@ -44,6 +44,15 @@ struct TIFFWalker {
     private var tableBudget = 16 << 20
     private let firstKind: Kind
 
+    /// The EXIF of an ISO-BMFF `Exif` item or box (HEIF, JPEG XL): a 4-byte big-endian offset from the end of itself
+    /// to the TIFF header, then the TIFF block; nil when the offset points past the data.
+    static func exif(inISOBMFFBlock data: [UInt8]) throws(ProbeError) -> ExifFields? {
+        guard data.count >= 4 else { return nil }
+        let tiffStart = 4 + Int(ByteReader.load32(data, 0, false))
+        guard tiffStart < data.count else { return nil }
+        return try walk(TIFFStream(bytes: data, range: tiffStart..<data.count), structure: false).exif
+    }
+
     /// Walks `stream`. With `structure` (a TIFF/RAW file) the main chain, sub-IFDs and image data are checked too;
     /// without it (EXIF inside another format) only IFD0, the EXIF and GPS directories are read. `firstKind` says
     /// what the header's first directory is (Canon CR3 stores the EXIF and GPS directories as TIFF streams of their
