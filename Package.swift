@@ -96,7 +96,7 @@ let package = Package(
             name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem", "TestFixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "IngestTests", dependencies: ["Ingest", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
+            name: "IngestTests", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
         // The command line's parser, handlers and output, in process.
         .testTarget(
             name: "CommandLineTests", dependencies: ["PhotodropCLI", "Ingest", "MediaProbe", "PhotodropSystem", "TestFixtures"],

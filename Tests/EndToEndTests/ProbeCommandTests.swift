@@ -69,7 +69,7 @@ struct ProbeCommandTests {
         #expect(lines.contains { $0.hasPrefix("  outcome") && $0.hasSuffix("photo") })
         #expect(lines.contains { $0.hasPrefix("  reason") && $0.hasSuffix("-") })
         #expect(lines.contains { $0.hasPrefix("  mime") && $0.contains("image/jpeg") })
-        #expect(lines.contains { $0.hasPrefix("  taken") && $0.contains("2021-06-05T14:30:00.000Z (exif)") })
+        #expect(lines.contains { $0.hasPrefix("  taken") && $0.contains("2021-06-05 14:30:00 local time (zone unknown) (from exif)") })
         #expect(lines.contains { $0.hasPrefix("  pixels") && $0.contains("640×480") })
         #expect(lines.contains(gif.path))
         #expect(lines.last == "2 files probed: 2 accepted, 0 rejected", "\(result)")

@@ -4,11 +4,18 @@
 /// MediaProbe accepts them as photos; the image data is not meant to decode to anything.
 public enum SyntheticJPEG {
     public static func bytes(
-        seed: Int, width: Int = 64, height: Int = 48, taken: String? = nil, scanBytes: Int = 600,
-        complete: Bool = true
+        seed: Int, width: Int = 64, height: Int = 48, taken: String? = nil, offset: String? = nil,
+        xmp: String? = nil, scanBytes: Int = 600, complete: Bool = true
     ) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xD8]
-        if let taken { bytes += segment(0xE1, Array("Exif".utf8) + [0, 0] + exif(dateTimeOriginal: taken)) }
+        if let taken {
+            bytes += segment(0xE1, Array("Exif".utf8) + [0, 0] + exif(dateTimeOriginal: taken, offset: offset))
+        }
+        if let xmp {
+            // An XMP packet (APP1, Adobe's namespace header) whose description carries `xmp` as attributes.
+            let packet = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF><rdf:Description \(xmp)/></rdf:RDF></x:xmpmeta>"
+            bytes += segment(0xE1, Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(packet.utf8))
+        }
         bytes += segment(0xE0, Array("JFIF".utf8) + [0, 1, 1, 0] + be16(72) + be16(72) + [0, 0])
         bytes += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))
         bytes += segment(0xC0, [8] + be16(height) + be16(width) + [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1])
@@ -34,14 +41,20 @@ public enum SyntheticJPEG {
         [0xFF, marker] + be16(payload.count + 2) + payload
     }
 
-    /// A big-endian TIFF block with IFD0 → Exif IFD → DateTimeOriginal (`YYYY:MM:DD HH:MM:SS`).
-    static func exif(dateTimeOriginal: String) -> [UInt8] {
+    /// A big-endian TIFF block with IFD0 → Exif IFD → DateTimeOriginal (`YYYY:MM:DD HH:MM:SS`) and, when given,
+    /// OffsetTimeOriginal (`+09:00`).
+    static func exif(dateTimeOriginal: String, offset: String? = nil) -> [UInt8] {
         let date = Array(dateTimeOriginal.utf8) + [0]  // 20 bytes
+        let zone = offset.map { Array($0.utf8) + [0] }  // 7 bytes
+        let entries = zone == nil ? 1 : 2
         var tiff: [UInt8] = Array("MM".utf8) + be16(42) + be32(8)
         // IFD0 at 8: one entry, ExifIFD pointer (0x8769, LONG) → 26.
         tiff += be16(1) + be16(0x8769) + be16(4) + be32(1) + be32(26) + be32(0)
-        // Exif IFD at 26: one entry, DateTimeOriginal (0x9003, ASCII, 20) → 44.
-        tiff += be16(1) + be16(0x9003) + be16(2) + be32(date.count) + be32(44) + be32(0)
-        return tiff + date
+        // Exif IFD at 26: DateTimeOriginal (0x9003, ASCII) and OffsetTimeOriginal (0x9011, ASCII), values after it.
+        let values = 26 + 2 + 12 * entries + 4
+        tiff += be16(entries) + be16(0x9003) + be16(2) + be32(date.count) + be32(values)
+        if let zone { tiff += be16(0x9011) + be16(2) + be32(zone.count) + be32(values + date.count) }
+        tiff += be32(0)
+        return tiff + date + (zone ?? [])
     }
 }

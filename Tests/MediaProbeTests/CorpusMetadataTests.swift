@@ -40,7 +40,7 @@ struct CorpusMetadataTests {
     @Test("iPhone MOV: QuickTime creation date with offset, location, make and model, rotation")
     func mov() throws {
         let m = try metadata("dolbyVision-hdr.MOV")
-        #expect(m.captureDateSource == .quickTimeMetadata && m.captureTimeZoneOffset == 3600)
+        #expect(m.captureDateSource == .quickTime && m.captureTimeZoneOffset == 3600)
         #expect(m.captureDate == ISO8601DateFormatter().date(from: "2023-05-09T11:41:46Z"))
         #expect(m.location?.latitude == 51.5334 && m.location?.longitude == -0.1255)
         #expect(m.make == "Apple" && m.model == "iPhone 14 Pro" && m.videoCodec == "hvc1" && m.audioCodec == "mp4a")
@@ -57,5 +57,36 @@ struct CorpusMetadataTests {
         #expect(cr3.pixelWidth == 6000 && cr3.pixelHeight == 4000 && cr3.model == "Canon EOS M50")
         let cr2 = try metadata("CanonRaw.cr2")
         #expect(cr2.make == "Canon" && cr2.pixelWidth == 3456)
+    }
+
+    @Test(
+        "each real file's date: its source, its zone or floating, and the local time the camera showed",
+        arguments: [
+            // EXIF DateTimeOriginal without OffsetTime: a floating local time.
+            ("DSCN0010.jpg", "exif", nil, "2008-10-22T16:28:39"),
+            ("canon-ixus.jpg", "exif", nil, "2001-06-09T15:17:32"),
+            ("FujiFilm.raf", "exif", nil, "2007-05-22T13:58:30"),
+            // EXIF with OffsetTimeOriginal.
+            ("IMG_5195.HEIC", "exif", -18_000, "2021-04-11T15:47:53"),
+            ("CanonRaw.cr3", "exif", 0, "2018-02-21T12:08:56"),
+            // QuickTime's creationdate with its zone.
+            ("dolbyVision-hdr.MOV", "quickTime", 3600, "2023-05-09T12:41:46"),
+            // Only IFD0 DateTime (the modification date).
+            ("DudleyLeavittUtah.tiff", "exifModifyDate", nil, "2009-09-26T01:11:52"),
+        ] as [(String, String, Int?, String)])
+    func captureDates(file: String, source: String, offset: Int?, local: String) throws {
+        let m = try metadata(file)
+        #expect(m.captureDateSource?.rawValue == source)
+        #expect(m.captureTimeZoneOffset == offset)
+        #expect(m.captureDateIsFloating == (offset == nil))
+        let shown = try #require(m.captureDate).addingTimeInterval(Double(offset ?? 0))
+        #expect(ISO8601DateFormatter().string(from: shown) == local + "Z")
+    }
+
+    @Test("movies without QuickTime metadata: the movie header's UTC instant, zone unknown, not floating")
+    func movieHeaderDates() throws {
+        let m = try metadata("sample.mp4")
+        #expect(m.captureDateSource == .movieHeader && m.captureTimeZoneOffset == nil && !m.captureDateIsFloating)
+        #expect(m.captureDate == ISO8601DateFormatter().date(from: "2016-05-31T17:01:35Z"))
     }
 }

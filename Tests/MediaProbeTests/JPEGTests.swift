@@ -159,9 +159,17 @@ struct ExifTests {
         #expect(gpsOnly.metadata.captureDate == Date(timeIntervalSince1970: 1_683_628_906))  // 2023-05-09 10:41:46Z
         #expect(gpsOnly.metadata.captureDateSource == .gps)
         #expect(gpsOnly.metadata.captureTimeZoneOffset == nil)
-        // A camera date, however poor, wins over the GPS time; an impossible GPS time gives no date.
+        // EXIF's modification date (IFD0 DateTime) ranks below the GPS time; its CreateDate above it. An impossible
+        // GPS time gives no date.
         w.ifd0 = [.init(tag: 0x0132, value: .ascii("2001:02:03 04:05:06"))]
-        #expect(try probe(exif: w.build()).metadata.captureDateSource == .exif)
+        #expect(try probe(exif: w.build()).metadata.captureDateSource == .gps)
+        w.ifd0 = []
+        w.exif = [.init(tag: 0x9004, value: .ascii("2023:05:09 12:41:40"))]
+        let digitized = try probe(exif: w.build()).metadata
+        #expect(digitized.captureDateSource == .exifCreateDate)
+        // Its local time is 2 h ahead of the GPS time, within the two minutes a fix may lag: zone +02:00.
+        #expect(digitized.captureTimeZoneOffset == 7200 && !digitized.captureDateIsFloating)
+        #expect(digitized.captureDate == Date(timeIntervalSince1970: 1_683_628_900))
         var bad = TIFFWriter()
         bad.gps = [
             .init(tag: 7, value: .rational([(25, 1), (0, 1), (0, 1)])), .init(tag: 0x1D, value: .ascii("2023:05:09")),

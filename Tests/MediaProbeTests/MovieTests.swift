@@ -321,7 +321,7 @@ struct MovieTests {
         let r = try Probe.memory(spec.build())
         #expect(r.kind == .video)
         let m = r.metadata
-        #expect(m.captureDateSource == .quickTimeMetadata)
+        #expect(m.captureDateSource == .quickTime)
         #expect(m.captureDate == Date(timeIntervalSince1970: 1_683_632_506))
         #expect(m.captureTimeZoneOffset == 3600)
         #expect(m.contentIdentifier == "9C1F8A3E-0D57-4E0B-9E4F-8A1B2C3D4E5F")
@@ -336,6 +336,20 @@ struct MovieTests {
         #expect(r.metadata.captureDateSource == .movieHeader)
         #expect(r.metadata.captureDate == Date(timeIntervalSince1970: 3_766_000_000 - 2_082_844_800))
         #expect(try Probe.memory(MovieSpec().build()).metadata.captureDate == nil)
+        // A zero (1904) movie header: the video track's header, also UTC, instant with an unknown zone.
+        var video = TrackSpec.video()
+        video.creationTime = 3_766_000_000
+        let track = try Probe.memory(MovieSpec(tracks: [video, .audio()]).build()).metadata
+        #expect(track.captureDateSource == .movieHeader && track.captureTimeZoneOffset == nil)
+        #expect(track.captureDate == Date(timeIntervalSince1970: 3_766_000_000 - 2_082_844_800))
+        #expect(!track.captureDateIsFloating, "an instant, not a local time")
+        // QuickTime metadata outranks the header; without a zone it is a floating local time.
+        let floating = try Probe.memory(
+            MovieSpec(creationTime: 3_766_000_000, keys: [("com.apple.quicktime.creationdate", "2023-05-09T12:41:46")])
+                .build()
+        ).metadata
+        #expect(floating.captureDateSource == .quickTime && floating.captureDateIsFloating)
+        #expect(floating.captureDate == Date(timeIntervalSince1970: 1_683_636_106))
     }
 
     /// The index just past the first occurrence of a four-character code.

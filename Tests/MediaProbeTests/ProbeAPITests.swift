@@ -138,7 +138,7 @@ struct ProbeAPITests {
         #expect(
             keys == [
                 "outcome", "reason", "message", "mime", "fileExtension", "isTruncated", "captureDate",
-                "captureDateSource", "captureTimeZoneOffset", "pixelWidth", "pixelHeight", "orientation", "duration",
+                "captureDateSource", "captureTimeZoneOffset", "captureDateIsFloating", "gpsDate", "pixelWidth", "pixelHeight", "orientation", "duration",
                 "location", "contentIdentifier", "frameCount", "isAnimated", "container", "videoCodec", "audioCodec",
                 "make", "model",
             ])

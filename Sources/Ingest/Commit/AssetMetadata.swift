@@ -5,12 +5,14 @@ import PhotoCatalog
 /// catalog's asset properties, used by the daemon, `import`, and programs that save through the library API (the
 /// `save-to-album` example), so that a file saved either way gets the same capture date, size and location.
 public enum AssetMetadata {
-    /// Sets the capture date (and its source), the displayed pixel size, the duration, the location and the Live
+    /// Sets the capture date (with its source, its UTC offset and whether it is a floating local time), the displayed pixel size, the duration, the location and the Live
     /// Photo content identifier from `metadata` on `request`.
     public static func apply(_ metadata: MediaMetadata, to request: AssetCreationRequest) {
         if let date = metadata.captureDate {
             request.creationDate = date
             request.creationDateSource = metadata.captureDateSource?.rawValue
+            request.creationTimeZoneOffset = metadata.captureTimeZoneOffset
+            request.isCreationDateFloating = metadata.captureDateIsFloating
         }
         if let size = metadata.displayedPixelSize {
             request.pixelWidth = size.width

@@ -75,7 +75,7 @@ public final class IngestWorker {
             sampling.record(found: known != nil)
             if let known { return .known(digest, known) }
         }
-        let result: ProbeResult
+        var result: ProbeResult
         do {
             let head = reader.head
             result = try prober.probe(
@@ -83,6 +83,7 @@ public final class IngestWorker {
         } catch {
             return .failed(.probe(error))
         }
+        result.metadata.adoptFileNameDate(job.originalName)
         if result.isAccepted { return .accepted(result, digest) }
         if result.isTruncated && truncatedFiles == .wait && !job.graceExpired {
             return .truncated(result, digest.identity)

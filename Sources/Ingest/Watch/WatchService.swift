@@ -203,6 +203,7 @@ public final class WatchService: Sendable {
         let trash = config.trashRetention.map {
             TrashPurger(library: library, retention: $0, interval: options.trashCheckInterval, logger: logger)
         }
+        let zones = CreationZoneBackfill(library: library, logger: logger)
         let services = ServiceGroup([
             ServiceGroup.Service("pipeline") {
                 do {
@@ -219,6 +220,7 @@ public final class WatchService: Sendable {
             ServiceGroup.Service("claimer") { await claimer.run() },
             ServiceGroup.Service("status") { await status.run() },
             ServiceGroup.Service("trash") { await trash?.run() },
+            ServiceGroup.Service("time zones") { await zones.run() },
         ])
         await services.run(
             main: {

@@ -7,16 +7,13 @@ enum JPEGProbe {
         var metadata = MediaMetadata(container: "jpeg")
         metadata.pixelWidth = s.width
         metadata.pixelHeight = s.height
-        // The capture date, best source first: EXIF's camera dates, an XMP packet, IPTC, the GPS time stamp.
-        s.exif?.apply(to: &metadata, gpsFallback: false)
-        for (date, source) in [(s.xmpDate, MediaMetadata.CaptureDateSource.xmp), (s.iptcDate, .iptc)]
-        where metadata.captureDate == nil {
+        // Every date the file records is offered; the precedence of their sources picks one.
+        s.exif?.apply(to: &metadata)
+        if let gps = s.xmpGPSDate { metadata.recordGPSDate(seconds: gps) }
+        for (date, source) in [(s.xmpDate, MediaMetadata.CaptureDateSource.xmp), (s.iptcDate, .iptc)] {
             guard let date else { continue }
-            metadata.captureDate = Date(timeIntervalSince1970: date.seconds)
-            metadata.captureDateSource = source
-            metadata.captureTimeZoneOffset = date.offset
+            metadata.offerCaptureDate(seconds: date.seconds, offset: date.offset, isLocalTime: true, source: source)
         }
-        s.exif?.applyGPSDate(to: &metadata)
         if let broken = s.broken {
             return .rejected(
                 .corrupt, message: "not a valid JPEG: \(broken)", mime: "image/jpeg", fileExtension: "jpg",

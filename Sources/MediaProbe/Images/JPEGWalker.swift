@@ -8,6 +8,9 @@ enum JPEGWalker {
         var exif: ExifFields?
         /// The capture date of an XMP packet (APP1) and of IPTC records (APP13), when present.
         var xmpDate: (seconds: Double, offset: Int?)?
+        /// The XMP packet's `exif:GPSDateTime` (UTC).
+        var xmpGPSDate: Double?
+        var sawXMP = false
         var iptcDate: (seconds: Double, offset: Int?)?
         /// Offset just after the first scan header.
         var scanStart: Int64?
@@ -80,10 +83,13 @@ enum JPEGWalker {
                     s.exif = try readExif(source, payload: payload, end: end)
                     wasExif = s.exif != nil
                 }
-                if !wasExif, s.xmpDate == nil, length > 2 + Int64(xmpHeader.count), length <= 1 << 20,
+                if !wasExif, !s.sawXMP, length > 2 + Int64(xmpHeader.count), length <= 1 << 20,
                     let bytes = try source.read(at: payload, count: Int(end - payload)), bytes.starts(with: xmpHeader)
                 {
-                    s.xmpDate = EmbeddedDates.xmp(Array(bytes[xmpHeader.count...]))
+                    let packet = Array(bytes[xmpHeader.count...])
+                    s.sawXMP = true
+                    s.xmpDate = EmbeddedDates.xmp(packet)
+                    s.xmpGPSDate = EmbeddedDates.xmpGPSDate(packet)
                 }
             } else if b1 == 0xED, s.iptcDate == nil, length <= 1 << 20 {
                 if let bytes = try source.read(at: payload, count: Int(end - payload)) {

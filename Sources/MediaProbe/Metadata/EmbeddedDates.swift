@@ -9,8 +9,17 @@ enum EmbeddedDates {
     /// The first capture date in an XMP packet (as an attribute `name="…"` or an element `<name>…</name>`), with its
     /// UTC offset when the value has one; nil when none parses.
     static func xmp(_ packet: [UInt8]) -> (seconds: Double, offset: Int?)? {
+        xmpValue(packet, properties: xmpProperties)
+    }
+
+    /// The packet's `exif:GPSDateTime`, UTC by the XMP specification (read as UTC when it names no zone).
+    static func xmpGPSDate(_ packet: [UInt8]) -> Double? {
+        xmpValue(packet, properties: ["exif:GPSDateTime"])?.seconds
+    }
+
+    private static func xmpValue(_ packet: [UInt8], properties: [String]) -> (seconds: Double, offset: Int?)? {
         let text = String(decoding: packet.prefix(1 << 20), as: UTF8.self)
-        for property in xmpProperties {
+        for property in properties {
             for opener in [property + "=\"", property + "='", "<" + property + ">"] {
                 guard let start = text.range(of: opener)?.upperBound else { continue }
                 let value = text[start...].prefix { $0 != "\"" && $0 != "'" && $0 != "<" }

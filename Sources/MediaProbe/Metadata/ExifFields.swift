@@ -27,33 +27,24 @@ struct ExifFields: Equatable {
     /// The Apple MakerNote's `ContentIdentifier` (Live Photo pairing).
     var contentIdentifier: String?
 
-    /// The capture date: `DateTimeOriginal` with its offset and sub-seconds, else `DateTimeDigitized`, else IFD0
-    /// `DateTime`; the offset is taken from the matching `OffsetTime*` tag, else derived from GPS UTC time.
-    func captureDate() -> (date: Date, offset: Int?)? {
-        let candidates: [(String?, String?, String?)] = [
-            (dateTimeOriginal, offsetTimeOriginal ?? offsetTime, subSecTimeOriginal),
-            (dateTimeDigitized, offsetTimeDigitized ?? offsetTime, subSecTimeDigitized),
-            (dateTime, offsetTime, subSecTime),
+    /// Offers EXIF's three dates to `metadata`, each with its own `OffsetTime*` (else IFD0's `OffsetTime`) and
+    /// `SubSecTime*`: `DateTimeOriginal` as `exif`, `DateTimeDigitized` as `exifCreateDate`, IFD0 `DateTime` as
+    /// `exifModifyDate`; and the GPS time stamp.
+    func offerDates(to metadata: inout MediaMetadata) {
+        if let utc = gpsInstant() { metadata.recordGPSDate(seconds: utc) }
+        let candidates: [(String?, String?, String?, MediaMetadata.CaptureDateSource)] = [
+            (dateTimeOriginal, offsetTimeOriginal ?? offsetTime, subSecTimeOriginal, .exif),
+            (dateTimeDigitized, offsetTimeDigitized ?? offsetTime, subSecTimeDigitized, .exifCreateDate),
+            (dateTime, offsetTime, subSecTime, .exifModifyDate),
         ]
-        for (text, offsetText, subSec) in candidates {
+        for (text, offsetText, subSec, source) in candidates {
             guard let text, let local = DateParsing.exifLocalSeconds(text) else { continue }
             let fraction = subSec.flatMap(DateParsing.subSecondFraction) ?? 0
-            var offset = offsetText.flatMap(DateParsing.offsetSeconds)
-            if offset == nil { offset = gpsDerivedOffset(localSeconds: local) }
-            let seconds = Double(local - Int64(offset ?? 0)) + fraction
-            return (Date(timeIntervalSince1970: seconds), offset)
+            let offset = offsetText.flatMap(DateParsing.offsetSeconds)
+            metadata.offerCaptureDate(
+                seconds: Double(local - Int64(offset ?? 0)) + fraction, offset: offset, isLocalTime: true,
+                source: source)
         }
-        return nil
-    }
-
-    /// The time zone of a local EXIF time from the GPS UTC time stamp, when both are recorded and differ by a whole
-    /// quarter hour (within two minutes) of at most 14 hours.
-    private func gpsDerivedOffset(localSeconds: Int64) -> Int? {
-        guard let utc = gpsInstant() else { return nil }
-        let difference = Double(localSeconds) - utc
-        let quarters = (difference / 900).rounded()
-        guard abs(difference - quarters * 900) <= 120, abs(quarters) <= 56 else { return nil }
-        return Int(quarters) * 900
     }
 
     /// The GPS date and time stamp (`GPSDateStamp` + `GPSTimeStamp`), UTC by the standard, as seconds since 1970;
@@ -65,14 +56,6 @@ struct ExifFields: Equatable {
             gpsTimeStamp[2] < 61
         else { return nil }
         return Double(day) + gpsTimeStamp[0] * 3600 + gpsTimeStamp[1] * 60 + gpsTimeStamp[2]
-    }
-
-    /// Without any other capture date: the GPS receiver's time, a UTC instant (its zone stays unknown), and better
-    /// than the file's modification time.
-    func applyGPSDate(to metadata: inout MediaMetadata) {
-        guard metadata.captureDate == nil, let utc = gpsInstant() else { return }
-        metadata.captureDate = Date(timeIntervalSince1970: utc)
-        metadata.captureDateSource = .gps
     }
 
     /// The GPS position, when latitude and longitude are complete and in range (a 0/0 position is treated as "no
@@ -128,19 +111,11 @@ struct ExifFields: Equatable {
         if gpsAltitude == nil { gpsAltitude = other.gpsAltitude }
     }
 
-    /// Copies what is known into `metadata` (capture date with source `exif`, else the GPS time with source `gps`;
-    /// orientation, location, make, model, content identifier), leaving fields already set by the container alone.
-    /// `orientation: false` leaves the
-    /// orientation to the container (HEIF transforms); `gpsFallback: false` leaves the GPS date to a caller that has
-    /// better sources to try first (a JPEG's XMP and IPTC).
-    func apply(to metadata: inout MediaMetadata, orientation useOrientation: Bool = true, gpsFallback: Bool = true) {
-        if metadata.captureDate == nil, let (date, offset) = captureDate() {
-            metadata.captureDate = date
-            metadata.captureDateSource = .exif
-            metadata.captureTimeZoneOffset = offset
-        } else if gpsFallback {
-            applyGPSDate(to: &metadata)
-        }
+    /// Copies what is known into `metadata`: the capture-date candidates (``offerDates(to:)``), orientation,
+    /// location, make, model, content identifier, leaving fields already set by the container alone. `orientation:
+    /// false` leaves the orientation to the container (HEIF transforms).
+    func apply(to metadata: inout MediaMetadata, orientation useOrientation: Bool = true) {
+        offerDates(to: &metadata)
         if useOrientation, metadata.orientation == nil, let orientation, (1...8).contains(orientation) {
             metadata.orientation = orientation
         }

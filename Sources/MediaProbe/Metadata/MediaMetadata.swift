@@ -7,21 +7,43 @@ import Foundation
 /// `nil` means "not recorded in the file" (or not readable). JSON keys are the property names, and every key is always
 /// present (`null` when unknown), so that `probe --json` lines have a stable shape.
 public struct MediaMetadata: Sendable, Equatable, Codable {
-    /// Where ``MediaMetadata/captureDate`` came from.
-    public enum CaptureDateSource: String, Sendable, Hashable, Codable {
-        /// EXIF `DateTimeOriginal` (else `DateTimeDigitized`, else IFD0 `DateTime`), with `OffsetTime*` and
-        /// `SubSecTime*`.
+    /// Where ``MediaMetadata/captureDate`` came from. The cases are in precedence order: when a file records several
+    /// dates, the first source in this list that it has wins (`<` means "preferred over"). The README lists the same
+    /// order; `sidecarXMP` and `takeout` are read from files beside the photo, `fileName` and
+    /// `fileModificationDate` from the file system (``MediaMetadata/adoptFileNameDate(_:)``, the catalog).
+    public enum CaptureDateSource: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+        /// An XMP sidecar (`IMG_0001.xmp`): `exif:DateTimeOriginal`, `photoshop:DateCreated` or `xmp:CreateDate`.
+        case sidecarXMP
+        /// EXIF `DateTimeOriginal` with `OffsetTimeOriginal` and `SubSecTimeOriginal`.
         case exif
-        /// QuickTime metadata: `com.apple.quicktime.creationdate`, or the `©day` user-data atom.
-        case quickTimeMetadata
-        /// The `creation_time` of the movie header (`mvhd`), UTC.
-        case movieHeader
-        /// EXIF `GPSDateStamp` + `GPSTimeStamp` (UTC), when the file has no other capture date.
-        case gps
+        /// QuickTime metadata: `com.apple.quicktime.creationdate`, or the `©day` user-data atom; it carries a zone.
+        case quickTime
         /// An embedded XMP packet: `exif:DateTimeOriginal`, `photoshop:DateCreated` or `xmp:CreateDate`.
         case xmp
+        /// EXIF `CreateDate` (`DateTimeDigitized`) with `OffsetTimeDigitized` and `SubSecTimeDigitized`.
+        case exifCreateDate
         /// IPTC `DateCreated` + `TimeCreated` (in Photoshop's APP13 resources).
         case iptc
+        /// A Google Takeout sidecar's `photoTakenTime`.
+        case takeout
+        /// The `creation_time` of the movie header (`mvhd`, else the first track's `tkhd`); UTC by the
+        /// specification, though many cameras write local time there, hence its low rank. Zero (1904) is ignored.
+        case movieHeader
+        /// EXIF `GPSDateStamp` + `GPSTimeStamp`, or XMP `exif:GPSDateTime`: a UTC instant whose zone is unknown.
+        case gps
+        /// A date in the file name (`IMG_20230101_120000.jpg`, `Screenshot 2023-01-01 at 12.00.00.png` …), a
+        /// floating local time.
+        case fileName
+        /// EXIF IFD0 `DateTime` (`ModifyDate`): when the file was last written by a camera or an editor.
+        case exifModifyDate
+        /// The file's modification time, when nothing else dates it (set by the catalog, not by a probe).
+        case fileModificationDate
+
+        /// Position in the precedence list, 0 = best.
+        public var rank: Int { Self.allCases.firstIndex(of: self)! }
+
+        /// Whether `lhs` is preferred over `rhs`.
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
     }
 
     /// A GPS position (WGS 84).
@@ -43,15 +65,20 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
 
     /// When the photo or video was taken.
     ///
-    /// When ``captureTimeZoneOffset`` is known this is the exact instant. When the file only records a local wall-clock
-    /// time without a time zone (EXIF without `OffsetTime*`), the wall-clock time is read as if it were UTC and
-    /// ``captureTimeZoneOffset`` is `nil`.
+    /// When ``captureTimeZoneOffset`` is known this is the exact instant. When the file records a local wall-clock
+    /// time without a time zone (EXIF without `OffsetTime*`, a file name), ``captureDateIsFloating`` is true and the
+    /// wall-clock time is stored as if it were UTC. A GPS time or a movie header's time is an instant whose local zone
+    /// is unknown: not floating, no offset.
     public var captureDate: Date?
     /// Which record ``captureDate`` was read from.
     public var captureDateSource: CaptureDateSource?
     /// The capture time zone as seconds east of UTC (`+02:00` is 7200), when recorded or derivable (EXIF `OffsetTime*`,
-    /// the difference between EXIF local time and GPS UTC time, a QuickTime creation date's offset).
+    /// the difference between a local time and the GPS UTC time of the same file, a QuickTime creation date's offset).
     public var captureTimeZoneOffset: Int?
+    /// Whether ``captureDate`` is a local wall-clock time whose zone is unknown (stored as if it were UTC).
+    public var captureDateIsFloating: Bool
+    /// The GPS receiver's UTC time stamp (EXIF `GPSDateStamp` + `GPSTimeStamp`, XMP `exif:GPSDateTime`).
+    public var gpsDate: Date?
     /// The width of the image or video frame as encoded, before ``orientation`` is applied.
     public var pixelWidth: Int?
     /// The height of the image or video frame as encoded, before ``orientation`` is applied.
@@ -94,7 +121,7 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// Creates metadata; everything defaults to unknown.
     public init(
         captureDate: Date? = nil, captureDateSource: CaptureDateSource? = nil, captureTimeZoneOffset: Int? = nil,
-        pixelWidth: Int? = nil, pixelHeight: Int? = nil, orientation: Int? = nil, duration: Double? = nil,
+        captureDateIsFloating: Bool = false, gpsDate: Date? = nil, pixelWidth: Int? = nil, pixelHeight: Int? = nil, orientation: Int? = nil, duration: Double? = nil,
         location: Location? = nil, contentIdentifier: String? = nil, frameCount: Int? = nil, isAnimated: Bool = false,
         container: String? = nil, videoCodec: String? = nil, audioCodec: String? = nil, make: String? = nil,
         model: String? = nil
@@ -102,6 +129,8 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         self.captureDate = captureDate
         self.captureDateSource = captureDateSource
         self.captureTimeZoneOffset = captureTimeZoneOffset
+        self.captureDateIsFloating = captureDateIsFloating
+        self.gpsDate = gpsDate
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.orientation = orientation
@@ -118,7 +147,7 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case captureDate, captureDateSource, captureTimeZoneOffset, pixelWidth, pixelHeight, orientation, duration
+        case captureDate, captureDateSource, captureTimeZoneOffset, captureDateIsFloating, gpsDate, pixelWidth, pixelHeight, orientation, duration
         case location, contentIdentifier, frameCount, isAnimated, container, videoCodec, audioCodec, make, model
     }
 
@@ -128,6 +157,8 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         captureDate = try c.decodeIfPresent(Date.self, forKey: .captureDate)
         captureDateSource = try c.decodeIfPresent(CaptureDateSource.self, forKey: .captureDateSource)
         captureTimeZoneOffset = try c.decodeIfPresent(Int.self, forKey: .captureTimeZoneOffset)
+        captureDateIsFloating = try c.decodeIfPresent(Bool.self, forKey: .captureDateIsFloating) ?? false
+        gpsDate = try c.decodeIfPresent(Date.self, forKey: .gpsDate)
         pixelWidth = try c.decodeIfPresent(Int.self, forKey: .pixelWidth)
         pixelHeight = try c.decodeIfPresent(Int.self, forKey: .pixelHeight)
         orientation = try c.decodeIfPresent(Int.self, forKey: .orientation)
@@ -149,6 +180,8 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         try c.encode(captureDate, forKey: .captureDate)
         try c.encode(captureDateSource, forKey: .captureDateSource)
         try c.encode(captureTimeZoneOffset, forKey: .captureTimeZoneOffset)
+        try c.encode(captureDateIsFloating, forKey: .captureDateIsFloating)
+        try c.encode(gpsDate, forKey: .gpsDate)
         try c.encode(pixelWidth, forKey: .pixelWidth)
         try c.encode(pixelHeight, forKey: .pixelHeight)
         try c.encode(orientation, forKey: .orientation)

@@ -30,6 +30,8 @@ struct Movie {
     struct Track {
         var id: UInt32 = 0
         var isEnabled = true
+        /// `tkhd` creation time, seconds since 1904 (0 when not set).
+        var creationTime: UInt64 = 0
         /// `vide`, `soun`, `meta`, `text`, `sbtl`, `tmcd`, `hint` …
         var handler: FourCC?
         var entries: [SampleEntry] = []

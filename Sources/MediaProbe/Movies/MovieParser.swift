@@ -96,11 +96,13 @@ enum MovieParser {
         let flags = try r.u24()
         track.isEnabled = flags & 1 != 0
         if version == 1 {
-            try r.skip(16)
+            track.creationTime = try r.u64()
+            try r.skip(8)
             track.id = try r.u32()
             try r.skip(4 + 8)
         } else {
-            try r.skip(8)
+            track.creationTime = UInt64(try r.u32())
+            try r.skip(4)
             track.id = try r.u32()
             try r.skip(4 + 4)
         }

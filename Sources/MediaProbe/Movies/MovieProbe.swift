@@ -141,12 +141,13 @@ enum MovieProbe {
         metadata.audioCodec = movie.audioTracks.first?.entries.first?.codec.description
         let qt = movie.metadata
         if let text = qt.creationDate, let (seconds, offset) = DateParsing.iso8601(text) {
-            metadata.captureDate = Date(timeIntervalSince1970: seconds)
-            metadata.captureDateSource = .quickTimeMetadata
-            metadata.captureTimeZoneOffset = offset
-        } else if movie.creationTime > secondsFrom1904To1970, movie.creationTime < secondsFrom1904To2200 {
-            metadata.captureDate = Date(timeIntervalSince1970: Double(movie.creationTime - secondsFrom1904To1970))
-            metadata.captureDateSource = .movieHeader
+            metadata.offerCaptureDate(seconds: seconds, offset: offset, isLocalTime: true, source: .quickTime)
+        }
+        let headerTime = movie.creationTime > 0 ? movie.creationTime : (video?.creationTime ?? 0)
+        if headerTime > secondsFrom1904To1970, headerTime < secondsFrom1904To2200 {
+            metadata.offerCaptureDate(
+                seconds: Double(headerTime - secondsFrom1904To1970), offset: nil, isLocalTime: false,
+                source: .movieHeader)
         }
         metadata.location = qt.location.flatMap(QuickTimeMetadata.parseISO6709)
         metadata.contentIdentifier = qt.contentIdentifier

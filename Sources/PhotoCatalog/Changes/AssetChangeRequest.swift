@@ -13,7 +13,7 @@ public class AssetChangeRequest: @unchecked Sendable {
     struct Properties: Sendable {
         enum Field: Int, Sendable {
             case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
-            case contentIdentifier
+            case contentIdentifier, creationTimeZoneOffset, isCreationDateFloating
         }
 
         /// The fields a request set, as bits: a `Set` cost every creation request a heap allocation and each
@@ -27,6 +27,8 @@ public class AssetChangeRequest: @unchecked Sendable {
 
         var creationDate: Date?
         var creationDateSource: String?
+        var creationTimeZoneOffset: Int?
+        var isCreationDateFloating = false
         var location: Location?
         var isFavorite = false
         var isHidden = false
@@ -58,6 +60,8 @@ public class AssetChangeRequest: @unchecked Sendable {
             blockSerial: context.serial, target: .existing(uuid: record.uuid, identifier: asset.localIdentifier),
             properties: Properties(
                 creationDate: record.creationDate, creationDateSource: record.creationDateSource,
+                creationTimeZoneOffset: record.creationTimeZoneOffset,
+                isCreationDateFloating: record.isCreationDateFloating,
                 location: record.location, isFavorite: record.isFavorite, isHidden: record.isHidden,
                 pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight, duration: record.duration,
                 contentIdentifier: record.contentIdentifier))
@@ -81,6 +85,20 @@ public class AssetChangeRequest: @unchecked Sendable {
     public var creationDateSource: String? {
         get { properties.withLock { $0.creationDateSource } }
         set { set(.creationDateSource, \.creationDateSource, newValue) }
+    }
+
+    /// The capture time zone, seconds east of UTC, or nil when unknown (photodrop). Setting it (or
+    /// ``isCreationDateFloating``) also marks the asset's zone as settled for the background re-read that follows the
+    /// v6 migration.
+    public var creationTimeZoneOffset: Int? {
+        get { properties.withLock { $0.creationTimeZoneOffset } }
+        set { set(.creationTimeZoneOffset, \.creationTimeZoneOffset, newValue) }
+    }
+
+    /// Whether ``creationDate`` is a local wall-clock time whose zone is unknown (photodrop).
+    public var isCreationDateFloating: Bool {
+        get { properties.withLock { $0.isCreationDateFloating } }
+        set { set(.isCreationDateFloating, \.isCreationDateFloating, newValue) }
     }
     /// Where it was taken.
     public var location: Location? {

@@ -14,6 +14,8 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
         var playbackStyle: AssetPlaybackStyle
         var creationDate: Date?
         var creationDateSource: String?
+        var creationTimeZoneOffset: Int?
+        var isCreationDateFloating: Bool
         var addedDate: Date
         var modificationDate: Date
         var pixelWidth: Int
@@ -51,10 +53,18 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
         if record.playbackStyle == .imageAnimated { return "gif" }
         return record.mediaType == .video ? "video" : "photo"
     }
-    /// When the photo or video was taken, when known.
+    /// When the photo or video was taken, when known: the instant (sort by it). For a floating local time
+    /// (``isCreationDateFloating``) it is the local wall-clock time read as if it were UTC.
     public var creationDate: Date? { record.creationDate }
-    /// Where ``creationDate`` came from (e.g. `"exif"`, `"quicktime"`, `"fileModificationDate"`).
+    /// Where ``creationDate`` came from (e.g. `"exif"`, `"quickTime"`, `"fileModificationDate"`; photodrop names
+    /// its sources in the README's precedence list).
     public var creationDateSource: String? { record.creationDateSource }
+    /// The UTC offset of the place and time the asset was taken, seconds east (`+09:00` is 32400), when known
+    /// (photodrop; PhotoKit keeps it private). The local time is ``creationDate`` plus this offset.
+    public var creationTimeZoneOffset: Int? { record.creationTimeZoneOffset }
+    /// Whether ``creationDate`` is a local wall-clock time whose zone is unknown (a camera without a time-zone
+    /// setting, a date in a file name): it is stored and sorted as if it were UTC, and shown without an offset.
+    public var isCreationDateFloating: Bool { record.isCreationDateFloating }
     /// When the asset was added to the library.
     public var addedDate: Date { record.addedDate }
     /// When the asset last changed.

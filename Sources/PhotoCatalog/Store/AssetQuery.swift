@@ -20,7 +20,8 @@ struct AssetQuery: Sendable, Hashable {
     static let columns = """
         a.id, a.uuid, a.media_type, a.media_subtypes, a.playback_style, a.creation_date, a.creation_date_source, \
         a.added_date, a.modification_date, a.pixel_width, a.pixel_height, a.duration, a.latitude, a.longitude, \
-        a.altitude, a.is_favorite, a.is_hidden, a.deleted_date, a.content_identifier
+        a.altitude, a.is_favorite, a.is_hidden, a.deleted_date, a.content_identifier, a.creation_time_zone_offset, \
+        a.creation_date_is_floating
         """
 
     /// Compiles the query.
@@ -93,6 +94,7 @@ struct AssetQuery: Sendable, Hashable {
             playbackStyle: AssetPlaybackStyle(rawValue: row.int(4)) ?? .unsupported,
             creationDate: row.optionalDouble(5).map(Date.init(timeIntervalSince1970:)),
             creationDateSource: row.optionalString(6),
+            creationTimeZoneOffset: row.optionalInt64(19).map { Int($0) }, isCreationDateFloating: row.bool(20),
             addedDate: Date(timeIntervalSince1970: row.double(7)),
             modificationDate: Date(timeIntervalSince1970: row.double(8)),
             pixelWidth: row.int(9), pixelHeight: row.int(10), duration: row.double(11), location: location,

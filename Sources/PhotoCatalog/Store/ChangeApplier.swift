@@ -136,6 +136,8 @@ final class ChangeApplier {
         try insert.bind(properties.isFavorite, at: 15)
         try insert.bind(properties.isHidden, at: 16)
         try insert.bind(properties.contentIdentifier, at: 17)
+        try insert.bind(dateGiven ? properties.creationTimeZoneOffset.map { Int64($0) } : nil, at: 18)
+        try insert.bind(dateGiven && properties.isCreationDateFloating, at: 19)
         _ = try insert.step()
         insert.reset()
         let rowID = database.lastInsertRowID
@@ -330,6 +332,7 @@ final class ChangeApplier {
         var sql = SQLBuilder()
         sql.append("UPDATE assets SET modification_date = ")
         sql.bind(.real(now))
+        let zoneOffset: SQLValue = properties.creationTimeZoneOffset.map { .integer(Int64($0)) } ?? .null
         // A fixed field order keeps the statement text (and the cached statement) stable.
         let fields: [(AssetChangeRequest.Properties.Field, String, SQLValue)] = [
             (.creationDate, "creation_date", .optional(properties.creationDate?.timeIntervalSince1970)),
@@ -342,10 +345,18 @@ final class ChangeApplier {
             (.pixelHeight, "pixel_height", .integer(Int64(properties.pixelHeight))),
             (.duration, "duration", .real(properties.duration)),
             (.contentIdentifier, "content_identifier", .optional(properties.contentIdentifier)),
+            (.creationTimeZoneOffset, "creation_time_zone_offset", zoneOffset),
+            (.isCreationDateFloating, "creation_date_is_floating", .bool(properties.isCreationDateFloating)),
         ]
         for (field, column, value) in fields where properties.changed.contains(field) {
             sql.append(", \(column) = ")
             sql.bind(value)
+        }
+        let zoneFields: [AssetChangeRequest.Properties.Field] = [
+            .creationDate, .creationTimeZoneOffset, .isCreationDateFloating,
+        ]
+        if zoneFields.contains(where: { properties.changed.contains($0) }) {
+            sql.append(", creation_zone_pending = 0")
         }
         if properties.changed.contains(.isHidden) {
             let (hidden, deleted) = try assetState(rowID)
@@ -387,6 +398,10 @@ final class ChangeApplier {
         }
         if let date = properties.creationDate, !date.timeIntervalSince1970.isFinite {
             throw PhotosError.invalidParameter("The creation date is not a finite date.")
+        }
+        if let offset = properties.creationTimeZoneOffset, abs(offset) > 18 * 3600 {
+            throw PhotosError.invalidParameter(
+                "A time-zone offset of \(offset) seconds is outside ±18 hours; give seconds east of UTC.")
         }
     }
 

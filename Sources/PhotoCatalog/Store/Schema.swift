@@ -10,13 +10,18 @@
 ///   readers (recovery, verify) find a path through the asset's UUID instead (``ResourcePath``).
 /// - v5: `resources.damage`: what `verify --deep` found wrong with a stored original (`hashMismatch`), so that a
 ///   later drop of the same content replaces it instead of being thrown away as a duplicate.
+/// - v6: the capture date's zone: `assets.creation_time_zone_offset` (seconds east of UTC, NULL when unknown) and
+///   `assets.creation_date_is_floating` (a local time whose zone is unknown, stored as if UTC). Assets dated from
+///   their content before v6 are marked `creation_zone_pending`: the daemon re-reads their originals' metadata in the
+///   background to fill the zone (``PhotoLibrary/assetsAwaitingCreationTimeZone(limit:)``). The source name
+///   `quickTimeMetadata` becomes `quickTime`.
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
 ///
 /// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
 enum Schema {
-    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5])
+    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5, version6])
 
     static var latestVersion: Int { migrator.latestVersion }
 
@@ -158,5 +163,18 @@ enum Schema {
         version: 5, name: "damage found by verify",
         sql: """
             ALTER TABLE resources ADD COLUMN damage TEXT;
+            """)
+
+    static let version6 = Migrator.Migration(
+        version: 6, name: "capture time zones",
+        sql: """
+            ALTER TABLE assets ADD COLUMN creation_time_zone_offset INTEGER;
+            ALTER TABLE assets ADD COLUMN creation_date_is_floating INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE assets ADD COLUMN creation_zone_pending INTEGER NOT NULL DEFAULT 0;
+            UPDATE assets SET creation_date_source = 'quickTime' WHERE creation_date_source = 'quickTimeMetadata';
+            UPDATE assets SET creation_zone_pending = 1
+                WHERE creation_date IS NOT NULL AND creation_date_source IS NOT NULL
+                  AND creation_date_source NOT IN ('fileModificationDate', 'gps', 'movieHeader');
+            CREATE INDEX assets_awaiting_zone ON assets(id) WHERE creation_zone_pending = 1;
             """)
 }

@@ -58,12 +58,12 @@ enum BrowseCommands {
                 return ExitStatus.success
             }
             var table = TextTable(
-                ["ID", "KIND", "TAKEN (UTC)", "SIZE", "PIXELS", "FAV", "NAME", "ALBUMS"],
+                ["ID", "KIND", "TAKEN (LOCAL TIME)", "SIZE", "PIXELS", "FAV", "NAME", "ALBUMS"],
                 alignments: [.left, .left, .left, .right, .right, .left, .left, .left])
             for asset in assets {
                 table.append([
                     TextFormat.shortIdentifier(asset.localIdentifier), asset.kind,
-                    TextFormat.shortDate(asset.creationDate), TextFormat.bytes(asset.byteCount),
+                    CaptureTime(asset)?.short ?? "-", TextFormat.bytes(asset.byteCount),
                     TextFormat.pixels(asset.pixelWidth, asset.pixelHeight), asset.isFavorite ? "*" : "",
                     asset.originalFilename ?? "-", (titles[asset.localIdentifier] ?? []).joined(separator: ", "),
                 ])
@@ -94,8 +94,11 @@ enum BrowseCommands {
                 ("File", asset.originalFilename ?? "-"),
                 (
                     "Taken",
-                    asset.creationDate.map {
-                        TextFormat.date($0) + (asset.creationDateSource.map { " (from \($0))" } ?? "")
+                    CaptureTime(asset).map { taken in
+                        var notes: [String] = []
+                        if taken.offset != nil { notes.append(TextFormat.date(taken.date)) }
+                        if let source = asset.creationDateSource { notes.append("from \(source)") }
+                        return taken.long + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")")
                     } ?? "unknown"
                 ),
                 ("Added", TextFormat.date(asset.addedDate)),

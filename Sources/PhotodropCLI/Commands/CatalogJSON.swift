@@ -5,7 +5,8 @@ import PhotoCatalog
 
 /// Every `--json` shape of the command line, in one place, with the stable field names the README documents.
 ///
-/// - asset: `id`, `kind`, `mime`, `sha256`, `bytes`, `originalFilename`, `creationDate`, `creationDateSource`,
+/// - asset: `id`, `kind`, `mime`, `sha256`, `bytes`, `originalFilename`, `creationDate` (the UTC instant),
+///   `creationDateSource`, `localCreationDate` (see ``CaptureTime``), `timeZoneOffset` (`+09:00` or null),
 ///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,
 ///   `isDeleted`, `deletedDate` (null unless in Recently Deleted), `location`.
 /// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`).
@@ -36,6 +37,8 @@ enum CatalogJSON {
             ("originalFilename", .string(asset.originalFilename)),
             ("creationDate", date(asset.creationDate)),
             ("creationDateSource", .string(asset.creationDateSource)),
+            ("localCreationDate", .string(CaptureTime(asset)?.localISO8601)),
+            ("timeZoneOffset", .string(asset.creationTimeZoneOffset.map(CaptureTime.offsetText))),
             ("pixelWidth", .int(asset.pixelWidth)),
             ("pixelHeight", .int(asset.pixelHeight)),
             ("duration", .double(asset.duration)),
@@ -91,7 +94,8 @@ enum CatalogJSON {
             ("mime", .string(result.mime)), ("fileExtension", .string(result.fileExtension)),
             ("isTruncated", .bool(result.isTruncated)), ("captureDate", date(metadata.captureDate)),
             ("captureDateSource", .string(metadata.captureDateSource?.rawValue)),
-            ("captureTimeZoneOffset", int(metadata.captureTimeZoneOffset)), ("pixelWidth", int(metadata.pixelWidth)),
+            ("captureTimeZoneOffset", int(metadata.captureTimeZoneOffset)),
+            ("captureDateIsFloating", .bool(metadata.captureDateIsFloating)), ("gpsDate", date(metadata.gpsDate)), ("pixelWidth", int(metadata.pixelWidth)),
             ("pixelHeight", int(metadata.pixelHeight)), ("orientation", int(metadata.orientation)),
             ("duration", double(metadata.duration)), ("frameCount", int(metadata.frameCount)),
             ("isAnimated", .bool(metadata.isAnimated)), ("container", .string(metadata.container)),

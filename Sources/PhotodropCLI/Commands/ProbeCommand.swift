@@ -107,7 +107,8 @@ enum ProbeCommand {
                         continue
                     }
                     do {
-                        let result = try prober.probe(path: path)
+                        var result = try prober.probe(path: path)
+                        result.metadata.adoptFileNameDate((path as NSString).lastPathComponent)
                         let text =
                             json
                             ? CatalogJSON.probeItem(path: path, result: result).text + "\n"
@@ -214,10 +215,12 @@ enum ProbeCommand {
         lines.append(("mime", "\(result.mime) (.\(result.fileExtension))" + (result.isTruncated ? ", truncated" : "")))
         let metadata = result.metadata
         if let date = metadata.captureDate {
-            var text = CatalogJSON.timestamp(date)
+            let taken = CaptureTime(
+                date: date, offset: metadata.captureTimeZoneOffset, isFloating: metadata.captureDateIsFloating)
+            var text = taken.long
             var notes: [String] = []
-            if let source = metadata.captureDateSource { notes.append(source.rawValue) }
-            if let offset = metadata.captureTimeZoneOffset { notes.append("UTC" + timeZone(offset)) }
+            if taken.offset != nil { notes.append(TextFormat.date(date)) }
+            if let source = metadata.captureDateSource { notes.append("from " + source.rawValue) }
             if !notes.isEmpty { text += " (" + notes.joined(separator: ", ") + ")" }
             lines.append(("taken", text))
         }
@@ -255,12 +258,5 @@ enum ProbeCommand {
             text += "  " + key + String(repeating: " ", count: width - key.count) + "  " + value + "\n"
         }
         return text + "\n"
-    }
-
-    /// `+02:00`.
-    private static func timeZone(_ seconds: Int) -> String {
-        let sign = seconds < 0 ? "-" : "+"
-        let minutes = abs(seconds) / 60
-        return sign + String(format: "%02d:%02d", minutes / 60, minutes % 60)
     }
 }

@@ -40,6 +40,8 @@ struct TrackSpec {
     /// A QuickTime sound description version 1 with the `esds` inside `wave`.
     var quickTimeSoundV1 = false
     var matrix = BMFF.identity
+    /// The `tkhd` creation time, seconds since 1904.
+    var creationTime = 0
     var timescale = 600
     var duration = 1800
     /// Writes `co64` instead of `stco`.
@@ -104,7 +106,7 @@ struct TrackSpec {
     func trak(id: Int, offsets: [Int], sizes: [Int]) -> [UInt8] {
         let tkhd = BMFF.full(
             "tkhd", flags: 7,
-            .be32(0) + .be32(0) + .be32(id) + .be32(0) + .be32(duration) + .zeros(8) + .be16(0) + .be16(0)
+            .be32(creationTime) + .be32(creationTime) + .be32(id) + .be32(0) + .be32(duration) + .zeros(8) + .be16(0) + .be16(0)
                 + .be16(isVisual ? 0 : 0x100) + .be16(0) + BMFF.matrix(matrix) + .be32(isVisual ? width << 16 : 0)
                 + .be32(isVisual ? height << 16 : 0))
         let mdhd = BMFF.full(
