@@ -99,14 +99,15 @@ extension PhotoLibrary {
         var current:
             (
                 token: Int64, date: Date, assets: PersistentObjectChangeDetails,
-                collections: PersistentObjectChangeDetails
+                collections: PersistentObjectChangeDetails, lists: PersistentObjectChangeDetails
             )?
         func flush() {
             if let current {
                 result.append(
                     PersistentChange(
                         changeToken: PersistentChangeToken(libraryID: libraryID, value: current.token),
-                        date: current.date, assets: current.assets, collections: current.collections))
+                        date: current.date, assets: current.assets, collections: current.collections,
+                        collectionLists: current.lists))
             }
         }
         let statement = try database.prepare(sql.sql)
@@ -118,7 +119,8 @@ extension PhotoLibrary {
                 current = (
                     token, Date(timeIntervalSince1970: Double(statement.int64(1)) / 1000),
                     PersistentObjectChangeDetails(objectType: .asset),
-                    PersistentObjectChangeDetails(objectType: .assetCollection)
+                    PersistentObjectChangeDetails(objectType: .assetCollection),
+                    PersistentObjectChangeDetails(objectType: .collectionList)
                 )
             }
             guard !statement.isNull(2), let type = PhotoObjectType(rawValue: statement.int(2)),
@@ -126,7 +128,11 @@ extension PhotoLibrary {
             else { continue }
             let uuid = statement.string(3)
             let identifier =
-                type == .asset ? LocalIdentifier.asset(uuid: uuid) : LocalIdentifier.collection(uuid: uuid)
+                switch type {
+                case .asset: LocalIdentifier.asset(uuid: uuid)
+                case .assetCollection: LocalIdentifier.collection(uuid: uuid)
+                case .collectionList: LocalIdentifier.collectionList(uuid: uuid)
+                }
             switch (type, kind) {
             case (.asset, .inserted): current?.assets.insertedLocalIdentifiers.insert(identifier)
             case (.asset, .updated): current?.assets.updatedLocalIdentifiers.insert(identifier)
@@ -134,6 +140,9 @@ extension PhotoLibrary {
             case (.assetCollection, .inserted): current?.collections.insertedLocalIdentifiers.insert(identifier)
             case (.assetCollection, .updated): current?.collections.updatedLocalIdentifiers.insert(identifier)
             case (.assetCollection, .deleted): current?.collections.deletedLocalIdentifiers.insert(identifier)
+            case (.collectionList, .inserted): current?.lists.insertedLocalIdentifiers.insert(identifier)
+            case (.collectionList, .updated): current?.lists.updatedLocalIdentifiers.insert(identifier)
+            case (.collectionList, .deleted): current?.lists.deletedLocalIdentifiers.insert(identifier)
             }
         }
         flush()

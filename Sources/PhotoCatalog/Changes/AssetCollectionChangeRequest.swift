@@ -20,6 +20,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     let uuid: String?
     private let placeholder: ObjectPlaceholder?
     private let titleState: Mutex<(title: String, changed: Bool)>
+    private let binding: Mutex<(inboxFolder: String?, changed: Bool)>
 
     private init(blockSerial: UInt64, existing: AssetCollection?, title: String) {
         self.blockSerial = blockSerial
@@ -36,6 +37,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
             existingTarget = nil
         }
         titleState = Mutex((title, false))
+        binding = Mutex((existing?.inboxFolder, false))
         if existing == nil { placeholder?.attach(collectionRequest: self) }
     }
 
@@ -71,6 +73,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
             uuid: LocalIdentifier.collectionUUID(collection.localIdentifier) ?? "",
             identifier: collection.localIdentifier)
         self.titleState = Mutex((collection.title, false))
+        self.binding = Mutex((collection.inboxFolder, false))
     }
 
     /// A request that changes `collection`, whose index-based changes refer to `assets` (PhotoKit's
@@ -98,6 +101,23 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     }
 
     var currentTitle: String { titleState.withLock { $0.title } }
+
+    /// The inbox folder path that files into this album (photodrop; see ``AssetCollection/inboxFolder``). Setting it
+    /// binds the path to this album (a path bound to another album moves here); nil unbinds it.
+    public var inboxFolder: String? {
+        get { binding.withLock { $0.inboxFolder } }
+        set {
+            guard let context = ChangeContext.active(serial: blockSerial) else { return }
+            let first = binding.withLock { state -> Bool in
+                let first = !state.changed
+                state = (newValue, true)
+                return first
+            }
+            if first, uuid == nil { context.operations.append(.bindCollectionInboxFolder(self)) }
+        }
+    }
+
+    var currentInboxFolder: String? { binding.withLock { $0.inboxFolder } }
 
     private func record(_ body: (ChangeContext) throws -> ChangeOperation) {
         guard let context = ChangeContext.active(serial: blockSerial) else { return }

@@ -23,6 +23,7 @@ final class ChangeContext: @unchecked Sendable {
 
     var assetCreations: [AssetCreationRequest] = []
     var collectionCreations: [AssetCollectionChangeRequest] = []
+    var collectionListCreations: [CollectionListChangeRequest] = []
     var operations: [ChangeOperation] = []
     /// The first creation request of the block for each SHA-256 (duplicates within one block resolve to it).
     var creationBySHA256: [String: AssetCreationRequest] = [:]
@@ -79,6 +80,12 @@ enum ChangeOperation {
     case removeAssetsAt(AssetCollectionChangeRequest, IndexSet)
     case moveAssets(AssetCollectionChangeRequest, IndexSet, Int)
     case deleteCollections([CollectionTarget])
+    case bindCollectionInboxFolder(AssetCollectionChangeRequest)
+    case renameCollectionList(CollectionListChangeRequest)
+    case bindCollectionListInboxFolder(CollectionListChangeRequest)
+    case addChildCollections(CollectionListChangeRequest, [ChildCollectionTarget])
+    case removeChildCollections(CollectionListChangeRequest, [ChildCollectionTarget])
+    case deleteCollectionLists([CollectionListTarget])
     case removeJournalEntries([Int64])
 }
 

@@ -4,6 +4,8 @@ import Foundation
 public enum PhotoObjectType: Int, Sendable, Hashable, Codable, CaseIterable {
     case asset = 1
     case assetCollection = 2
+    /// A folder (``CollectionList``).
+    case collectionList = 3
 }
 
 /// One committed transaction of the library (`PHPersistentChange`): its token, when it committed, and which objects it
@@ -18,10 +20,15 @@ public struct PersistentChange: Sendable, Hashable {
     public let date: Date
     let assets: PersistentObjectChangeDetails
     let collections: PersistentObjectChangeDetails
+    let collectionLists: PersistentObjectChangeDetails
 
     /// The changes of one object type.
     public func changeDetails(for objectType: PhotoObjectType) -> PersistentObjectChangeDetails {
-        objectType == .asset ? assets : collections
+        switch objectType {
+        case .asset: assets
+        case .assetCollection: collections
+        case .collectionList: collectionLists
+        }
     }
 }
 

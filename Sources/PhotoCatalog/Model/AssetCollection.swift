@@ -14,6 +14,9 @@ public struct AssetCollection: PhotoObject, CustomStringConvertible {
         var title: String
         var creationDate: Date?
         var estimatedAssetCount: Int
+        /// The UUID of the folder the album is in; nil at the top level and for smart albums.
+        var parentUUID: String? = nil
+        var inboxFolder: String? = nil
     }
 
     let record: Record
@@ -39,6 +42,14 @@ public struct AssetCollection: PhotoObject, CustomStringConvertible {
     public var creationDate: Date? { record.creationDate }
     /// How many visible (not hidden, not deleted) assets it held when fetched; Recently Deleted counts deleted ones.
     public var estimatedAssetCount: Int { record.estimatedAssetCount }
+
+    /// The identifier of the folder (``CollectionList``) the album is in; nil at the top level (photodrop: PhotoKit
+    /// answers this with `fetchCollectionListsContaining(_:)`, which works here too).
+    public var parentFolderIdentifier: String? { record.parentUUID.map(LocalIdentifier.collectionList(uuid:)) }
+    /// The inbox folder (relative to the inbox, e.g. `Trip` or `2023/Paris`) that files into this album: recorded when
+    /// the daemon made the album for it, or first filed into an album of that title, and kept when the album is
+    /// renamed (photodrop).
+    public var inboxFolder: String? { record.inboxFolder }
 
     /// What a change request may do with a collection (`PHCollectionEditOperation`).
     public enum EditOperation: Sendable, CaseIterable {

@@ -1,14 +1,16 @@
 import Foundation
 import PhotodropSystem
 
-/// Builds and parses the opaque identifiers of objects: `<UUID>/L0/001` for assets and `<UUID>/L0/040` for albums,
-/// PhotoKit's shape. The UUID is what the database stores.
+/// Builds and parses the opaque identifiers of objects: `<UUID>/L0/001` for assets, `<UUID>/L0/040` for albums and
+/// `<UUID>/L0/050` for folders, PhotoKit's shape. The UUID is what the database stores.
 enum LocalIdentifier {
     static let assetSuffix = "/L0/001"
     static let collectionSuffix = "/L0/040"
+    static let collectionListSuffix = "/L0/050"
 
     static func asset(uuid: String) -> String { uuid + assetSuffix }
     static func collection(uuid: String) -> String { uuid + collectionSuffix }
+    static func collectionList(uuid: String) -> String { uuid + collectionListSuffix }
 
     /// A fresh random (version 4) UUID as an upper-case string, the shape of `UUID().uuidString`.
     ///
@@ -44,6 +46,9 @@ enum LocalIdentifier {
 
     /// The UUID of an album identifier (also accepts a bare UUID), or nil when it cannot be one.
     static func collectionUUID(_ identifier: String) -> String? { uuid(identifier, suffix: collectionSuffix) }
+
+    /// The UUID of a folder identifier (also accepts a bare UUID), or nil when it cannot be one.
+    static func collectionListUUID(_ identifier: String) -> String? { uuid(identifier, suffix: collectionListSuffix) }
 
     private static func uuid(_ identifier: String, suffix: String) -> String? {
         var text = Substring(identifier)

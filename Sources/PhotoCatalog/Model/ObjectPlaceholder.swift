@@ -10,12 +10,13 @@ public final class ObjectPlaceholder: AssetReference, Hashable, CustomStringConv
         var identifier: String
         weak var assetRequest: AssetCreationRequest?
         weak var collectionRequest: AssetCollectionChangeRequest?
+        weak var listRequest: CollectionListChangeRequest?
     }
 
     private let state: Mutex<State>
 
     init(localIdentifier: String) {
-        state = Mutex(State(identifier: localIdentifier, assetRequest: nil, collectionRequest: nil))
+        state = Mutex(State(identifier: localIdentifier, assetRequest: nil, collectionRequest: nil, listRequest: nil))
     }
 
     func attach(assetRequest: AssetCreationRequest) {
@@ -26,6 +27,10 @@ public final class ObjectPlaceholder: AssetReference, Hashable, CustomStringConv
         state.withLock { $0.collectionRequest = collectionRequest }
     }
 
+    func attach(listRequest: CollectionListChangeRequest) {
+        state.withLock { $0.listRequest = listRequest }
+    }
+
     /// The identifier of the created object (or, for a duplicate asset, of the existing one).
     public var localIdentifier: String { state.withLock { $0.identifier } }
 
@@ -33,6 +38,8 @@ public final class ObjectPlaceholder: AssetReference, Hashable, CustomStringConv
     var assetRequest: AssetCreationRequest? { state.withLock { $0.assetRequest } }
     /// The creation request of the album, while it exists.
     var collectionRequest: AssetCollectionChangeRequest? { state.withLock { $0.collectionRequest } }
+    /// The creation request of the folder, while it exists.
+    var listRequest: CollectionListChangeRequest? { state.withLock { $0.listRequest } }
 
     func resolve(to localIdentifier: String) {
         state.withLock { $0.identifier = localIdentifier }

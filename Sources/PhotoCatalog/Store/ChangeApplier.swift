@@ -6,10 +6,12 @@ struct ChangeSet: Sendable {
     var assets: [String: ObjectChangeKind] = [:]
     /// Album UUID → net change.
     var collections: [String: ObjectChangeKind] = [:]
+    /// Folder UUID → net change.
+    var collectionLists: [String: ObjectChangeKind] = [:]
     /// Whether album memberships or their order changed.
     var membershipsChanged = false
 
-    var isEmpty: Bool { assets.isEmpty && collections.isEmpty && !membershipsChanged }
+    var isEmpty: Bool { assets.isEmpty && collections.isEmpty && collectionLists.isEmpty && !membershipsChanged }
 
     mutating func note(asset uuid: String, _ kind: ObjectChangeKind) {
         ChangeSet.note(&assets, uuid, kind)
@@ -17,6 +19,10 @@ struct ChangeSet: Sendable {
 
     mutating func note(collection uuid: String, _ kind: ObjectChangeKind) {
         ChangeSet.note(&collections, uuid, kind)
+    }
+
+    mutating func note(collectionList uuid: String, _ kind: ObjectChangeKind) {
+        ChangeSet.note(&collectionLists, uuid, kind)
     }
 
     private static func note(_ map: inout [String: ObjectChangeKind], _ uuid: String, _ kind: ObjectChangeKind) {
@@ -35,9 +41,12 @@ struct ChangeSet: Sendable {
 /// the block.
 final class ChangeApplier {
     private let writer: WriterConnection
-    private let database: Database
-    private let now: Double
-    private(set) var changes = ChangeSet()
+    let database: Database
+    let now: Double
+    /// What the block changed (folder operations in `ChangeApplier+Folders.swift` note theirs too).
+    var changes = ChangeSet()
+    /// Rows of the folders created in this block, by UUID.
+    var createdListRows: [String: Int64] = [:]
     /// Album row → (next append position, change of the visible-asset count), written back by ``flushAlbums()``.
     private var albums: [Int64: (nextPosition: Int64, countDelta: Int64)] = [:]
     /// Rows of the albums created in this block, by UUID.
@@ -165,9 +174,12 @@ final class ChangeApplier {
     /// Inserts the album of a creation request.
     func createCollection(_ request: AssetCollectionChangeRequest) throws {
         guard let uuid = request.uuid else { return }
+        if let folder = request.currentInboxFolder {
+            try database.run("UPDATE albums SET inbox_folder = NULL WHERE inbox_folder = ?", [.text(folder)])
+        }
         try database.run(
-            "INSERT INTO albums(uuid, title, creation_date) VALUES (?, ?, ?)",
-            [.text(uuid), .text(request.currentTitle), .real(now)])
+            "INSERT INTO albums(uuid, title, creation_date, inbox_folder) VALUES (?, ?, ?, ?)",
+            [.text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentInboxFolder)])
         let rowID = database.lastInsertRowID
         createdAlbumRows[uuid] = rowID
         albums[rowID] = (0, 0)
@@ -296,10 +308,14 @@ final class ChangeApplier {
         case .deleteCollections(let targets):
             for target in targets {
                 let (album, uuid) = try resolve(target)
+                try noteParentFolderChanged(albumRow: album)
                 try database.run("DELETE FROM albums WHERE id = ?", [.integer(album)])
                 albums[album] = nil
                 changes.note(collection: uuid, .deleted)
             }
+        case .bindCollectionInboxFolder, .renameCollectionList, .bindCollectionListInboxFolder, .addChildCollections,
+            .removeChildCollections, .deleteCollectionLists:
+            try applyFolderOperation(operation)
         case .removeJournalEntries(let ids):
             try database.run(
                 "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
@@ -431,7 +447,7 @@ final class ChangeApplier {
     }
 
     /// The row and UUID of an album named in a change.
-    private func resolve(_ target: CollectionTarget) throws -> (Int64, String) {
+    func resolve(_ target: CollectionTarget) throws -> (Int64, String) {
         switch target {
         case .created(let request):
             guard let uuid = request.uuid, let rowID = createdAlbumRows[uuid] else {

@@ -10,6 +10,10 @@ struct CollectionQuery: Sendable, Hashable {
         case identifiers([String])
         /// Collections of a type that contain an asset.
         case containing(assetRowID: Int64, type: AssetCollectionType)
+        /// The album bound to an inbox folder.
+        case inboxFolder(String)
+        /// The albums directly in a folder (nil: at the top level).
+        case parent(folderUUID: String?)
     }
 
     var source: Source
@@ -18,7 +22,7 @@ struct CollectionQuery: Sendable, Hashable {
     /// The smart albums as rows of the common table: natural order before every album.
     static let smartRows: String = SmartAlbum.allCases.map { album in
         "(NULL, '\(album.localIdentifier)', \(AssetCollectionType.smartAlbum.rawValue), \(album.subtype.rawValue), "
-            + "'\(album.title)', NULL, \(album.rawValue - 100), NULL)"
+            + "'\(album.title)', NULL, \(album.rawValue - 100), NULL, NULL, NULL)"
     }.joined(separator: ", ")
 
     /// For a smart album row `c`, whether the asset `a` belongs to it.
@@ -31,15 +35,18 @@ struct CollectionQuery: Sendable, Hashable {
         var sql = SQLBuilder()
         sql.append(
             """
-            WITH c(row_id, local_identifier, type, subtype, title, creation_date, natural_order, asset_count) AS (
+            WITH c(row_id, local_identifier, type, subtype, title, creation_date, natural_order, asset_count,
+                   parent_id, inbox_folder) AS (
                 SELECT id, uuid || '\(LocalIdentifier.collectionSuffix)', \(AssetCollectionType.album.rawValue),
-                       \(AssetCollectionSubtype.albumRegular.rawValue), title, creation_date, id, asset_count
+                       \(AssetCollectionSubtype.albumRegular.rawValue), title, creation_date, id, asset_count,
+                       parent_id, inbox_folder
                 FROM albums
                 UNION ALL VALUES \(CollectionQuery.smartRows)
             )
             SELECT c.row_id, c.local_identifier, c.type, c.subtype, c.title, c.creation_date,
                    CASE WHEN c.row_id IS NOT NULL THEN c.asset_count
-                        ELSE (SELECT count(*) FROM assets a WHERE \(CollectionQuery.smartMembership)) END
+                        ELSE (SELECT count(*) FROM assets a WHERE \(CollectionQuery.smartMembership)) END,
+                   (SELECT uuid FROM collection_lists l WHERE l.id = c.parent_id), c.inbox_folder
             FROM c
             """)
         var defaultOrder = "c.natural_order"
@@ -66,6 +73,18 @@ struct CollectionQuery: Sendable, Hashable {
             sql.append(") ELSE EXISTS (SELECT 1 FROM assets a WHERE a.id = ")
             sql.bind(.integer(assetRowID))
             sql.append(" AND \(CollectionQuery.smartMembership)) END")
+        case .inboxFolder(let folder):
+            sql.append(" WHERE c.row_id IS NOT NULL AND c.inbox_folder = ")
+            sql.bind(.text(folder))
+        case .parent(let folderUUID):
+            sql.append(" WHERE c.row_id IS NOT NULL AND ")
+            if let folderUUID {
+                sql.append("c.parent_id = (SELECT id FROM collection_lists WHERE uuid = ")
+                sql.bind(.text(folderUUID))
+                sql.append(")")
+            } else {
+                sql.append("c.parent_id IS NULL")
+            }
         }
         if let predicate = options.predicate {
             sql.append(" AND (")
@@ -106,7 +125,8 @@ struct CollectionQuery: Sendable, Hashable {
                     type: AssetCollectionType(rawValue: row.int(2)) ?? .album,
                     subtype: AssetCollectionSubtype(rawValue: row.int(3)) ?? .albumRegular,
                     title: row.string(4), creationDate: row.optionalDouble(5).map(Date.init(timeIntervalSince1970:)),
-                    estimatedAssetCount: row.int(6)),
+                    estimatedAssetCount: row.int(6), parentUUID: row.optionalString(7),
+                    inboxFolder: row.optionalString(8)),
                 library: library)
         }
     }

@@ -15,13 +15,16 @@
 ///   their content before v6 are marked `creation_zone_pending`: the daemon re-reads their originals' metadata in the
 ///   background to fill the zone (``PhotoLibrary/assetsAwaitingCreationTimeZone(limit:)``). The source name
 ///   `quickTimeMetadata` becomes `quickTime`.
+/// - v7: folders (`CollectionList`): `collection_lists` (a tree through `parent_id`), `albums.parent_id` (the folder an
+///   album is in, NULL at the top level), and `inbox_folder` on both: the inbox folder path (`Trip`, `2023/Paris`) an
+///   album or folder was made for, so that renaming it keeps the folder filing into it.
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
 ///
 /// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
 enum Schema {
-    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5, version6])
+    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5, version6, version7])
 
     static var latestVersion: Int { migrator.latestVersion }
 
@@ -176,5 +179,25 @@ enum Schema {
                 WHERE creation_date IS NOT NULL AND creation_date_source IS NOT NULL
                   AND creation_date_source NOT IN ('fileModificationDate', 'gps', 'movieHeader');
             CREATE INDEX assets_awaiting_zone ON assets(id) WHERE creation_zone_pending = 1;
+            """)
+
+    static let version7 = Migrator.Migration(
+        version: 7, name: "folders and inbox bindings",
+        sql: """
+            CREATE TABLE collection_lists(
+                id INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL UNIQUE,
+                title TEXT NOT NULL,
+                creation_date REAL NOT NULL,
+                parent_id INTEGER,
+                inbox_folder TEXT
+            );
+            CREATE INDEX collection_lists_by_parent ON collection_lists(parent_id);
+            CREATE UNIQUE INDEX collection_lists_by_inbox_folder ON collection_lists(inbox_folder)
+                WHERE inbox_folder IS NOT NULL;
+            ALTER TABLE albums ADD COLUMN parent_id INTEGER;
+            ALTER TABLE albums ADD COLUMN inbox_folder TEXT;
+            CREATE INDEX albums_by_parent ON albums(parent_id) WHERE parent_id IS NOT NULL;
+            CREATE UNIQUE INDEX albums_by_inbox_folder ON albums(inbox_folder) WHERE inbox_folder IS NOT NULL;
             """)
 }

@@ -46,6 +46,7 @@ extension WriterConnection {
                         throw ConflictRetry()
                     }
                     for request in context.assetCreations { try applier.create(request) }
+                    for request in context.collectionListCreations { try applier.createCollectionList(request) }
                     for request in context.collectionCreations { try applier.createCollection(request) }
                     for operation in context.operations { try applier.apply(operation) }
                     try applier.flushAlbums()
@@ -53,7 +54,9 @@ extension WriterConnection {
                         try insertIntent(
                             action: .remove, method: .copy, source: nil, inode: nil, destination: path, batch: batch)
                     }
-                    if !applier.changes.assets.isEmpty || !applier.changes.collections.isEmpty {
+                    if !applier.changes.assets.isEmpty || !applier.changes.collections.isEmpty
+                        || !applier.changes.collectionLists.isEmpty
+                    {
                         (token, commitDate) = try writeHistory(applier.changes)
                     }
                     if let failure = placed() { throw PlacementFailure(underlying: failure) }
@@ -230,7 +233,11 @@ extension WriterConnection {
         try database.run("INSERT INTO change_transactions(committed_at) VALUES (?)", [.integer(milliseconds)])
         let token = database.lastInsertRowID
         let insert = statements.insertChange
-        for (type, map) in [(PhotoObjectType.asset, changes.assets), (.assetCollection, changes.collections)] {
+        let maps = [
+            (PhotoObjectType.asset, changes.assets), (.assetCollection, changes.collections),
+            (.collectionList, changes.collectionLists),
+        ]
+        for (type, map) in maps {
             for (uuid, kind) in map {
                 try insert.bind(token, at: 1)
                 try insert.bind(type.rawValue, at: 2)
