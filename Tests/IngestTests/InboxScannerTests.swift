@@ -51,7 +51,29 @@ struct InboxScannerTests {
         }
         // The path keeps the bytes on disk, so the file can be opened.
         #expect(files.allSatisfy { access($0.path, R_OK) == 0 })
-        #expect(CandidateFile.album(forRelativePath: "\(nfd)/x/y.jpg").map { Array($0.utf8) } == Array(nfc.utf8))
+        #expect(AlbumRule.firstLevelFolder.album(forRelativePath: "\(nfd)/x/y.jpg").map { Array($0.utf8) } == Array(nfc.utf8))
+    }
+
+    @Test("album keys by mode: first level, leaf, path; NFC, bytes for separators, none for files in the root")
+    func albumModes() throws {
+        let inbox = try TemporaryFolder("scan-modes")
+        try inbox.write("2023/Paris/a.jpg")
+        try inbox.write("2023/b.jpg")
+        try inbox.write("top.jpg")
+        try inbox.write("2023/\u{301}Nice/c.jpg")
+        func keys(_ mode: AlbumMode) -> [String: String?] {
+            Dictionary(uniqueKeysWithValues: scan(InboxScanner(root: inbox.path, albums: .folders(mode))).0.map {
+                ($0.relativePath, $0.album)
+            })
+        }
+        #expect(keys(.firstLevel) == ["2023/Paris/a.jpg": "2023", "2023/b.jpg": "2023", "top.jpg": nil, "2023/\u{301}Nice/c.jpg": "2023"])
+        #expect(keys(.leaf) == ["2023/Paris/a.jpg": "Paris", "2023/b.jpg": "2023", "top.jpg": nil, "2023/\u{301}Nice/c.jpg": "\u{301}Nice"])
+        #expect(keys(.path) == ["2023/Paris/a.jpg": "2023/Paris", "2023/b.jpg": "2023", "top.jpg": nil, "2023/\u{301}Nice/c.jpg": "2023/\u{301}Nice"])
+        let nfd = "Cafe\u{301}"
+        #expect(AlbumRule.folders(.path).album(forRelativePath: "\(nfd)/\(nfd)/x.jpg") == "Caf\u{E9}/Caf\u{E9}")
+        #expect(AlbumRule.title(forAlbum: "2023/\u{301}Nice") == "\u{301}Nice")
+        #expect(AlbumRule.folders(forAlbum: "a/b/c") == ["a", "a/b"] && AlbumRule.folders(forAlbum: "a").isEmpty)
+        #expect(AlbumRule.fixed("X").album(forRelativePath: "a/b.jpg") == "X")
     }
 
     /// Path separators are bytes: a name that starts with a combining mark forms one Character with the "/" before

@@ -68,12 +68,15 @@ public struct ClaimJournal: Sendable {
     public let library: PhotoLibrary
     /// The watched inbox.
     public let inbox: FolderRoot
+    /// How a claimed file's folder names its album (config `albums`).
+    public let albums: AlbumRule
     private let staging: StagingFolder
 
     /// Claims for the inbox at `inbox` (absolute), journaled in `library`.
-    public init(library: PhotoLibrary, inbox: String) {
+    public init(library: PhotoLibrary, inbox: String, albums: AlbumRule = .firstLevelFolder) {
         self.library = library
         self.inbox = FolderRoot(path: inbox)
+        self.albums = albums
         self.staging = StagingFolder()
     }
 
@@ -114,8 +117,8 @@ public struct ClaimJournal: Sendable {
     /// - Throws: the database error when the journal could not be written; then no file was moved.
     public func claim(_ files: [SettledFile], now: ContinuousClock.Instant = .now) async throws -> Claimed {
         guard !files.isEmpty else { return Claimed() }
-        // The album title (first folder, NFC) once per file: the payload and the job both carry it.
-        let albums = files.map { CandidateFile.album(forRelativePath: $0.relativePath) }
+        // The album key once per file: the payload and the job both carry it.
+        let albums = files.map { self.albums.album(forRelativePath: $0.relativePath) }
         let payloads = zip(files, albums).map { file, album in
             Data(
                 ClaimPayload(

@@ -10,9 +10,11 @@ import Synchronization
 ///   ``CommitSettings/batchLimit``) and commits it in one `performChanges` block: one album per inbox folder
 ///   (find-or-create), a creation request per file with its probe metadata, the album additions, and the removal of
 ///   the files' claim journal entries. It never waits to fill a batch, so a lone file is committed at once.
-/// - Albums: a title → album cache. A miss fetches the oldest album with that title; when there is none, the block
-///   creates one, and only a committed block updates the cache. One block (and one committer) per process means one
-///   album per folder however many files arrive at once.
+/// - Albums: an album key (``AlbumRule``: the inbox folder) → album cache. A miss fetches the album bound to that
+///   folder (else, for a first-level key, the oldest unbound top-level album of that title, which the block binds);
+///   when there is none, the block creates one bound to the folder, inside the library folders that the `path` mode
+///   makes first, and only a committed block updates the cache. One block (and one committer) per process means one
+///   album per folder however many files arrive at once; a renamed album keeps receiving its folder's files.
 /// - Duplicates: the creation request resolves to the stored asset; with `duplicates: addToAlbum` it joins the album.
 ///   The dropped copy is removed only after the commit.
 /// - Rejected files go to ``Quarantine`` (watch, `import --move`); truncated, changed and failed claimed files are
@@ -61,6 +63,8 @@ public actor Committer {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// Album by title, filled from fetches and committed creations; cleared when a block fails.
     private var albums: [String: AssetCollection] = [:]
+    /// Library folders by inbox folder path (the `path` album mode).
+    private var folders: [String: CollectionList] = [:]
     /// Dry run: contents this run would have stored.
     private var dryRunContents: Set<SHA256Digest> = []
     /// Claim entries of files that left the pipeline outside a change block (rejected, put back); removed in one
@@ -209,6 +213,7 @@ public actor Committer {
             for item in items { putBackUnwritten(item.job) }
         } catch {
             albums.removeAll()
+            folders.removeAll()
             guard items.count > 1 else {
                 failStored(items[0], error)
                 return
@@ -228,6 +233,7 @@ public actor Committer {
                     putBackUnwritten(item.job)
                 } catch {
                     albums.removeAll()
+            folders.removeAll()
                     failStored(item, error)
                 }
             }
@@ -244,10 +250,16 @@ public actor Committer {
     /// One `performChanges` block for `items`; returns the creation outcomes in item order.
     private func storeBlock(_ items: [StoreItem]) async throws -> [AssetCreationOutcome] {
         var existing: [String: AssetCollection] = [:]
-        for title in Set(items.compactMap(\.job.album)) {
-            if let album = try album(titled: title) { existing[title] = album }
+        var parents: [String: CollectionList] = [:]
+        for key in Set(items.compactMap(\.job.album)) {
+            if let album = try album(forKey: key) {
+                existing[key] = album
+            } else if let parent = AlbumRule.folders(forAlbum: key).last {
+                parents[key] = try await folder(forPath: parent)
+            }
         }
         let knownAlbums = existing
+        let knownParents = parents
         let created = CreatedAlbums()
         let move = settings.placement == .move
         let skipDuplicates = settings.duplicates == .skip
@@ -270,17 +282,24 @@ public actor Committer {
                 if members[title] == nil { order.append(title) }
                 members[title, default: []].append(placeholder)
             }
-            for title in order {
+            for key in order {
                 let albumRequest: AssetCollectionChangeRequest
-                if let album = knownAlbums[title] {
+                if let album = knownAlbums[key] {
                     albumRequest = try AssetCollectionChangeRequest(for: album)
+                    // An album found by its title files this folder from now on, whatever it is renamed to.
+                    if album.inboxFolder != key { albumRequest.inboxFolder = key }
                 } else {
-                    albumRequest = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title)
+                    albumRequest = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
+                        withTitle: AlbumRule.title(forAlbum: key))
+                    albumRequest.inboxFolder = key
                     if let placeholder = albumRequest.placeholderForCreatedAssetCollection {
-                        created.record(title, placeholder.localIdentifier)
+                        created.record(key, placeholder.localIdentifier)
+                        if let parent = knownParents[key] {
+                            try CollectionListChangeRequest(for: parent).addChildCollections([placeholder])
+                        }
                     }
                 }
-                albumRequest.addAssets(members[title] ?? [])
+                albumRequest.addAssets(members[key] ?? [])
             }
             if !claimIDs.isEmpty { try JournalChangeRequest.removeEntries(claimIDs) }
         }
@@ -290,7 +309,7 @@ public actor Committer {
             if let fetched = try? AssetCollection.fetchAssetCollections(
                 withLocalIdentifiers: newAlbums.map(\.identifier), library: library)
             {
-                for collection in fetched { albums[collection.title] = collection }
+                for collection in fetched { if let key = collection.inboxFolder { albums[key] = collection } }
             }
         }
         guard report.assetCreations.count == items.count else {
@@ -301,16 +320,64 @@ public actor Committer {
         return report.assetCreations
     }
 
-    /// The oldest album titled `title`, from the cache or the library.
-    private func album(titled title: String) throws -> AssetCollection? {
-        if let cached = albums[title] { return cached }
-        let found = try AssetCollection.fetchAssetCollections(
-            with: .album, subtype: .any,
-            options: FetchOptions(
-                predicate: .title(.equals(title)), sortDescriptors: [], fetchLimit: 1), library: library
-        ).firstObject
-        if let found { albums[title] = found }
+    /// The album for an album key (``AlbumRule``), from the cache or the library: the album bound to that inbox
+    /// folder; else, for a key without folders, the oldest album of that title at the top level that no folder is
+    /// bound to yet (an album made by hand, or before albums recorded their folder), which the block then binds.
+    private func album(forKey key: String) throws -> AssetCollection? {
+        if let cached = albums[key] { return cached }
+        var found = try AssetCollection.fetchAlbum(forInboxFolder: key, library: library)
+        if found == nil, !key.utf8.contains(UInt8(ascii: "/")) {
+            found = try AssetCollection.fetchAssetCollections(
+                with: .album, subtype: .any,
+                options: FetchOptions(predicate: .title(.equals(key)), sortDescriptors: []), library: library
+            ).first { $0.inboxFolder == nil && $0.parentFolderIdentifier == nil }
+        }
+        if let found, found.inboxFolder == key { albums[key] = found }
         return found
+    }
+
+    /// The library folder for an inbox folder path (`2023`, `2023/Trips`), made with the folders above it when
+    /// missing, in a change of its own (they are few, and an empty folder left by a crash is reused).
+    private func folder(forPath path: String) async throws -> CollectionList {
+        if let cached = folders[path] { return cached }
+        if let found = try CollectionList.fetchCollectionList(forInboxFolder: path, library: library) {
+            folders[path] = found
+            return found
+        }
+        let chain = AlbumRule.folders(forAlbum: path + "/") // every level, outermost first, ending with `path`
+        var existing: [String: CollectionList] = [:]
+        for level in chain {
+            if let found = try CollectionList.fetchCollectionList(forInboxFolder: level, library: library) {
+                existing[level] = found
+            }
+        }
+        let known = existing
+        let made = Mutex<[String]>([])
+        try await library.performChanges {
+            var parent: CollectionListChangeRequest?
+            for level in chain {
+                let request: CollectionListChangeRequest
+                if let folder = known[level] {
+                    request = try CollectionListChangeRequest(for: folder)
+                } else {
+                    request = try CollectionListChangeRequest.creationRequestForCollectionList(
+                        withTitle: AlbumRule.title(forAlbum: level))
+                    request.inboxFolder = level
+                    if let placeholder = request.placeholderForCreatedCollectionList {
+                        parent?.addChildCollections([placeholder])
+                        made.withLock { $0.append(level) }
+                    }
+                }
+                parent = request
+            }
+        }
+        for level in made.withLock({ $0 }) { logger.info("created folder", metadata: ["folder": .string(level)]) }
+        guard let folder = try CollectionList.fetchCollectionList(forInboxFolder: path, library: library) else {
+            throw PhotosError(
+                .internalError, title: "Folder not created", message: "the library folder for '\(path)' is missing")
+        }
+        folders[path] = folder
+        return folder
     }
 
     private func deliver(_ items: [StoreItem], _ outcomes: [AssetCreationOutcome]) {

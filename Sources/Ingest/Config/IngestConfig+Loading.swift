@@ -17,7 +17,7 @@ extension IngestConfig {
 
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
-        "ignore", "duplicates", "trashDays", "video", "log",
+        "ignore", "duplicates", "albums", "trashDays", "video", "log",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -161,6 +161,7 @@ struct ConfigValidator {
                 }
             case "ignore": if let patterns = globList(key, value) { config.ignore = patterns }
             case "duplicates": if let policy = choice(key, value, DuplicatePolicy.self) { config.duplicates = policy }
+            case "albums": if let mode = choice(key, value, AlbumMode.self) { config.albums = mode }
             case "video": applyVideo(value, to: &config.video)
             case "log": applyLog(value, to: &config.log)
             default: break  // reported by checkKeys

@@ -69,6 +69,8 @@ public struct IngestConfig: Sendable, Equatable {
     public var incompleteGraceSeconds: Int
     /// Extra glob patterns (fnmatch) of names never taken; see ``IgnoreRules``. Default empty.
     public var ignore: [String]
+    /// How inbox folders become albums and folders. Default ``AlbumMode/firstLevel``.
+    public var albums: AlbumMode
     /// What happens to a dropped duplicate. Default ``DuplicatePolicy/addToAlbum``.
     public var duplicates: DuplicatePolicy
     /// Days an asset stays in Recently Deleted before the daemon purges it (as Apple Photos does after 30); 0 keeps
@@ -93,6 +95,7 @@ public struct IngestConfig: Sendable, Equatable {
         self.incompleteGraceSeconds = 300
         self.ignore = []
         self.duplicates = .addToAlbum
+        self.albums = .firstLevel
         self.trashDays = 30
         self.video = .defaults
         self.log = Log()

@@ -124,7 +124,7 @@ public final class ImportService: Sendable {
             workers: config.workerCount, committer: committer,
             makeWorker: IngestPipeline.standardWorkers(config: config, library: library, truncatedFiles: .reject))
         let ignore = config.ignoreRules
-        let rule: AlbumRule = album.map { .fixed($0) } ?? .firstLevelFolder
+        let rule: AlbumRule = album.map { .fixed($0) } ?? .folders(config.albums)
 
         let counting: Task<Void, Never>? =
             progress == nil

@@ -10,7 +10,8 @@ public struct CandidateFile: Sendable, Hashable {
     public var location: FileLocation?
     /// The path relative to the scanned root (for a single file given as the root: its name).
     public var relativePath: String
-    /// The album title (Unicode NFC), or nil for "library only, no album".
+    /// The album key (see ``AlbumRule``: `Trip`, or `2023/Paris` in the `path` mode; Unicode NFC), or nil for
+    /// "library only, no album".
     public var album: String?
 
     public init(path: String, relativePath: String, album: String?, location: FileLocation? = nil) {
@@ -28,14 +29,6 @@ public struct CandidateFile: Sendable, Hashable {
         hasher.combine(path)
         hasher.combine(relativePath)
         hasher.combine(album)
-    }
-
-    /// The inbox rule: the first-level folder's name in NFC is the album; deeper files belong to it; files directly
-    /// in the root have no album. `Trip/2024/IMG_1.jpg` → `Trip`; `IMG_1.jpg` → nil.
-    public static func album(forRelativePath relativePath: String) -> String? {
-        guard let slash = relativePath.firstIndex(of: "/") else { return nil }
-        let folder = relativePath[..<slash]
-        return folder.isEmpty ? nil : albumTitle(forFolderName: folder)
     }
 
     /// A folder name as an album title: Unicode NFC, so that `Cafe\u{301}` (NFD, as macOS writes over SMB) and

@@ -163,12 +163,13 @@ public struct InboxScanner: Sequence {
         private func candidate(_ relative: String) -> CandidateFile {
             let album: String?
             switch scanner.albums {
-            case .firstLevelFolder:
-                if let slash = relative.utf8.firstIndex(of: UInt8(ascii: "/")) {
+            case .folders(let mode):
+                // Files come folder by folder: the key is worked out once per folder.
+                if let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) {
                     let folder = relative[..<slash]
                     if folder != lastFolder || lastTitle == nil {
                         lastFolder = folder
-                        lastTitle = CandidateFile.albumTitle(forFolderName: folder)
+                        lastTitle = AlbumRule.album(forFolder: folder, mode: mode)
                     }
                     album = lastTitle
                 } else {

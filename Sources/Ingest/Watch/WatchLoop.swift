@@ -229,7 +229,7 @@ final class WatchLoop {
                     overflowFolders.removeAll()
                 }
                 let folder = scans.removeFirst()
-                currentScan = InboxScanner(root: inbox, albums: .firstLevelFolder, ignore: ignore, startingAt: folder)
+                currentScan = InboxScanner(root: inbox, albums: claims.albums, ignore: ignore, startingAt: folder)
                     .makeIterator()
             }
             guard let item = currentScan?.next() else {

@@ -127,7 +127,7 @@ public final class WatchService: Sendable {
                 throw Failure(description: "\(error)")
             }
         }
-        let claims = ClaimJournal(library: library, inbox: config.inbox)
+        let claims = ClaimJournal(library: library, inbox: config.inbox, albums: .folders(config.albums))
         let quarantine = Quarantine(root: config.rejected)
         let recovery: ClaimJournal.Recovery
         do {

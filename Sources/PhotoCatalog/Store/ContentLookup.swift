@@ -23,7 +23,8 @@ public final class ContentLookup {
         public let playbackStyle: AssetPlaybackStyle
         /// Whether the asset is in Recently Deleted.
         public let isDeleted: Bool
-        /// Whether the asset is a member of the oldest album with the title asked about; nil when none was asked.
+        /// Whether the asset is a member of the album bound to the inbox folder asked about (else, for a folder
+        /// without `/`, of the oldest unbound top-level album of that title); nil when none was asked.
         public let isInAlbum: Bool?
         /// Whether the stored original is there as recorded: a regular file of the recorded size, not found damaged
         /// by `verify --deep`. When it is not, a new copy of the content must not be thrown away as a duplicate: it
@@ -46,10 +47,10 @@ public final class ContentLookup {
 
     /// The asset storing content with this SHA-256 (64 lowercase hex digits), or nil.
     ///
-    /// - Parameter albumTitle: also tell whether the asset is in the oldest album with this title (the album an
-    ///   ingest folder of that name maps to).
+    /// - Parameter inboxFolder: also tell whether the asset is in the album this inbox folder files into (see
+    ///   ``AssetCollection/inboxFolder``).
     /// - Throws: ``PhotosError`` when the database cannot be read.
-    public func asset(withSHA256 sha256: String, albumTitle: String? = nil) throws -> StoredContent? {
+    public func asset(withSHA256 sha256: String, inboxFolder: String? = nil) throws -> StoredContent? {
         guard let statement = try prepared(), let membership else { return nil }
         defer {
             statement.reset()
@@ -60,9 +61,9 @@ public final class ContentLookup {
             guard try statement.step() else { return nil }
             let uuid = statement.string(0)
             var isInAlbum: Bool?
-            if let albumTitle {
+            if let inboxFolder {
                 try membership.bind(statement.int64(4), at: 1)
-                try membership.bind(albumTitle, at: 2)
+                try membership.bind(inboxFolder, at: 2)
                 isInAlbum = try membership.step()
             }
             return StoredContent(
@@ -108,7 +109,10 @@ public final class ContentLookup {
             let membership = try database.prepare(
                 """
                 SELECT 1 FROM album_assets WHERE asset_id = ?1
-                    AND album_id = (SELECT id FROM albums WHERE title = ?2 ORDER BY id LIMIT 1)
+                    AND album_id = coalesce(
+                        (SELECT id FROM albums WHERE inbox_folder = ?2),
+                        (SELECT id FROM albums WHERE instr(?2, '/') = 0 AND title = ?2 AND inbox_folder IS NULL
+                            AND parent_id IS NULL ORDER BY id LIMIT 1))
                 """)
             self.database = database
             self.statement = statement

@@ -4,28 +4,62 @@ import PhotoCatalog
 /// `albums`, `assets` and `show`: reading the library. They never create or change it and work while a daemon
 /// writes it (reads run in their own snapshot).
 enum BrowseCommands {
-    /// `photodrop albums [--json]`: regular albums in creation order, then the smart albums.
+    /// `photodrop albums [--json]`: the folders and albums as a tree (each level folders first, then albums, in
+    /// creation order), then the smart albums.
     static func albums(_ context: CommandContext) async -> Int32 {
         await context.run {
             let access = try LibraryAccess.open(context.config)
-            let collections = try access.allCollections()
+            var rows: [(collection: Collection, depth: Int)] = []
+            func walk(_ level: FetchResult<Collection>, depth: Int) throws {
+                for collection in level {
+                    rows.append((collection, depth))
+                    if case .folder(let folder) = collection {
+                        try walk(Collection.fetchCollections(in: folder), depth: depth + 1)
+                    }
+                }
+            }
+            try walk(CollectionList.fetchTopLevelUserCollections(library: access.library), depth: 0)
+            let smart = try access.allCollections().filter { $0.assetCollectionType == .smartAlbum }
             if context.command.flag("json") {
-                for collection in collections { context.print(CatalogJSON.album(collection).text) }
+                for (collection, _) in rows {
+                    switch collection {
+                    case .album(let album): context.print(CatalogJSON.album(album).text)
+                    case .folder(let folder): context.print(CatalogJSON.folder(folder).text)
+                    }
+                }
+                for album in smart { context.print(CatalogJSON.album(album).text) }
                 return ExitStatus.success
             }
             var table = TextTable(["ID", "TYPE", "COUNT", "TITLE"], alignments: [.left, .left, .right, .left])
-            for collection in collections {
+            for (collection, depth) in rows {
+                let indent = String(repeating: "  ", count: depth)
+                switch collection {
+                case .album(let album):
+                    table.append([
+                        TextFormat.shortIdentifier(album.localIdentifier), "album",
+                        TextFormat.count(album.estimatedAssetCount), indent + album.title,
+                    ])
+                case .folder(let folder):
+                    table.append([
+                        TextFormat.shortIdentifier(folder.localIdentifier), "folder",
+                        TextFormat.count(folder.estimatedChildCollectionCount), indent + folder.title + "/",
+                    ])
+                }
+            }
+            for album in smart {
                 table.append([
-                    TextFormat.shortIdentifier(collection.localIdentifier),
-                    collection.assetCollectionType == .smartAlbum ? "smart" : "album",
-                    TextFormat.count(collection.estimatedAssetCount), collection.title,
+                    TextFormat.shortIdentifier(album.localIdentifier), "smart",
+                    TextFormat.count(album.estimatedAssetCount), album.title,
                 ])
             }
             context.console.output(table.render())
-            let regular = collections.filter { $0.assetCollectionType == .album }.count
+            let folders = rows.filter { !$0.collection.canContainAssets }.count
+            let albums = TextFormat.plural(rows.count - folders, "album")
+            let smartAlbums = TextFormat.plural(smart.count, "smart album")
             context.print(
-                "\(TextFormat.plural(regular, "album")) and \(TextFormat.plural(collections.count - regular, "smart album"))"
-            )
+                folders == 0
+                    ? "\(albums) and \(smartAlbums)"
+                    : "\(albums) in \(TextFormat.plural(folders, "folder")) and \(smartAlbums)")
             return ExitStatus.success
         }
     }

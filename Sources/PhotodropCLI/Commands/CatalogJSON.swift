@@ -9,7 +9,7 @@ import PhotoCatalog
 ///   `creationDateSource`, `localCreationDate` (see ``CaptureTime``), `timeZoneOffset` (`+09:00` or null),
 ///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,
 ///   `isDeleted`, `deletedDate` (null unless in Recently Deleted), `location`.
-/// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`).
+/// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`/`folder`), `parent` (the folder's id, or null).
 /// - probe item: `path`, `outcome` (`photo`/`gif`/`video`/`rejected`/`failed`), `reason` (code or null), `message`,
 ///   `mime`, then the probe's other fields and its metadata.
 /// - change: `token`, `date`, then `assets` and `albums`, each with `inserted`, `updated`, `deleted` identifiers.
@@ -61,13 +61,25 @@ enum CatalogJSON {
         ])
     }
 
-    /// An album or smart album.
+    /// An album or smart album; `parent` is the folder it is in (null at the top level and for smart albums).
     static func album(_ collection: AssetCollection) -> JSONNode {
         .object([
             ("id", .string(collection.localIdentifier)),
             ("title", .string(collection.title)),
             ("count", .int(collection.estimatedAssetCount)),
             ("type", .string(collection.assetCollectionType == .smartAlbum ? "smartAlbum" : "album")),
+            ("parent", .string(collection.parentFolderIdentifier)),
+        ])
+    }
+
+    /// A folder: `count` is the number of albums and folders directly in it.
+    static func folder(_ folder: CollectionList) -> JSONNode {
+        .object([
+            ("id", .string(folder.localIdentifier)),
+            ("title", .string(folder.title)),
+            ("count", .int(folder.estimatedChildCollectionCount)),
+            ("type", .string("folder")),
+            ("parent", .string(folder.parentFolderIdentifier)),
         ])
     }
 

@@ -19,7 +19,7 @@ public enum PhotodropCommands {
                 "watch",
                 summary: "Run the daemon: watch the inbox and file everything dropped into it, until SIGINT/SIGTERM.",
                 discussion:
-                    "The inbox is scanned at start, so files that arrived while photodrop was not running are taken too. Each first-level folder of the inbox is an album; files directly in the inbox join the library without an album. On SIGINT or SIGTERM photodrop stops taking new files, finishes those in flight and exits 0."
+                    "The inbox is scanned at start, so files that arrived while photodrop was not running are taken too. Config 'albums' says how folders become albums: 'firstLevel' (default) — the first-level folder is the album and deeper folders file into it (Inbox/2023/Paris/x.jpg → album 2023); 'leaf' — the deepest folder is the album (2023/Paris and 2024/Paris → one album Paris); 'path' — each level is a folder of the library holding the albums (Inbox/2023/Paris/ → folder 2023, album Paris, apart from 2024/Paris). Files directly in the inbox join the library without an album. An album remembers the inbox folder it was made for, so renaming it keeps that folder filing into it. On SIGINT or SIGTERM photodrop stops taking new files, finishes those in flight and exits 0."
             ),
             CommandSpec(
                 "init", summary: "Create the library in the configured folder, on purpose.",
@@ -29,7 +29,7 @@ public enum PhotodropCommands {
             CommandSpec(
                 "import", summary: "Import files and folders in one batch.",
                 discussion:
-                    "A folder is read like an inbox: its first-level subfolders become albums and files directly in it join the library without an album, unless --album puts everything into one album. Sources are kept (copied, or reflinked where the file system can) unless --move. A progress bar is shown on a terminal. Exit status 0 when nothing was rejected or failed, 1 otherwise, 2 for usage or configuration errors.",
+                    "A folder is read like an inbox: its subfolders become albums (and folders) by the config's 'albums' mode, as for watch, and files directly in it join the library without an album, unless --album puts everything into one album. Sources are kept (copied, or reflinked where the file system can) unless --move. A progress bar is shown on a terminal. Exit status 0 when nothing was rejected or failed, 1 otherwise, 2 for usage or configuration errors.",
                 positionals: [PositionalSpec("PATH", .oneOrMore, help: "Files or folders to import.")],
                 options: [
                     .value("album", "NAME", help: "Put every imported file into this album."),
@@ -44,9 +44,9 @@ public enum PhotodropCommands {
                 positionals: [PositionalSpec("FILE", .oneOrMore, help: "Files or folders to examine.")],
                 options: [.flag("json", help: "Print one JSON object per file, one per line.")]),
             CommandSpec(
-                "albums", summary: "List the albums and smart albums.",
+                "albums", summary: "List the folders, albums and smart albums.",
                 discussion:
-                    "Text: a table of identifier (shortened; every command accepts it), type, number of assets and title. --json: one object per line with id, title, count and type (album or smartAlbum).",
+                    "Folders and albums as a tree (each level folders first, then albums, in creation order; an album's title is indented below its folder), then the smart albums. Text: a table of identifier (shortened; every command accepts it), type (folder, album or smart), count (assets; for a folder, the albums and folders in it) and title. --json: one object per line in the same order with id, title, count, type (folder, album or smartAlbum) and parent (the identifier of the folder it is in, or null). " + "Config 'albums' says how folders become albums: 'firstLevel' (default) — the first-level folder is the album and deeper folders file into it (Inbox/2023/Paris/x.jpg → album 2023); 'leaf' — the deepest folder is the album (2023/Paris and 2024/Paris → one album Paris); 'path' — each level is a folder of the library holding the albums (Inbox/2023/Paris/ → folder 2023, album Paris, apart from 2024/Paris). An album remembers the inbox folder it was made for, so renaming it keeps that folder filing into it.",
                 options: [.flag("json", help: "Print one JSON object per album, one per line.")]),
             CommandSpec(
                 "assets", summary: "List assets.",
