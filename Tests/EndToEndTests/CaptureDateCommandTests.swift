@@ -1,4 +1,5 @@
 import Foundation
+import PhotoCatalog
 import TestFixtures
 import Testing
 
@@ -51,5 +52,44 @@ struct CaptureDateCommandTests {
         let floating = try #require(byName["no-zone.jpg"]?["id"] as? String)
         let showFloating = try await sandbox.run(["show", floating])
         #expect(showFloating.stdout.contains("2023-06-01 00:30:00 local time (zone unknown) (from exif)"), "\(showFloating)")
+    }
+
+    @Test("watch re-reads the zones of assets stored before zones were kept, in the background, once")
+    func daemonBackfill() async throws {
+        let sandbox = try Sandbox("zone-backfill")
+        try sandbox.write("drop/Trip/tokyo.jpg", SyntheticJPEG.bytes(seed: 1, taken: "2023:06:01 09:00:00", offset: "+09:00"))
+        try sandbox.write("drop/Trip/local.jpg", SyntheticJPEG.bytes(seed: 2, taken: "2023:06:01 09:00:00"))
+        #expect(try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path]).status == 0)
+        // What the v6 migration leaves on a library made before it: zones unknown, each asset awaiting its re-read.
+        do {
+            let database = try Database(
+                path: sandbox.library.appendingPathComponent("library.sqlite").path, mode: .readWrite(create: false))
+            try database.execute(
+                """
+                UPDATE assets SET creation_time_zone_offset = NULL, creation_date_is_floating = 0,
+                    creation_zone_pending = 1
+                """)
+        }
+        let before = try await sandbox.run(["assets", "--json"]).jsonLines()
+        #expect(before.allSatisfy { $0["timeZoneOffset"] is NSNull && ($0["localCreationDate"] as? String)?.hasSuffix("-00:00") == true })
+
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        #expect(await eventually(timeout: 30) { daemon.log.contains("re-read capture time zones") }, "\(daemon.log)")
+        _ = try await daemon.stop()
+        let after = Dictionary(
+            uniqueKeysWithValues: try await sandbox.run(["assets", "--json"]).jsonLines().map {
+                ($0["originalFilename"] as? String ?? "", $0)
+            })
+        #expect(after["tokyo.jpg"]?["localCreationDate"] as? String == "2023-06-01T09:00:00+09:00")
+        #expect(after["local.jpg"]?["localCreationDate"] as? String == "2023-06-01T09:00:00")
+        #expect(after["local.jpg"]?["timeZoneOffset"] is NSNull)
+
+        // Once: a second start finds nothing to re-read.
+        let again = try WatchDaemon(sandbox)
+        try await again.waitUntilStarted()
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await again.stop()
+        #expect(!again.log.contains("re-read capture time zones"), "\(again.log)")
     }
 }

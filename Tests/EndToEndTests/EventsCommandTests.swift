@@ -21,7 +21,7 @@ struct EventsCommandTests {
             let lines = try result.jsonLines()
             #expect(lines.count == 2, "\(result)")
             let first = lines[0]
-            #expect(Array(first.keys).sorted() == ["albums", "assets", "date", "token"])
+            #expect(Array(first.keys).sorted() == ["albums", "assets", "date", "folders", "token"])
             let assets = try #require(first["assets"] as? [String: [String]])
             #expect(Set(assets["inserted"] ?? []) == Set(content.assets))
             #expect(assets["updated"] == [] && assets["deleted"] == [])

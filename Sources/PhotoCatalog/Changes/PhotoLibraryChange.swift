@@ -41,6 +41,11 @@ public final class PhotoLibraryChange: Sendable {
         split(changes.collections, LocalIdentifier.collection(uuid:))
     }
 
+    /// Identifiers of folders this change inserted, updated or deleted.
+    public var collectionListIdentifiers: (inserted: Set<String>, updated: Set<String>, deleted: Set<String>) {
+        split(changes.collectionLists, LocalIdentifier.collectionList(uuid:))
+    }
+
     private func split(_ map: [String: ObjectChangeKind], _ identifier: (String) -> String)
         -> (inserted: Set<String>, updated: Set<String>, deleted: Set<String>)
     {
@@ -63,7 +68,8 @@ public final class PhotoLibraryChange: Sendable {
         guard fetchResult.library === photoLibrary, let refetch = fetchResult.refetch else { return nil }
         let relevant =
             (fetchResult.dependsOn.contains(.assets) && !changes.assets.isEmpty)
-            || (fetchResult.dependsOn.contains(.collections) && !changes.collections.isEmpty)
+            || (fetchResult.dependsOn.contains(.collections)
+                && (!changes.collections.isEmpty || !changes.collectionLists.isEmpty))
             || (fetchResult.dependsOn.contains(.memberships) && changes.membershipsChanged)
         guard relevant else { return nil }
         let objects = try read { try refetch($0, photoLibrary) }

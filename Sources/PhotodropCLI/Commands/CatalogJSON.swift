@@ -12,7 +12,8 @@ import PhotoCatalog
 /// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`/`folder`), `parent` (the folder's id, or null).
 /// - probe item: `path`, `outcome` (`photo`/`gif`/`video`/`rejected`/`failed`), `reason` (code or null), `message`,
 ///   `mime`, then the probe's other fields and its metadata.
-/// - change: `token`, `date`, then `assets` and `albums`, each with `inserted`, `updated`, `deleted` identifiers.
+/// - change: `token`, `date`, then `assets`, `albums` and `folders`, each with `inserted`, `updated`, `deleted`
+///   identifiers.
 ///
 /// Dates are ISO 8601 in UTC with milliseconds (`2024-05-01T12:00:00.000Z`).
 enum CatalogJSON {
@@ -140,6 +141,7 @@ enum CatalogJSON {
             ("date", date(change.date)),
             ("assets", details(.asset)),
             ("albums", details(.assetCollection)),
+            ("folders", details(.collectionList)),
         ])
     }
 

@@ -147,7 +147,7 @@ public enum PhotodropCommands {
             CommandSpec(
                 "events", summary: "Print the library's change history as JSON lines.",
                 discussion:
-                    "One JSON object per committed change, oldest first: token, date, and for assets and albums the identifiers inserted, updated and deleted. Without --since, from the oldest change the library still keeps. Pass a printed token to --since to continue after it. With --follow, changes made by any process (the daemon, other commands) are printed within a fraction of a second, until SIGINT or SIGTERM (exit status 0); without a library yet it waits for one. Exit status 2 for a malformed token, 1 for a token that expired or belongs to another library.",
+                    "One JSON object per committed change, oldest first: token, date, and for assets, albums and folders the identifiers inserted, updated and deleted. Without --since, from the oldest change the library still keeps. Pass a printed token to --since to continue after it. With --follow, changes made by any process (the daemon, other commands) are printed within a fraction of a second, until SIGINT or SIGTERM (exit status 0); without a library yet it waits for one. Exit status 2 for a malformed token, 1 for a token that expired or belongs to another library.",
                 options: [
                     .value("since", "TOKEN", help: "Only changes after this change token ('<library id>:<number>')."),
                     .flag("follow", help: "Keep printing new changes as they happen, also those of other processes."),
