@@ -120,14 +120,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     var currentInboxFolder: String? { binding.withLock { $0.inboxFolder } }
 
     private func record(_ body: (ChangeContext) throws -> ChangeOperation) {
-        guard let context = ChangeContext.active(serial: blockSerial) else { return }
-        do {
-            context.operations.append(try body(context))
-        } catch let error as PhotosError {
-            context.record(error)
-        } catch {
-            context.record(PhotosError.invalidParameter("\(error)"))
-        }
+        ChangeContext.appendOperation(serial: blockSerial, body)
     }
 
     /// Appends assets (or placeholders of assets created in this block) at the end; assets already in the album stay

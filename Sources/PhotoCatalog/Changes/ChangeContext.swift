@@ -59,6 +59,19 @@ final class ChangeContext: @unchecked Sendable {
     /// Ends the block: later calls on its requests change nothing.
     func close() { isOpen = false }
 
+    /// Appends the operation `body` makes, for a request method that cannot throw: nothing outside the request's
+    /// block, and an error is remembered (it fails the block) instead of thrown.
+    static func appendOperation(serial: UInt64, _ body: (ChangeContext) throws -> ChangeOperation) {
+        guard let context = active(serial: serial) else { return }
+        do {
+            context.operations.append(try body(context))
+        } catch let error as PhotosError {
+            context.record(error)
+        } catch {
+            context.record(PhotosError.invalidParameter("\(error)"))
+        }
+    }
+
     /// Remembers the first error of a request method that cannot throw.
     func record(_ error: PhotosError) {
         if recordedError == nil { recordedError = error }

@@ -96,14 +96,7 @@ public final class CollectionListChangeRequest: @unchecked Sendable {
     var currentInboxFolder: String? { state.withLock { $0.inboxFolder } }
 
     private func record(_ body: (ChangeContext) throws -> ChangeOperation) {
-        guard let context = ChangeContext.active(serial: blockSerial) else { return }
-        do {
-            context.operations.append(try body(context))
-        } catch let error as PhotosError {
-            context.record(error)
-        } catch {
-            context.record(PhotosError.invalidParameter("\(error)"))
-        }
+        ChangeContext.appendOperation(serial: blockSerial, body)
     }
 
     /// Moves albums and folders (or placeholders of ones created in this block) into this folder

@@ -19,13 +19,7 @@ extension ChangeApplier {
         switch operation {
         case .bindCollectionInboxFolder(let request):
             let (row, uuid) = try resolve(request.target)
-            if let folder = request.currentInboxFolder {
-                try database.run(
-                    "UPDATE albums SET inbox_folder = NULL WHERE inbox_folder = ? AND id != ?",
-                    [.text(folder), .integer(row)])
-            }
-            try database.run(
-                "UPDATE albums SET inbox_folder = ? WHERE id = ?", [.optional(request.currentInboxFolder), .integer(row)])
+            try bind(request.currentInboxFolder, to: row, in: "albums")
             changes.note(collection: uuid, .updated)
         case .renameCollectionList(let request):
             let (row, uuid) = try resolve(request.target)
@@ -34,14 +28,7 @@ extension ChangeApplier {
             changes.note(collectionList: uuid, .updated)
         case .bindCollectionListInboxFolder(let request):
             let (row, uuid) = try resolve(request.target)
-            if let folder = request.currentInboxFolder {
-                try database.run(
-                    "UPDATE collection_lists SET inbox_folder = NULL WHERE inbox_folder = ? AND id != ?",
-                    [.text(folder), .integer(row)])
-            }
-            try database.run(
-                "UPDATE collection_lists SET inbox_folder = ? WHERE id = ?",
-                [.optional(request.currentInboxFolder), .integer(row)])
+            try bind(request.currentInboxFolder, to: row, in: "collection_lists")
             changes.note(collectionList: uuid, .updated)
         case .addChildCollections(let request, let children):
             let (parent, parentUUID) = try resolve(request.target)
@@ -124,6 +111,17 @@ extension ChangeApplier {
                 "UPDATE collection_lists SET parent_id = ? WHERE id = ?", [.integer(parent), .integer(row)])
             changes.note(collectionList: uuid, .updated)
         }
+    }
+
+    /// Binds an inbox folder path to the row of `table` (`albums` or `collection_lists`), taking it from any other
+    /// row first (the path is unique); nil unbinds the row.
+    private func bind(_ folder: String?, to row: Int64, in table: String) throws {
+        if let folder {
+            try database.run(
+                "UPDATE \(table) SET inbox_folder = NULL WHERE inbox_folder = ? AND id != ?",
+                [.text(folder), .integer(row)])
+        }
+        try database.run("UPDATE \(table) SET inbox_folder = ? WHERE id = ?", [.optional(folder), .integer(row)])
     }
 
     /// Notes the folder that holds an album as updated (its children change).
