@@ -67,6 +67,12 @@ struct BrowseCommandTests {
         #expect(photo["pixelWidth"] as? Int == 640 && photo["pixelHeight"] as? Int == 480)
         #expect(photo["isFavorite"] as? Bool == true)
         #expect(photo["albums"] as? [String] == ["Trip", "Family"])
+        let resources = try #require(photo["resources"] as? [[String: Any]])
+        #expect(resources.count == 1 && resources[0]["type"] as? String == "photo")
+        #expect(resources[0]["sha256"] as? String == photo["sha256"] as? String)
+        #expect(resources[0]["bytes"] as? Int == photo["bytes"] as? Int)
+        #expect(resources[0]["originalFilename"] as? String == "IMG_0001.JPG")
+        #expect(photo["mediaSubtypes"] as? [String] == [])
         let path = try #require(photo["path"] as? String)
         #expect(path.hasPrefix(sandbox.library.path + "/originals/"))
         #expect(FileManager.default.fileExists(atPath: path))
@@ -195,5 +201,30 @@ struct BrowseCommandTests {
             #expect(result.stderr.contains(sandbox.config.path), "names the configuration: \(result)")
         }
         #expect(!FileManager.default.fileExists(atPath: sandbox.library.path))
+    }
+
+    @Test("show: a Live Photo lists both resources, in text and JSON, with its subtype")
+    func multiResourceShow() async throws {
+        let sandbox = try Sandbox("resources")
+        let photo = try sandbox.write("Sources/IMG_0009.HEIC", MediaFixtures.jpeg(seed: 9))
+        let movie = try sandbox.write("Sources/IMG_0009.MOV", Array("a paired movie \(UUID())".utf8))
+        let created = Locked<String?>(nil)
+        try sandbox.openCatalog().performChangesAndWait {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: photo, options: nil)
+            request.addResource(with: .pairedVideo, fileURL: movie, options: nil)
+            created.value = request.placeholderForCreatedAsset?.localIdentifier
+        }
+        let id = try #require(created.value)
+        let json = try await sandbox.run(["show", id, "--json"]).jsonLines()
+        let item = try #require(json.first)
+        #expect(item["mediaSubtypes"] as? [String] == ["livePhoto"])
+        let resources = try #require(item["resources"] as? [[String: Any]])
+        #expect(resources.map { $0["type"] as? String } == ["photo", "pairedVideo"])
+        #expect(resources.map { $0["originalFilename"] as? String } == ["IMG_0009.HEIC", "IMG_0009.MOV"])
+        #expect(item["originalFilename"] as? String == "IMG_0009.HEIC", "the asset's own fields are its primary's")
+        let text = try await sandbox.run(["show", id])
+        #expect(text.stdout.contains("Subtypes") && text.stdout.contains("livePhoto"), "\(text)")
+        #expect(text.stdout.contains("+ pairedVideo") && text.stdout.contains("IMG_0009.MOV"), "\(text)")
     }
 }

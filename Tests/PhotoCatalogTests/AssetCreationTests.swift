@@ -318,4 +318,45 @@ struct AssetCreationTests {
         }
         #expect(try Asset.fetchAssets(with: nil, library: library).count == 1)
     }
+
+    @Test("one asset of many files: RAW beside its JPEG, an edited rendition, adjustments and a sidecar")
+    func secondaryResources() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let files = try [
+            ("IMG_0001.JPG", AssetResourceType.photo), ("IMG_0001.CR2", .alternatePhoto),
+            ("IMG_E0001.JPG", .fullSizePhoto), ("IMG_0001.AAE", .adjustmentData), ("IMG_0001.xmp", .sidecar),
+        ].enumerated().map { index, entry in
+            (try folder.write(TestFiles.distinctBytes(size: 1000 + index * 100), to: entry.0), entry.1)
+        }
+        #expect(AssetCreationRequest.supportsAssetResourceTypes(files.map(\.1)))
+        #expect(!AssetCreationRequest.supportsAssetResourceTypes([.video, .alternatePhoto]))
+        #expect(!AssetCreationRequest.supportsAssetResourceTypes([.photo, .video]))
+        #expect(!AssetCreationRequest.supportsAssetResourceTypes([.sidecar]))
+        #expect(AssetCreationRequest.supportsAssetResourceTypes([.video, .fullSizeVideo, .sidecar]))
+        let identifier = Locked<String?>(nil)
+        try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            for (file, type) in files { request.addResource(with: type, fileURL: file, options: nil) }
+            identifier.value = request.placeholderForCreatedAsset?.localIdentifier
+        }
+        let asset = try #require(
+            try Asset.fetchAssets(withLocalIdentifiers: [identifier.value ?? ""], library: library).firstObject)
+        #expect(asset.resources.map(\.type) == [.photo, .alternatePhoto, .fullSizePhoto, .adjustmentData, .sidecar])
+        #expect(asset.resources.first?.originalFilename == "IMG_0001.JPG", "the primary resource first")
+        #expect(asset.mediaSubtypes.names == ["rawAndJpeg", "edited"])
+        #expect(asset.mediaType == .image && asset.playbackStyle == .image)
+        #expect(try library.verify().isClean)
+
+        // An edited video's rendition beside a photo is refused with a message that names the file.
+        let photo = try folder.write(TestFiles.distinctBytes(size: 9000), to: "x.jpg")
+        let clip = try folder.write(TestFiles.distinctBytes(size: 9100), to: "IMG_E0002.MOV")
+        await #expect {
+            try await library.performChanges {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(with: .photo, fileURL: photo, options: nil)
+                request.addResource(with: .fullSizeVideo, fileURL: clip, options: nil)
+            }
+        } throws: { ($0 as? PhotosError)?.message.contains("IMG_E0002.MOV") == true }
+    }
 }

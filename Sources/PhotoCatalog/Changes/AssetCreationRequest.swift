@@ -85,12 +85,14 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         try make(what: "AssetCreationRequest.forAsset()")
     }
 
-    /// Whether an asset can be made of these resource types: one `.photo` (optionally with a `.pairedVideo`) or one
-    /// `.video`.
+    /// Whether an asset can be made of these resource types: one `.photo` or one `.video`, each type at most once,
+    /// with the secondary types that go with it: a photo's `.pairedVideo`, `.alternatePhoto`, `.fullSizePhoto`; a
+    /// video's `.fullSizeVideo`; `.adjustmentData` and `.sidecar` with either.
     public class func supportsAssetResourceTypes(_ types: [AssetResourceType]) -> Bool {
-        let sorted = types.map(\.rawValue).sorted()
-        return sorted == [AssetResourceType.photo.rawValue] || sorted == [AssetResourceType.video.rawValue]
-            || sorted == [AssetResourceType.photo.rawValue, AssetResourceType.pairedVideo.rawValue]
+        guard Set(types).count == types.count else { return false }
+        let primaries = types.filter(\.isPrimary)
+        guard primaries.count == 1, let primary = primaries.first else { return false }
+        return types.allSatisfy { $0.requiredPrimary == nil || $0.requiredPrimary == primary }
     }
 
     /// Adds the file at `fileURL` as a resource (`addResource(with:fileURL:options:)`).

@@ -102,14 +102,19 @@ final class ChangeApplier {
         try ChangeApplier.validate(properties)
         let isPhoto = primary.type == .photo
         let hasPairedVideo = state.resources.contains { $0.type == .pairedVideo }
-        if hasPairedVideo && !isPhoto {
+        if let misfit = state.resources.first(where: { $0.type.requiredPrimary.map { $0 != primary.type } ?? false }) {
             throw PhotosError(
-                .invalidResource, title: "Paired video without photo",
+                .invalidResource, title: "Resource without its primary",
                 message:
-                    "A .pairedVideo resource ('\(primary.sourcePath)') needs a .photo resource in the same request.")
+                    "A .\(misfit.type.name) resource ('\(misfit.sourcePath)') needs a .\(misfit.type.requiredPrimary!.name) "
+                    + "resource in the same request.")
         }
         let mediaType: AssetMediaType = isPhoto ? .image : .video
         var subtypes = AssetMediaSubtypes()
+        if state.resources.contains(where: { $0.type == .alternatePhoto }) { subtypes.insert(.photoRAWAndJPEG) }
+        if state.resources.contains(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) {
+            subtypes.insert(.edited)
+        }
         let style: AssetPlaybackStyle
         if !isPhoto {
             style = .video

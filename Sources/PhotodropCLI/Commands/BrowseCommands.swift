@@ -151,6 +151,16 @@ enum BrowseCommands {
             }
             lines.append(("Albums", albums.isEmpty ? "none" : albums.joined(separator: ", ")))
             lines.append(("Original", asset.originalURL?.path ?? "-"))
+            if !asset.mediaSubtypes.names.isEmpty {
+                lines.append(("Subtypes", asset.mediaSubtypes.names.joined(separator: ", ")))
+            }
+            if asset.resources.count > 1 {
+                for resource in asset.resources.dropFirst() {
+                    lines.append(
+                        ("+ " + resource.type.name,
+                         "\(resource.originalFilename), \(TextFormat.bytes(resource.byteCount)): \(resource.fileURL.path)"))
+                }
+            }
             let width = lines.map(\.0.count).max() ?? 0
             for (key, value) in lines {
                 context.print(key + String(repeating: " ", count: width - key.count) + "  " + value)

@@ -8,7 +8,9 @@ import PhotoCatalog
 /// - asset: `id`, `kind`, `mime`, `sha256`, `bytes`, `originalFilename`, `creationDate` (the UTC instant),
 ///   `creationDateSource`, `localCreationDate` (see ``CaptureTime``), `timeZoneOffset` (`+09:00` or null),
 ///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,
-///   `isDeleted`, `deletedDate` (null unless in Recently Deleted), `location`.
+///   `isDeleted`, `deletedDate` (null unless in Recently Deleted), `mediaSubtypes` (`livePhoto`, `rawAndJpeg`,
+///   `motionPhoto`, `edited`), `resources` (each `type`, `originalFilename`, `bytes`, `sha256`; the primary first),
+///   `location`.
 /// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`/`folder`), `parent` (the folder's id, or null).
 /// - probe item: `path`, `outcome` (`photo`/`gif`/`video`/`rejected`/`failed`), `reason` (code or null), `message`,
 ///   `mime`, then the probe's other fields and its metadata.
@@ -50,6 +52,18 @@ enum CatalogJSON {
             ("isHidden", .bool(asset.isHidden)),
             ("isDeleted", .bool(asset.isDeleted)),
             ("deletedDate", date(asset.deletedDate)),
+            ("mediaSubtypes", .strings(asset.mediaSubtypes.names)),
+            (
+                "resources",
+                .array(
+                    asset.resources.map { resource in
+                        .object([
+                            ("type", .string(resource.type.name)),
+                            ("originalFilename", .string(resource.originalFilename)),
+                            ("bytes", .int(resource.byteCount)), ("sha256", .string(resource.sha256)),
+                        ])
+                    })
+            ),
             (
                 "location",
                 asset.location.map { location in
