@@ -33,6 +33,12 @@ let package = Package(
         .systemLibrary(
             name: "CBrotli", pkgConfig: "libbrotlidec",
             providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(
+            name: "CXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        // XMP sidecars read with libxml2, in C: Swift cannot import libxml2's headers beside Foundation (both bring
+        // ICU's), so only this target's small API is visible to Swift.
+        .target(name: "CXMP", dependencies: ["CXML2"]),
 
         // Linux system calls Swift's Glibc module leaves out (openat2, renameat2, copy_file_range, O_NOATIME, …),
         // compiled with _GNU_SOURCE.
@@ -46,7 +52,8 @@ let package = Package(
             name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite"],
             swiftSettings: strict),
         // What a file is. Knows nothing of the library.
-        .target(name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli"], swiftSettings: strict),
+        .target(
+            name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli", "CXMP"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe"],

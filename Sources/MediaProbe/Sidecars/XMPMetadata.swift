@@ -1,0 +1,153 @@
+import CXMP
+import Foundation
+
+/// What an XMP sidecar (`IMG_0001.xmp`, `IMG_0001.CR2.xmp`, as darktable, Lightroom, digiKam and exiftool write them)
+/// says about its photo: the capture date, GPS position and time, rating, title, caption and keywords.
+///
+/// Parsed as RDF/XML with libxml2, by namespace URI (never by prefix or by searching text), in UTF-8 or UTF-16 (a
+/// byte-order mark or the XML declaration says which; Lightroom writes UTF-16). A sidecar is untrusted input: it is
+/// parsed without network access and without substituting entities, and a document with a DTD is refused outright,
+/// so neither external entities (XXE) nor entity expansion ("billion laughs") can happen. Properties may be written as
+/// attributes of `rdf:Description` or as elements; `rdf:Alt`, `rdf:Bag` and `rdf:Seq` hold the values of lists.
+public struct XMPMetadata: Sendable, Equatable {
+    /// The capture date: `exif:DateTimeOriginal`, else `photoshop:DateCreated`, else `xmp:CreateDate`, as seconds since
+    /// 1970 (the instant when ``captureTimeZoneOffset`` is known, else the local time read as if it were UTC).
+    public var captureDate: Date?
+    /// The recorded UTC offset of ``captureDate``, seconds east.
+    public var captureTimeZoneOffset: Int?
+    /// `exif:GPSDateTime` (or `exif:GPSTimeStamp`), UTC.
+    public var gpsDate: Date?
+    /// `exif:GPSLatitude` / `exif:GPSLongitude` (`51,30.123N`, `51,30,7.38N` or decimal degrees) and
+    /// `exif:GPSAltitude` with `exif:GPSAltitudeRef`.
+    public var location: MediaMetadata.Location?
+    /// `xmp:Rating`: −1 (rejected) … 5.
+    public var rating: Int?
+    /// `dc:title` (the `x-default` alternative, else the first).
+    public var title: String?
+    /// `dc:description` (the `x-default` alternative, else the first).
+    public var caption: String?
+    /// `dc:subject`, in order, without duplicates.
+    public var keywords: [String] = []
+
+    /// Whether ``captureDate`` is a local time without a zone.
+    public var captureDateIsFloating: Bool { captureDate != nil && captureTimeZoneOffset == nil }
+
+    public init() {}
+
+    /// Why a sidecar could not be read.
+    public struct ParseFailure: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    private static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    private static let exif = "http://ns.adobe.com/exif/1.0/"
+    private static let photoshop = "http://ns.adobe.com/photoshop/1.0/"
+    private static let xmpBasic = "http://ns.adobe.com/xap/1.0/"
+    private static let dc = "http://purl.org/dc/elements/1.1/"
+
+    /// Sidecars larger than this are refused (real ones are a few kilobytes; Lightroom's with a history, a few
+    /// hundred).
+    public static let maximumBytes = 16 << 20
+
+    /// Parses an XMP document.
+    ///
+    /// - Throws: ``ParseFailure`` for malformed XML, a DTD, no `rdf:RDF`, or more than ``maximumBytes``.
+    public static func parse(_ bytes: [UInt8]) throws(ParseFailure) -> XMPMetadata {
+        guard bytes.count <= maximumBytes else {
+            throw ParseFailure(description: "larger than \(maximumBytes >> 20) MB; not an XMP sidecar")
+        }
+        guard !bytes.isEmpty else { throw ParseFailure(description: "empty") }
+        var records: UnsafeMutablePointer<CChar>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: 512)
+        let status = bytes.withUnsafeBufferPointer { buffer in
+            photodrop_xmp_properties(buffer.baseAddress, buffer.count, &records, &length, &message, message.count)
+        }
+        guard status == 0, let records else {
+            throw ParseFailure(description: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { photodrop_xmp_free(records) }
+        var properties: [String: [String]] = [:]
+        let raw = UnsafeRawBufferPointer(start: records, count: length)
+        for entry in raw.split(separator: 0x1E) {
+            guard let separator = entry.firstIndex(of: 0x1F) else { continue }
+            let key = String(decoding: entry[entry.startIndex..<separator], as: UTF8.self)
+            let value = String(decoding: entry[(separator + 1)...], as: UTF8.self)
+            properties[key, default: []].append(value.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return XMPMetadata(properties)
+    }
+
+    // MARK: Interpreting
+
+    private init(_ properties: [String: [String]]) {
+        func first(_ key: String) -> String? {
+            properties[key]?.first { !$0.isEmpty }
+        }
+        for key in [Self.exif + "DateTimeOriginal", Self.photoshop + "DateCreated", Self.xmpBasic + "CreateDate"] {
+            if let text = first(key), let date = EmbeddedDates.iso8601Loosely(text) {
+                captureDate = Date(timeIntervalSince1970: date.seconds)
+                captureTimeZoneOffset = date.offset
+                break
+            }
+        }
+        for key in [Self.exif + "GPSDateTime", Self.exif + "GPSTimeStamp"] {
+            if let text = first(key), let date = EmbeddedDates.iso8601Loosely(text) {
+                gpsDate = Date(timeIntervalSince1970: date.seconds)
+                break
+            }
+        }
+        if let latitude = first(Self.exif + "GPSLatitude").flatMap(Self.coordinate),
+            let longitude = first(Self.exif + "GPSLongitude").flatMap(Self.coordinate),
+            abs(latitude) <= 90, abs(longitude) <= 180, latitude != 0 || longitude != 0
+        {
+            var altitude = first(Self.exif + "GPSAltitude").flatMap(Self.rational)
+            if first(Self.exif + "GPSAltitudeRef") == "1" { altitude = altitude.map { -$0 } }
+            location = MediaMetadata.Location(latitude: latitude, longitude: longitude, altitude: altitude)
+        }
+        if let text = first(Self.xmpBasic + "Rating"), let value = Double(text), value.isFinite,
+            (-1...5).contains(value.rounded())
+        {
+            rating = Int(value.rounded())
+        }
+        title = first(Self.dc + "title")
+        caption = first(Self.dc + "description")
+        var seen = Set<String>()
+        keywords = (properties[Self.dc + "subject"] ?? []).filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// An XMP GPS coordinate: `DDD,MM.mmmmD`, `DDD,MM,SSD` (D is N, S, E or W) or signed decimal degrees.
+    static func coordinate(_ text: String) -> Double? {
+        guard let last = text.last else { return nil }
+        let sign: Double
+        var body = Substring(text)
+        switch last.uppercased() {
+        case "N", "E":
+            sign = 1
+            body = body.dropLast()
+        case "S", "W":
+            sign = -1
+            body = body.dropLast()
+        default: return Double(text).flatMap { $0.isFinite ? $0 : nil }
+        }
+        let parts = body.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.count <= 3, parts.allSatisfy({ $0 != nil && $0!.isFinite && $0! >= 0 }) else {
+            return nil
+        }
+        let values = parts.map { $0! }
+        var degrees = values[0]
+        if values.count > 1 { degrees += values[1] / 60 }
+        if values.count > 2 { degrees += values[2] / 3600 }
+        return sign * degrees
+    }
+
+    /// `1234/10` or `123.4`.
+    static func rational(_ text: String) -> Double? {
+        let parts = text.split(separator: "/")
+        if parts.count == 2, let numerator = Double(parts[0]), let denominator = Double(parts[1]), denominator != 0 {
+            let value = numerator / denominator
+            return value.isFinite ? value : nil
+        }
+        return Double(text).flatMap { $0.isFinite ? $0 : nil }
+    }
+}
