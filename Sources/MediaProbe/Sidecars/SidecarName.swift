@@ -88,7 +88,7 @@ public enum SidecarName {
     }
 
     /// The name without its last extension (`img_0001.cr2` → `img_0001`; a name without one is its own stem).
-    static func stem(of name: String) -> String {
+    public static func stem(of name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
     }

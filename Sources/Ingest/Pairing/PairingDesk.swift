@@ -1,0 +1,271 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+
+/// Gathers the files that belong to one asset before they are committed: a Live Photo's photo and movie, a RAW beside
+/// its JPEG or HEIC, an iPhone's edited rendition and adjustments, and sidecars. Pure bookkeeping: the committer
+/// offers each file it is about to store, commits what the desk hands back, and asks for what has waited long enough.
+///
+/// A file that can have a partner waits for it (``wait``): one that carries a Live Photo content identifier, one whose
+/// folder held a file of the same stem when it was found, an edited rendition, adjustments, a sidecar. Every other
+/// file is handed back at once, so ordinary drops are not delayed. Pairing rules:
+/// - Live Photo: a photo and a movie with the same content identifier; never two files whose identifiers differ; with
+///   neither identifier, the same folder and stem and capture times within 2 s.
+/// - RAW+JPEG: a RAW and a JPEG/HEIC of the same folder and stem, capture times within 2 s where both have one, and
+///   the same camera model where both say one. The JPEG/HEIC is the asset's photo, the RAW its alternate.
+/// - `IMG_E0001.HEIC`/`.MOV` (edited) and `IMG_0001.AAE` (adjustments) join the asset of `IMG_0001`.
+/// - A sidecar joins the media file its name points at (``SidecarName``).
+struct PairingDesk<Payload> {
+    /// What a file is, for pairing.
+    enum Role: Equatable {
+        case photo
+        case raw
+        case video
+        case editedPhoto
+        case editedVideo
+        case adjustments
+        case sidecar
+    }
+
+    struct Candidate {
+        var payload: Payload
+        /// The folder the file was found in (its path below the root, `""` for the root).
+        var folder: String
+        var fileName: String
+        var role: Role
+        var contentIdentifier: String?
+        var captureDate: Date?
+        var model: String?
+        /// Whether the file's folder held another file of the same stem when it was found.
+        var hasSameStemSibling: Bool
+        var arrived: ContinuousClock.Instant
+
+        /// Lowercased name without its extension, with an edited rendition's `E` taken out (`img_e0001` → `img_0001`).
+        var stem: String {
+            let lower = SidecarName.stem(of: fileName.lowercased())
+            if role == .editedPhoto || role == .editedVideo, let edited = Self.uneditedStem(lower) { return edited }
+            return lower
+        }
+
+        /// `img_e0001` → `img_0001` (Apple's edited renditions), else nil.
+        static func uneditedStem(_ stem: String) -> String? {
+            guard stem.hasPrefix("img_e"), stem.count > 5, stem.dropFirst(5).allSatisfy(\.isNumber) else { return nil }
+            return "img_" + stem.dropFirst(5)
+        }
+
+        /// Whether this file waits for a partner rather than being committed alone at once.
+        var mayWait: Bool {
+            switch role {
+            case .photo, .video: contentIdentifier != nil || hasSameStemSibling
+            case .raw: hasSameStemSibling
+            case .editedPhoto, .editedVideo, .adjustments, .sidecar: true
+            }
+        }
+    }
+
+    /// Files that become one asset: the primary (a photo, a RAW without JPEG, or a video) and the others with their
+    /// resource types. A group without a primary holds only files that need one (a sidecar whose media never came).
+    struct Group {
+        var primary: Candidate?
+        var members: [(candidate: Candidate, type: AssetResourceType)] = []
+        var started: ContinuousClock.Instant
+
+        var all: [Candidate] { (primary.map { [$0] } ?? []) + members.map(\.candidate) }
+    }
+
+    /// How long a file that may have a partner waits for it (config `pairWaitSeconds`).
+    let wait: Duration
+    /// Whether RAW and JPEG files of one shot become one asset (config `rawAndJpeg`).
+    let pairsRawAndJpeg: Bool
+    private(set) var waiting: [Group] = []
+
+    init(wait: Duration, pairsRawAndJpeg: Bool = true) {
+        self.wait = wait
+        self.pairsRawAndJpeg = pairsRawAndJpeg
+    }
+
+    var isEmpty: Bool { waiting.isEmpty }
+
+    /// Takes a file; returns the groups ready now (the file alone when it cannot pair, or a group it completed).
+    mutating func offer(_ candidate: Candidate) -> [Group] {
+        if let index = waiting.firstIndex(where: { $0.primary != nil && accepts($0, candidate) }) {
+            var group = waiting.remove(at: index)
+            add(candidate, to: &group)
+            if candidate.role.isPrimaryCapable { absorbWaitingMembers(into: &group) }
+            if isComplete(group) { return [group] }
+            waiting.insert(group, at: min(index, waiting.count))
+            return []
+        }
+        var group = Group(started: candidate.arrived)
+        if candidate.role.isPrimaryCapable {
+            add(candidate, to: &group)
+            absorbWaitingMembers(into: &group)
+        } else if let index = waiting.firstIndex(where: {
+            $0.primary == nil && $0.all.first?.folder == candidate.folder && $0.all.first?.stem == candidate.stem
+        }) {
+            add(candidate, to: &waiting[index])
+            return []
+        } else {
+            add(candidate, to: &group)
+        }
+        if !group.all.contains(where: \.mayWait) || isComplete(group) { return [group] }
+        waiting.append(group)
+        return []
+    }
+
+    /// Moves the sidecars and edits that came first, and wait without a primary, into `group` when they belong to it.
+    private mutating func absorbWaitingMembers(into group: inout Group) {
+        var index = 0
+        while index < waiting.count {
+            if waiting[index].primary == nil, waiting[index].all.first?.folder == group.primary?.folder,
+                waiting[index].all.allSatisfy({ belongs($0, to: group) })
+            {
+                for member in waiting[index].all { add(member, to: &group) }
+                group.started = min(group.started, waiting[index].started)
+                waiting.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    /// The groups that waited ``wait`` or longer by `now`.
+    mutating func expired(at now: ContinuousClock.Instant) -> [Group] {
+        var ready: [Group] = []
+        waiting.removeAll { group in
+            guard group.started.advanced(by: wait) <= now else { return false }
+            ready.append(group)
+            return true
+        }
+        return ready
+    }
+
+    /// Everything still waiting (nothing more will come).
+    mutating func drain() -> [Group] {
+        defer { waiting.removeAll() }
+        return waiting
+    }
+
+    /// When the next group's wait ends.
+    var nextDeadline: ContinuousClock.Instant? { waiting.map { $0.started.advanced(by: wait) }.min() }
+
+    // MARK: Rules
+
+    /// Whether `candidate` can join `group`, whose primary is set.
+    private func accepts(_ group: Group, _ candidate: Candidate) -> Bool {
+        guard let primary = group.primary, primary.folder == candidate.folder else { return false }
+        let taken = Set(group.members.map(\.type))
+        switch candidate.role {
+        case .photo:
+            // A photo displaces a RAW (which becomes the alternate) or a Live Photo's movie (the paired video).
+            if primary.role == .raw { return pairsRawAndJpeg && shotTogether(candidate, primary) }
+            if primary.role == .video { return livePartners(candidate, primary) }
+            return false
+        case .video:
+            return primary.role == .photo && !taken.contains(.pairedVideo) && livePartners(primary, candidate)
+        case .raw:
+            return pairsRawAndJpeg && primary.role == .photo && !taken.contains(.alternatePhoto)
+                && shotTogether(primary, candidate)
+        default:
+            return belongs(candidate, to: group)
+        }
+    }
+
+    /// Whether a file that needs a primary (edit, adjustments, sidecar) belongs to the asset `group` makes.
+    private func belongs(_ member: Candidate, to group: Group) -> Bool {
+        guard let primary = group.primary, member.folder == primary.folder else { return false }
+        let taken = Set(group.members.map(\.type))
+        switch member.role {
+        case .sidecar:
+            // `IMG_0001.CR2.xmp` belongs to the pair whose alternate is `IMG_0001.CR2`.
+            let names = group.all.filter { $0.role != .sidecar }.map(\.fileName)
+            return SidecarName.media(forSidecar: member.fileName, among: names) != nil
+        case .adjustments:
+            return !taken.contains(.adjustmentData) && member.stem == primary.stem
+        case .editedPhoto:
+            return primary.role == .photo && !taken.contains(.fullSizePhoto) && member.stem == primary.stem
+        case .editedVideo:
+            return primary.role == .video && !taken.contains(.fullSizeVideo) && member.stem == primary.stem
+        case .photo, .raw, .video:
+            return false
+        }
+    }
+
+    private func livePartners(_ photo: Candidate, _ movie: Candidate) -> Bool {
+        if let a = photo.contentIdentifier, let b = movie.contentIdentifier { return a == b }
+        if photo.contentIdentifier != nil || movie.contentIdentifier != nil { return false }
+        return photo.stem == movie.stem && closeInTime(photo.captureDate, movie.captureDate, requireBoth: true)
+    }
+
+    private func shotTogether(_ photo: Candidate, _ raw: Candidate) -> Bool {
+        guard photo.stem == raw.stem, closeInTime(photo.captureDate, raw.captureDate, requireBoth: false) else {
+            return false
+        }
+        if let a = photo.model, let b = raw.model, !a.isEmpty, !b.isEmpty { return a == b }
+        return true
+    }
+
+    private func closeInTime(_ a: Date?, _ b: Date?, requireBoth: Bool) -> Bool {
+        guard let a, let b else { return !requireBoth }
+        return abs(a.timeIntervalSince(b)) <= 2
+    }
+
+    /// Adds a file to a group in its role: a primary-capable file without a primary becomes it; a photo displaces a
+    /// RAW (which becomes the alternate) or a Live Photo's movie (which becomes the paired video).
+    private func add(_ candidate: Candidate, to group: inout Group) {
+        if candidate.role.isPrimaryCapable {
+            guard let current = group.primary else {
+                group.primary = candidate
+                return
+            }
+            if candidate.role == .photo, current.role == .raw || current.role == .video {
+                group.primary = candidate
+                group.members.append((current, current.role == .raw ? .alternatePhoto : .pairedVideo))
+                return
+            }
+        }
+        let type: AssetResourceType
+        switch candidate.role {
+        case .video: type = .pairedVideo
+        case .raw: type = .alternatePhoto
+        case .editedPhoto: type = .fullSizePhoto
+        case .editedVideo: type = .fullSizeVideo
+        case .adjustments: type = .adjustmentData
+        case .sidecar, .photo: type = .sidecar
+        }
+        group.members.append((candidate, type))
+    }
+
+    /// Whether nothing in the group waits for anything more: a Live Photo has its movie, a RAW+JPEG both halves, and
+    /// no file that waits without a partner is left (edits, adjustments and sidecars wait out the time, since more
+    /// may come).
+    private func isComplete(_ group: Group) -> Bool {
+        guard let primary = group.primary else { return false }
+        let types = Set(group.members.map(\.type))
+        if group.members.contains(where: { [.sidecar, .adjustmentData, .fullSizePhoto, .fullSizeVideo].contains($0.type) })
+        {
+            return false
+        }
+        switch primary.role {
+        case .photo:
+            let wantsMovie = primary.contentIdentifier != nil
+            let wantsRaw = primary.hasSameStemSibling && pairsRawAndJpeg
+            if wantsMovie && !types.contains(.pairedVideo) { return false }
+            if !wantsMovie && wantsRaw && !types.contains(.alternatePhoto) && !types.contains(.pairedVideo) {
+                return false
+            }
+            return true
+        case .video:
+            return false  // a Live Photo's movie waits for its photo
+        case .raw:
+            return !pairsRawAndJpeg  // a RAW waits for its JPEG, when they pair
+        default:
+            return false
+        }
+    }
+}
+
+extension PairingDesk.Role {
+    /// Whether a file in this role can be an asset's main file.
+    var isPrimaryCapable: Bool { self == .photo || self == .raw || self == .video }
+}

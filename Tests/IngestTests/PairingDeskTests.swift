@@ -1,0 +1,113 @@
+import Foundation
+import PhotoCatalog
+import Testing
+
+@testable import Ingest
+
+@Suite("Pairing: Live Photos, RAW+JPEG, edits and sidecars gathered into one asset")
+struct PairingDeskTests {
+    typealias Desk = PairingDesk<String>
+    let start = ContinuousClock.now
+    let taken = Date(timeIntervalSince1970: 1_685_577_600)
+
+    func file(
+        _ name: String, _ role: Desk.Role, id: String? = nil, at seconds: Double = 0, taken offset: Double? = 0,
+        model: String? = nil, sibling: Bool = false, folder: String = "Trip"
+    ) -> Desk.Candidate {
+        Desk.Candidate(
+            payload: name, folder: folder, fileName: name, role: role, contentIdentifier: id,
+            captureDate: offset.map { taken.addingTimeInterval($0) }, model: model, hasSameStemSibling: sibling,
+            arrived: start.advanced(by: .milliseconds(Int(seconds * 1000))))
+    }
+
+    func describe(_ groups: [Desk.Group]) -> [String] {
+        groups.map { group in
+            ([group.primary.map { "primary:\($0.payload)" } ?? "none"]
+                + group.members.map { "\($0.type.name):\($0.candidate.payload)" }).joined(separator: " ")
+        }
+    }
+
+    @Test("a Live Photo in either order by content identifier; a lone file without partner goes at once")
+    func livePhotos() {
+        for photoFirst in [true, false] {
+            var desk = Desk(wait: .seconds(10))
+            let photo = file("IMG_0001.HEIC", .photo, id: "A")
+            let movie = file("IMG_0001.MOV", .video, id: "A", at: 3)
+            let first = desk.offer(photoFirst ? photo : movie)
+            #expect(first.isEmpty, "the first half waits")
+            let second = describe(desk.offer(photoFirst ? movie : photo))
+            #expect(second == ["primary:IMG_0001.HEIC pairedVideo:IMG_0001.MOV"])
+            #expect(desk.isEmpty)
+        }
+        var desk = Desk(wait: .seconds(10))
+        #expect(describe(desk.offer(file("DSC_1.JPG", .photo))) == ["primary:DSC_1.JPG"], "no reason to wait")
+    }
+
+    @Test("identifiers decide: two IMG_0001 from two phones never pair; without identifiers, stem and 2 s")
+    func identifiersWin() {
+        var desk = Desk(wait: .seconds(10))
+        #expect(desk.offer(file("IMG_0001.HEIC", .photo, id: "A")).isEmpty)
+        #expect(desk.offer(file("IMG_0001.MOV", .video, id: "B")).isEmpty, "another phone's movie waits for its own")
+        let expired = describe(desk.expired(at: start.advanced(by: .seconds(11))))
+        #expect(expired.sorted() == ["primary:IMG_0001.HEIC", "primary:IMG_0001.MOV"])
+
+        var byName = Desk(wait: .seconds(10))
+        #expect(byName.offer(file("clip.JPG", .photo, sibling: true)).isEmpty)
+        #expect(describe(byName.offer(file("clip.MOV", .video, taken: 1.5))) == ["primary:clip.JPG pairedVideo:clip.MOV"])
+        var far = Desk(wait: .seconds(10))
+        #expect(far.offer(file("clip.JPG", .photo, sibling: true)).isEmpty)
+        #expect(describe(far.offer(file("clip.MOV", .video, taken: 5))) == ["primary:clip.MOV"], "5 s apart")
+    }
+
+    @Test("RAW+JPEG in either order; the JPEG is the photo; other cameras and other times stay apart")
+    func rawAndJpeg() {
+        for jpegFirst in [true, false] {
+            var desk = Desk(wait: .seconds(10))
+            let jpeg = file("IMG_0001.JPG", .photo, model: "EOS R5", sibling: true)
+            let raw = file("IMG_0001.CR2", .raw, taken: 0.5, model: "EOS R5", sibling: true)
+            #expect(desk.offer(jpegFirst ? jpeg : raw).isEmpty)
+            #expect(describe(desk.offer(jpegFirst ? raw : jpeg)) == ["primary:IMG_0001.JPG alternatePhoto:IMG_0001.CR2"])
+        }
+        var cards = Desk(wait: .seconds(10))
+        #expect(cards.offer(file("IMG_0001.JPG", .photo, model: "EOS R5", sibling: true)).isEmpty)
+        #expect(cards.offer(file("IMG_0001.CR2", .raw, model: "D850", sibling: true)).isEmpty, "another camera")
+        #expect(cards.waiting.count == 2)
+        // rawAndJpeg: separate: neither waits for the other.
+        var separate = Desk(wait: .seconds(10), pairsRawAndJpeg: false)
+        #expect(describe(separate.offer(file("IMG_0001.JPG", .photo, sibling: true))) == ["primary:IMG_0001.JPG"])
+        #expect(describe(separate.offer(file("IMG_0001.CR2", .raw, sibling: true))) == ["primary:IMG_0001.CR2"])
+    }
+
+    @Test("edits, adjustments and sidecars join their asset whenever they come within the wait")
+    func membersAndSidecars() {
+        var desk = Desk(wait: .seconds(10))
+        #expect(desk.offer(file("IMG_0001.CR2.xmp", .sidecar, at: 0)).isEmpty)
+        #expect(desk.offer(file("IMG_0001.AAE", .adjustments, at: 1)).isEmpty)
+        #expect(desk.offer(file("IMG_0001.JPG", .photo, at: 2, sibling: true)).isEmpty)
+        #expect(desk.offer(file("IMG_0001.CR2", .raw, at: 3, sibling: true)).isEmpty, "sidecars may still come")
+        #expect(desk.offer(file("IMG_E0001.JPG", .editedPhoto, at: 4)).isEmpty)
+        #expect(desk.offer(file("IMG_0001.jpg.json", .sidecar, at: 5)).isEmpty)
+        #expect(desk.expired(at: start.advanced(by: .seconds(9))).isEmpty, "the wait counts from the first file")
+        let done = describe(desk.expired(at: start.advanced(by: .seconds(10))))
+        #expect(
+            done == [
+                "primary:IMG_0001.JPG adjustmentData:IMG_0001.AAE alternatePhoto:IMG_0001.CR2 sidecar:IMG_0001.CR2.xmp "
+                    + "fullSizePhoto:IMG_E0001.JPG sidecar:IMG_0001.jpg.json"
+            ], "\(done)")
+        // A sidecar whose media never comes is handed back alone: the committer rejects it.
+        var orphan = Desk(wait: .seconds(10))
+        #expect(orphan.offer(file("lost.jpg.json", .sidecar)).isEmpty)
+        let alone = orphan.expired(at: start.advanced(by: .seconds(10)))
+        #expect(alone.count == 1 && alone[0].primary == nil && alone[0].members.count == 1)
+        #expect(orphan.nextDeadline == nil)
+    }
+
+    @Test("folders keep files apart; the next deadline is the earliest group's")
+    func foldersAndDeadlines() {
+        var desk = Desk(wait: .seconds(10))
+        #expect(desk.offer(file("IMG_0001.HEIC", .photo, id: "A", at: 1, folder: "a")).isEmpty)
+        #expect(desk.offer(file("IMG_0001.MOV", .video, id: "A", at: 2, folder: "b")).isEmpty)
+        #expect(desk.nextDeadline == start.advanced(by: .seconds(11)))
+        #expect(desk.drain().count == 2 && desk.isEmpty)
+    }
+}
