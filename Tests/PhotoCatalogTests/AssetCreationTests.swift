@@ -333,7 +333,8 @@ struct AssetCreationTests {
         #expect(!AssetCreationRequest.supportsAssetResourceTypes([.video, .alternatePhoto]))
         #expect(!AssetCreationRequest.supportsAssetResourceTypes([.photo, .video]))
         #expect(!AssetCreationRequest.supportsAssetResourceTypes([.sidecar]))
-        #expect(AssetCreationRequest.supportsAssetResourceTypes([.video, .fullSizeVideo, .sidecar]))
+        #expect(AssetCreationRequest.supportsAssetResourceTypes([.video, .fullSizeVideo, .sidecar, .sidecar]))
+        #expect(!AssetCreationRequest.supportsAssetResourceTypes([.photo, .pairedVideo, .pairedVideo]))
         let identifier = Locked<String?>(nil)
         try await library.performChanges {
             let request = try AssetCreationRequest.forAsset()

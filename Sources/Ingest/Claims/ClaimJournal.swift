@@ -141,6 +141,20 @@ public struct ClaimJournal: Sendable {
             try? await library.removeJournalEntries(ids)
             throw error
         }
+        // Which files have a same-stem sibling in their folder (a Live Photo's other half, a RAW's JPEG, a sidecar):
+        // listed before the renames, while this batch's files are still there, once per folder.
+        var siblings: [[UInt8]: StemSiblings] = [:]
+        var hasSibling = [Bool](repeating: false, count: files.count)
+        for (index, (file, _)) in zip(files, ids).enumerated() {
+            let (folderPath, name) = Path.split(file.relativePath)
+            let key = Array(folderPath.utf8)
+            if siblings[key] == nil {
+                let folder = folderPath.isEmpty ? root : try? root.directory(folderPath)
+                if let folder { folders[key] = folder }
+                siblings[key] = StemSiblings(listing: folder)
+            }
+            hasSibling[index] = siblings[key]?.hasSibling(name) ?? false
+        }
         for (index, (file, id)) in zip(files, ids).enumerated() {
             do throws(SystemError) {
                 let (folderPath, name) = Path.split(file.relativePath)
@@ -166,7 +180,7 @@ public struct ClaimJournal: Sendable {
                     source: staged(id, in: target), displayPath: file.relativePath,
                     album: albums[index], originalName: Path.lastComponent(of: file.relativePath), claimID: id,
                     expectedIdentity: file.identity, graceExpired: file.graceExpired,
-                    incompleteVerdict: file.incompleteVerdict, startedAt: now))
+                    incompleteVerdict: file.incompleteVerdict, startedAt: now, hasSameStemSibling: hasSibling[index]))
         }
         if !orphans.isEmpty { try? await library.removeJournalEntries(orphans) }
         return claimed

@@ -78,6 +78,8 @@ public actor Committer {
     /// Set once the library turned out gone (or the daemon's lock taken): from then on nothing is written, every
     /// claimed file is put back into the inbox.
     private var lostLibrary: IngestFailure?
+    /// Files that may have a partner wait here for it (nil: no pairing, or a dry run).
+    private var pairing: PairingStage?
 
     /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
     public init(
@@ -91,30 +93,45 @@ public actor Committer {
         self.hooks = hooks
         self.logger = logger
         self.executor = library.writerExecutor
+        if let pairing = settings.pairing, settings.placement != .none {
+            self.pairing = PairingStage(pairing, inbox: claims?.inbox.path)
+        }
     }
 
-    /// Commits findings until `outputs` is finished and drained.
+    /// Commits findings until `outputs` is finished and drained; files still waiting for a partner are committed
+    /// then (nothing more will come).
     public func run(_ outputs: BoundedQueue<WorkerOutput>) async {
+        // Files that wait for a partner are committed when their wait ends, even when no other file arrives.
+        let ticker: Task<Void, Never>? =
+            pairing == nil
+            ? nil
+            : Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    await self?.commitExpiredPairs()
+                }
+            }
         while let first = await outputs.receive() {
             var batch = [first]
             outputs.receiveAvailable(upTo: settings.batchLimit - 1, appendingTo: &batch)
             await commit(batch)
         }
+        // The ticker ends before the committer does: a task still holding it at exit would keep the library open,
+        // and its write-ahead log would not be checkpointed into library.sqlite.
+        ticker?.cancel()
+        await ticker?.value
+        await commit([], drainingPairs: true)
     }
 
-    /// A file to store, with what the worker learned.
-    private struct StoreItem: Sendable {
-        var job: IngestJob
-        var digest: FileDigest
-        var probe: ProbeResult?
-        var known: KnownContent?
-
-        var isVideo: Bool { probe.map { $0.kind == .video } ?? known?.isVideo ?? false }
-        var mime: String? { probe?.mime ?? known?.mime }
+    /// Commits the groups whose wait for a partner ended.
+    private func commitExpiredPairs() async {
+        guard let pairing, let deadline = pairing.desk.nextDeadline, deadline <= .now else { return }
+        await commit([])
     }
 
-    /// Commits one batch of findings; concurrent calls take turns.
-    public func commit(_ batch: [WorkerOutput]) async {
+    /// Commits one batch of findings; concurrent calls take turns. `drainingPairs`: also every file still waiting for
+    /// a partner.
+    public func commit(_ batch: [WorkerOutput], drainingPairs: Bool = false) async {
         if isCommitting {
             await withCheckedContinuation { waitingBatches.append($0) }
         } else {
@@ -127,15 +144,24 @@ public actor Committer {
                 waitingBatches.removeFirst().resume()
             }
         }
-        await commitInTurn(batch)
+        await commitInTurn(batch, drainingPairs: drainingPairs)
     }
 
-    private func commitInTurn(_ batch: [WorkerOutput]) async {
+    private func commitInTurn(_ batch: [WorkerOutput], drainingPairs: Bool) async {
         if lostLibrary == nil {
             do { try hooks.guardCheck() } catch { loseLibrary(IngestFailure(error)) }
         }
         if lostLibrary != nil {
             for output in batch { putBackUnwritten(output.job) }
+            if var stage = pairing {
+                for outcome in stage.drain() {
+                    switch outcome {
+                    case .store(let group): for item in group.items { putBackUnwritten(item.job) }
+                    case .orphan(let item): putBackUnwritten(item.job)
+                    }
+                }
+                pairing = stage
+            }
             return
         }
         var storable: [StoreItem] = []
@@ -152,7 +178,17 @@ public actor Committer {
                     storable.append(StoreItem(job: job, digest: digest, probe: nil, known: known))
                 }
             case .rejected(let probe, let digest):
-                reject(job, probe, bytes: digest.size)
+                if probe.metadata.contentIdentifier != nil, probe.metadata.videoCodec != nil {
+                    logger.warning(
+                        "a Live Photo's movie was rejected; its photo is stored alone",
+                        metadata: ["path": .string(job.displayPath), "reason": .string(probe.message)])
+                }
+                if pairing != nil, PairingStage.takesRejected(named: job.originalName) {
+                    // A sidecar or adjustments: kept with its media file's asset, if that comes.
+                    storable.append(StoreItem(job: job, digest: digest, probe: probe, known: nil))
+                } else {
+                    reject(job, probe, bytes: digest.size)
+                }
             case .truncated(let probe, let identity):
                 if settings.usesClaims {
                     putBack(
@@ -186,8 +222,23 @@ public actor Committer {
         }
         if settings.placement == .none {
             for item in storable { dryRun(item) }
-        } else if !storable.isEmpty {
-            await store(storable)
+        } else {
+            var groups: [StoreGroup] = []
+            if var stage = pairing {
+                var outcomes: [PairingStage.Outcome] = []
+                outcomes += stage.take(storable)
+                outcomes += drainingPairs ? stage.drain() : stage.expired()
+                pairing = stage
+                for outcome in outcomes {
+                    switch outcome {
+                    case .store(let group): groups.append(group)
+                    case .orphan(let item): rejectOrphan(item)
+                    }
+                }
+            } else {
+                groups = storable.map { StoreGroup(primary: $0) }
+            }
+            if !groups.isEmpty { await store(groups) }
         }
         if !finishedClaims.isEmpty && lostLibrary == nil {
             let ids = finishedClaims
@@ -205,39 +256,62 @@ public actor Committer {
 
     // MARK: - Storing
 
-    private func store(_ items: [StoreItem]) async {
+    private func store(_ groups: [StoreGroup]) async {
         do {
-            deliver(items, try await storeBlock(items))
+            let (outcomes, leftovers) = try await storeBlock(groups)
+            deliver(groups, outcomes)
+            await storeLeftovers(leftovers)
         } catch let error as PhotosError where error.code == .libraryVolumeOffline {
             loseLibrary(.catalog(error))
-            for item in items { putBackUnwritten(item.job) }
+            for group in groups { for item in group.items { putBackUnwritten(item.job) } }
         } catch {
             albums.removeAll()
             folders.removeAll()
-            guard items.count > 1 else {
-                failStored(items[0], error)
+            guard groups.count > 1 else {
+                for item in groups[0].items { failStored(item, error) }
                 return
             }
             logger.warning(
                 "a group commit failed; committing its files one by one",
-                metadata: ["files": .count(items.count), "error": .string(IngestFailure(error).description)])
-            for item in items {
+                metadata: ["files": .count(groups.count), "error": .string(IngestFailure(error).description)])
+            for group in groups {
                 if lostLibrary != nil {
-                    putBackUnwritten(item.job)
+                    for item in group.items { putBackUnwritten(item.job) }
                     continue
                 }
                 do {
-                    deliver([item], try await storeBlock([item]))
+                    let (outcomes, leftovers) = try await storeBlock([group])
+                    deliver([group], outcomes)
+                    await storeLeftovers(leftovers)
                 } catch let error as PhotosError where error.code == .libraryVolumeOffline {
                     loseLibrary(.catalog(error))
-                    putBackUnwritten(item.job)
+                    for item in group.items { putBackUnwritten(item.job) }
                 } catch {
                     albums.removeAll()
-            folders.removeAll()
-                    failStored(item, error)
+                    folders.removeAll()
+                    for item in group.items { failStored(item, error) }
                 }
             }
         }
+    }
+
+    /// The other files of groups whose primary file turned out to be stored already: media files are stored on their
+    /// own; sidecars and adjustments are rejected, since adding to a stored asset is not done yet.
+    private func storeLeftovers(_ leftovers: [(StoreItem, existing: String)]) async {
+        guard !leftovers.isEmpty else { return }
+        var groups: [StoreGroup] = []
+        for (item, existing) in leftovers {
+            if item.probe?.isAccepted == true {
+                groups.append(StoreGroup(primary: item))
+            } else {
+                reject(
+                    item.job, code: "orphanSidecar",
+                    message: "its media file is already in the library as \(existing), and photodrop does not yet add "
+                        + "a sidecar to a stored asset; the file is kept here",
+                    mime: item.mime, bytes: item.digest.size)
+            }
+        }
+        if !groups.isEmpty { await store(groups) }
     }
 
     /// Records the album identifiers a block creates (written inside the block, read after it).
@@ -247,11 +321,24 @@ public actor Committer {
         var all: [(title: String, identifier: String)] { titles.withLock { $0 } }
     }
 
-    /// One `performChanges` block for `items`; returns the creation outcomes in item order.
-    private func storeBlock(_ items: [StoreItem]) async throws -> [AssetCreationOutcome] {
+    /// Records what a block decides inside it (written inside the block, read after it).
+    private final class BlockNotes: Sendable {
+        private let state = Mutex<(leftovers: [(Int, String)], claims: [Int64])>(([], []))
+        /// Group `index`'s primary file was a duplicate of `existing`: its other files were not added.
+        func leftOver(_ index: Int, existing: String) { state.withLock { $0.leftovers.append((index, existing)) } }
+        func finished(claim: Int64?) { if let claim { state.withLock { $0.claims.append(claim) } } }
+        var leftovers: [(Int, String)] { state.withLock { $0.leftovers } }
+        var claims: [Int64] { state.withLock { $0.claims } }
+    }
+
+    /// One `performChanges` block for `groups` (one creation request each); returns the creation outcomes in group
+    /// order, and the files left out of groups whose primary was a duplicate (with that asset's identifier).
+    private func storeBlock(_ groups: [StoreGroup]) async throws
+        -> (outcomes: [AssetCreationOutcome], leftovers: [(StoreItem, existing: String)])
+    {
         var existing: [String: AssetCollection] = [:]
         var parents: [String: CollectionList] = [:]
-        for key in Set(items.compactMap(\.job.album)) {
+        for key in Set(groups.compactMap(\.primary.job.album)) {
             if let album = try album(forKey: key) {
                 existing[key] = album
             } else if let parent = AlbumRule.folders(forAlbum: key).last {
@@ -261,13 +348,23 @@ public actor Committer {
         let knownAlbums = existing
         let knownParents = parents
         let created = CreatedAlbums()
+        let notes = BlockNotes()
         let move = settings.placement == .move
         let skipDuplicates = settings.duplicates == .skip
-        let claimIDs = items.compactMap(\.job.claimID)
+        let sidecars = groups.map { group in group.members.map { SidecarReading(item: $0.item) } }
+        for (group, readings) in zip(groups, sidecars) {
+            for (member, reading) in zip(group.members, readings) {
+                guard let problem = reading.problem else { continue }
+                logger.warning(
+                    "a sidecar could not be read; it is stored as it is, and its photo without what it says",
+                    metadata: ["path": .string(member.item.job.displayPath), "problem": .string(problem)])
+            }
+        }
         let report = try await library.performChanges {
             var order: [String] = []
             var members: [String: [ObjectPlaceholder]] = [:]
-            for item in items {
+            for (index, group) in groups.enumerated() {
+                let item = group.primary
                 let request = try AssetCreationRequest.forAsset()
                 request.addResource(
                     with: item.isVideo ? .video : .photo,
@@ -276,7 +373,29 @@ public actor Committer {
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
                         fileStatus: item.digest.resourceFileStatus))
-                if let metadata = item.probe?.metadata { AssetMetadata.apply(metadata, to: request) }
+                notes.finished(claim: item.job.claimID)
+                if request.isDuplicate && !group.members.isEmpty {
+                    notes.leftOver(index, existing: request.placeholderForCreatedAsset?.localIdentifier ?? "")
+                } else {
+                    for (member, type) in group.members {
+                        request.addResource(
+                            with: type, file: member.job.source,
+                            options: AssetResourceCreationOptions(
+                                shouldMoveFile: move, originalFilename: member.job.originalName,
+                                mimeType: member.probe?.isAccepted == true ? member.mime : nil,
+                                contentSHA256: member.digest.sha256.hex,
+                                fileExtension: member.probe?.isAccepted == true
+                                    ? member.probe?.fileExtension : Path.pathExtension(of: member.job.originalName),
+                                fileStatus: member.digest.resourceFileStatus))
+                        notes.finished(claim: member.job.claimID)
+                    }
+                }
+                if var metadata = item.probe?.metadata {
+                    var favourite = false
+                    for reading in sidecars[index] { favourite = reading.apply(to: &metadata) || favourite }
+                    AssetMetadata.apply(metadata, to: request)
+                    if favourite { request.isFavorite = true }
+                }
                 guard let title = item.job.album, let placeholder = request.placeholderForCreatedAsset else { continue }
                 if skipDuplicates && request.isDuplicate { continue }
                 if members[title] == nil { order.append(title) }
@@ -301,6 +420,7 @@ public actor Committer {
                 }
                 albumRequest.addAssets(members[key] ?? [])
             }
+            let claimIDs = notes.claims
             if !claimIDs.isEmpty { try JournalChangeRequest.removeEntries(claimIDs) }
         }
         let newAlbums = created.all
@@ -312,12 +432,15 @@ public actor Committer {
                 for collection in fetched { if let key = collection.inboxFolder { albums[key] = collection } }
             }
         }
-        guard report.assetCreations.count == items.count else {
+        guard report.assetCreations.count == groups.count else {
             throw PhotosError(
                 .internalError, title: "Unexpected change report",
-                message: "the library reported \(report.assetCreations.count) creations for \(items.count) files")
+                message: "the library reported \(report.assetCreations.count) creations for \(groups.count) assets")
         }
-        return report.assetCreations
+        let leftovers = notes.leftovers.flatMap { index, existing in
+            groups[index].members.map { ($0.item, existing: existing) }
+        }
+        return (report.assetCreations, leftovers)
     }
 
     /// The album for an album key (``AlbumRule``), from the cache or the library: the album bound to that inbox
@@ -380,9 +503,10 @@ public actor Committer {
         return folder
     }
 
-    private func deliver(_ items: [StoreItem], _ outcomes: [AssetCreationOutcome]) {
+    private func deliver(_ groups: [StoreGroup], _ outcomes: [AssetCreationOutcome]) {
         let now = ContinuousClock.now
-        for (item, outcome) in zip(items, outcomes) {
+        for (group, outcome) in zip(groups, outcomes) {
+            let item = group.primary
             let kind: FileOutcome.Kind
             var message: String
             if outcome.isDuplicate {
@@ -420,6 +544,27 @@ public actor Committer {
                     path: item.job.displayPath, kind: kind, message: message, mime: item.mime,
                     assetID: outcome.localIdentifier, album: item.job.album, bytes: item.digest.size,
                     elapsed: item.job.startedAt.duration(to: now)))
+            // The other files of the asset (none when the primary was a duplicate: they are stored on their own).
+            guard !(outcome.isDuplicate && outcome.sourcePaths.count == 1) else { continue }
+            for (member, type) in group.members {
+                let path = member.job.source.path
+                if outcome.alreadyStoredSourcePaths.contains(path) {
+                    if settings.removesDuplicateCopies { Committer.remove(member.job.source, logger: logger) }
+                    hooks.finished(
+                        FileOutcome(
+                            path: member.job.displayPath, kind: .duplicate,
+                            message: "same content as a file already in the library", mime: member.mime,
+                            assetID: outcome.localIdentifier, album: member.job.album, bytes: member.digest.size,
+                            elapsed: member.job.startedAt.duration(to: now)))
+                } else {
+                    hooks.finished(
+                        FileOutcome(
+                            path: member.job.displayPath, kind: .attached,
+                            message: "stored with \(item.job.originalName) as its \(type.name)", mime: member.mime,
+                            assetID: outcome.localIdentifier, album: member.job.album, bytes: member.digest.size,
+                            elapsed: member.job.startedAt.duration(to: now)))
+                }
+            }
         }
     }
 
@@ -478,6 +623,23 @@ public actor Committer {
     }
 
     // MARK: - Rejected, put back, failed
+
+    /// Rejects a sidecar or adjustments file whose media file never came within the wait.
+    private func rejectOrphan(_ item: StoreItem) {
+        let name = item.job.originalName
+        let lookedFor: String
+        if let kind = SidecarName.kind(of: name) {
+            let base = kind == .xmp ? String(name.dropLast(4)) : SidecarName.takeoutBase(name.lowercased()).base
+            lookedFor = "'\(base)' (or another file named \(SidecarName.stem(of: base)).*)"
+        } else {
+            lookedFor = "a file named \(SidecarName.stem(of: name)).*"
+        }
+        let wait = settings.pairing.map { Int($0.wait.components.seconds) } ?? 0
+        reject(
+            item.job, code: "orphanSidecar",
+            message: "no media file for this sidecar arrived: looked for \(lookedFor) in the same folder within "
+                + "\(wait) s; drop it together with its photo or video", mime: item.mime, bytes: item.digest.size)
+    }
 
     /// Rejects a file (its claim entry goes once it left the staging folder).
     private func reject(_ job: IngestJob, _ probe: ProbeResult, bytes: Int64) {

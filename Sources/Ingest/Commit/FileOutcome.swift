@@ -13,6 +13,9 @@ public struct FileOutcome: Sendable {
         /// The content was already stored: the existing asset (``FileOutcome/assetID``) was added to the album
         /// (`duplicates: addToAlbum`) or left as it was (`skip`).
         case duplicate
+        /// Stored as a resource of another file's asset (``FileOutcome/assetID``): a Live Photo's movie, the RAW of a
+        /// RAW+JPEG pair, an edit, adjustments, a sidecar.
+        case attached
         /// Not a supported photo, GIF or playable video; moved to `Rejected/` (watch, `import --move`) or only
         /// reported (`import`).
         case rejected

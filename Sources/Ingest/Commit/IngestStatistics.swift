@@ -12,6 +12,8 @@ public final class IngestStatistics: Sendable {
         public var videos = 0
         /// Files whose content was already stored.
         public var duplicates = 0
+        /// Files stored as a resource of another file's asset.
+        public var attached = 0
         /// Rejected files.
         public var rejected = 0
         /// Failed files.
@@ -22,7 +24,7 @@ public final class IngestStatistics: Sendable {
         /// New assets.
         public var imported: Int { photos + gifs + videos }
         /// Every outcome.
-        public var total: Int { imported + duplicates + rejected + failed }
+        public var total: Int { imported + duplicates + attached + rejected + failed }
 
         /// All zero.
         /// Counts starting at zero.
@@ -41,6 +43,7 @@ public final class IngestStatistics: Sendable {
             case .gif: counts.gifs += 1
             case .video: counts.videos += 1
             case .duplicate: counts.duplicates += 1
+            case .attached: counts.attached += 1
             case .rejected: counts.rejected += 1
             case .failed: counts.failed += 1
             }

@@ -9,6 +9,7 @@ public enum OutcomeLog {
         switch outcome.kind {
         case .photo, .gif, .video: message = "stored"
         case .duplicate: message = "duplicate"
+        case .attached: message = "attached"
         case .rejected: message = "rejected"
         case .failed: message = "failed"
         }

@@ -11,8 +11,23 @@ public struct CommitSettings: Sendable, Hashable {
         case none
     }
 
+    /// How files that belong together are gathered (``PairingDesk``); nil commits every file on its own.
+    public struct Pairing: Sendable, Hashable {
+        /// How long a file that may have a partner waits for it (config `pairWaitSeconds`).
+        public var wait: Duration
+        /// Whether a RAW and its JPEG/HEIC become one asset (config `rawAndJpeg`).
+        public var pairsRawAndJpeg: Bool
+
+        public init(wait: Duration, pairsRawAndJpeg: Bool) {
+            self.wait = wait
+            self.pairsRawAndJpeg = pairsRawAndJpeg
+        }
+    }
+
     /// How accepted files get into the library.
     public var placement: Placement
+    /// Pairing of Live Photos, RAW+JPEG, edits and sidecars; nil: none.
+    public var pairing: Pairing?
     /// What a duplicate does to the album.
     public var duplicates: DuplicatePolicy
     /// Whether the dropped copy of a duplicate is removed after the commit (watch, `import --move`).
@@ -40,8 +55,9 @@ public struct CommitSettings: Sendable, Hashable {
     /// Settings; see the presets ``watch(duplicates:)`` and ``importing(move:dryRun:duplicates:)``.
     public init(
         placement: Placement, duplicates: DuplicatePolicy, removesDuplicateCopies: Bool, quarantinesRejected: Bool,
-        usesClaims: Bool, batchLimit: Int = 256
+        usesClaims: Bool, batchLimit: Int = 256, pairing: Pairing? = nil
     ) {
+        self.pairing = pairing
         self.placement = placement
         self.duplicates = duplicates
         self.removesDuplicateCopies = removesDuplicateCopies
@@ -51,21 +67,24 @@ public struct CommitSettings: Sendable, Hashable {
     }
 
     /// `photodrop watch`.
-    public static func watch(duplicates: DuplicatePolicy) -> CommitSettings {
+    public static func watch(duplicates: DuplicatePolicy, pairing: Pairing? = nil) -> CommitSettings {
         CommitSettings(
             placement: .move, duplicates: duplicates, removesDuplicateCopies: true, quarantinesRejected: true,
-            usesClaims: true)
+            usesClaims: true, pairing: pairing)
     }
 
     /// `photodrop import` (`move`: `--move`; `dryRun`: `--dry-run`).
-    public static func importing(move: Bool, dryRun: Bool, duplicates: DuplicatePolicy) -> CommitSettings {
+    public static func importing(
+        move: Bool, dryRun: Bool, duplicates: DuplicatePolicy, pairing: Pairing? = nil
+    ) -> CommitSettings {
         if dryRun {
             return CommitSettings(
                 placement: .none, duplicates: duplicates, removesDuplicateCopies: false, quarantinesRejected: false,
-                usesClaims: false, batchLimit: movingImportBatchLimit)
+                usesClaims: false, batchLimit: movingImportBatchLimit, pairing: pairing)
         }
         return CommitSettings(
             placement: move ? .move : .copy, duplicates: duplicates, removesDuplicateCopies: move,
-            quarantinesRejected: move, usesClaims: false, batchLimit: move ? movingImportBatchLimit : 256)
+            quarantinesRejected: move, usesClaims: false, batchLimit: move ? movingImportBatchLimit : 256,
+            pairing: pairing)
     }
 }

@@ -10,6 +10,8 @@ extension IngestConfig {
     public static let settleMillisecondsRange = 0...3_600_000
     /// Allowed values of `incompleteGraceSeconds` (up to one week).
     public static let incompleteGraceSecondsRange = 0...604_800
+    /// Allowed values of `pairWaitSeconds` (0 turns pairing off).
+    public static let pairWaitSecondsRange = 0...300
     /// Allowed values of `trashDays` (up to ten years; 0 = never purge).
     public static let trashDaysRange = 0...3_650
     /// Config files larger than this are refused before parsing.
@@ -17,7 +19,7 @@ extension IngestConfig {
 
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
-        "ignore", "duplicates", "albums", "trashDays", "video", "log",
+        "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "trashDays", "video", "log",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -162,6 +164,14 @@ struct ConfigValidator {
             case "ignore": if let patterns = globList(key, value) { config.ignore = patterns }
             case "duplicates": if let policy = choice(key, value, DuplicatePolicy.self) { config.duplicates = policy }
             case "albums": if let mode = choice(key, value, AlbumMode.self) { config.albums = mode }
+            case "rawAndJpeg": if let policy = choice(key, value, RawAndJpegPolicy.self) { config.rawAndJpeg = policy }
+            case "pairWaitSeconds":
+                if let number = integer(
+                    key, value, range: IngestConfig.pairWaitSecondsRange,
+                    meaning: "seconds a file that may have a partner waits for it (0 = no pairing)")
+                {
+                    config.pairWaitSeconds = number
+                }
             case "video": applyVideo(value, to: &config.video)
             case "log": applyLog(value, to: &config.log)
             default: break  // reported by checkKeys

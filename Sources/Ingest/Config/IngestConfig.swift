@@ -69,6 +69,16 @@ public struct IngestConfig: Sendable, Equatable {
     public var incompleteGraceSeconds: Int
     /// Extra glob patterns (fnmatch) of names never taken; see ``IgnoreRules``. Default empty.
     public var ignore: [String]
+    /// How long a file that may have a partner (a Live Photo half, a RAW or JPEG of a pair, an edit, a sidecar) waits
+    /// for it before it is committed alone. Default 10, at most 300; 0 turns pairing off.
+    public var pairWaitSeconds: Int
+    /// Whether RAW and JPEG/HEIC files of one shot become one asset. Default ``RawAndJpegPolicy/pair``.
+    public var rawAndJpeg: RawAndJpegPolicy
+    /// The pairing the committer does, from ``pairWaitSeconds`` and ``rawAndJpeg``; nil when turned off.
+    public var pairing: CommitSettings.Pairing? {
+        pairWaitSeconds == 0
+            ? nil : CommitSettings.Pairing(wait: .seconds(pairWaitSeconds), pairsRawAndJpeg: rawAndJpeg == .pair)
+    }
     /// How inbox folders become albums and folders. Default ``AlbumMode/firstLevel``.
     public var albums: AlbumMode
     /// What happens to a dropped duplicate. Default ``DuplicatePolicy/addToAlbum``.
@@ -96,6 +106,8 @@ public struct IngestConfig: Sendable, Equatable {
         self.ignore = []
         self.duplicates = .addToAlbum
         self.albums = .firstLevel
+        self.pairWaitSeconds = 10
+        self.rawAndJpeg = .pair
         self.trashDays = 30
         self.video = .defaults
         self.log = Log()

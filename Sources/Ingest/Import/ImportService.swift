@@ -117,7 +117,8 @@ public final class ImportService: Sendable {
         }
         let committer = Committer(
             library: library,
-            settings: .importing(move: request.move, dryRun: request.dryRun, duplicates: config.duplicates),
+            settings: .importing(
+                move: request.move, dryRun: request.dryRun, duplicates: config.duplicates, pairing: config.pairing),
             quarantine: Quarantine(root: config.rejected), claims: nil, hooks: Committer.Hooks(finished: report),
             logger: logger)
         let pipeline = IngestPipeline(

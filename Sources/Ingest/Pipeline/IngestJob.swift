@@ -26,6 +26,9 @@ public struct IngestJob: Sendable {
     public var incompleteVerdict: IncompleteVerdict?
     /// The file's size when known before it is opened (watch: from the settle step's look), for choosing a lane.
     public var sizeHint: Int64?
+    /// Whether the file's folder held another file of the same stem when it was claimed (a Live Photo's other half,
+    /// a RAW's JPEG, a sidecar): then it may wait for that partner (``PairingStage``).
+    public var hasSameStemSibling: Bool
 
     /// The size the file is expected to have, if known.
     public var expectedSize: Int64? { expectedIdentity?.size ?? sizeHint }
@@ -34,8 +37,10 @@ public struct IngestJob: Sendable {
     public init(
         source: FileLocation, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
         expectedIdentity: FileIdentity? = nil, graceExpired: Bool = false,
-        incompleteVerdict: IncompleteVerdict? = nil, sizeHint: Int64? = nil, startedAt: ContinuousClock.Instant = .now
+        incompleteVerdict: IncompleteVerdict? = nil, sizeHint: Int64? = nil, startedAt: ContinuousClock.Instant = .now,
+        hasSameStemSibling: Bool = false
     ) {
+        self.hasSameStemSibling = hasSameStemSibling
         self.source = source
         self.displayPath = displayPath
         self.album = album

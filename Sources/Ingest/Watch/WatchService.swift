@@ -157,7 +157,7 @@ public final class WatchService: Sendable {
         let statistics = IngestStatistics()
         let health = HealthMonitor()
         let committer = Committer(
-            library: library, settings: .watch(duplicates: config.duplicates), quarantine: quarantine, claims: claims,
+            library: library, settings: .watch(duplicates: config.duplicates, pairing: config.pairing), quarantine: quarantine, claims: claims,
             hooks: Committer.Hooks(
                 finished: { outcome in
                     statistics.record(outcome)

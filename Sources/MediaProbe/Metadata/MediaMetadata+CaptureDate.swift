@@ -54,4 +54,25 @@ extension MediaMetadata {
         guard let seconds = FileNameDate.localSeconds(in: fileName) else { return }
         offerCaptureDate(seconds: Double(seconds), offset: nil, isLocalTime: true, source: .fileName)
     }
+
+    /// Takes what an XMP sidecar says: its capture date ranks first (``CaptureDateSource/sidecarXMP``), its GPS time
+    /// may give a floating time its zone, and its position replaces the file's.
+    public mutating func adoptXMPSidecar(_ xmp: XMPMetadata) {
+        if let gps = xmp.gpsDate { recordGPSDate(seconds: gps.timeIntervalSince1970) }
+        if let date = xmp.captureDate {
+            offerCaptureDate(
+                seconds: date.timeIntervalSince1970, offset: xmp.captureTimeZoneOffset, isLocalTime: true,
+                source: .sidecarXMP)
+        }
+        if let position = xmp.location { location = position }
+    }
+
+    /// Takes what a Google Takeout sidecar says: `photoTakenTime` as a UTC instant ranked after the file's own
+    /// dates (``CaptureDateSource/takeout``), its position only where the file has none.
+    public mutating func adoptTakeoutSidecar(_ takeout: TakeoutMetadata) {
+        if let taken = takeout.photoTakenTime {
+            offerCaptureDate(seconds: taken.timeIntervalSince1970, offset: nil, isLocalTime: false, source: .takeout)
+        }
+        if location == nil { location = takeout.location }
+    }
 }

@@ -69,7 +69,7 @@ public enum SidecarName {
     }
 
     /// A Takeout JSON name (lowercased) without `.json`, its copy number and its (maybe cut) supplemental marker.
-    static func takeoutBase(_ name: String) -> (base: String, copy: Int?) {
+    public static func takeoutBase(_ name: String) -> (base: String, copy: Int?) {
         var rest = Substring(name.dropLast(5))
         var copy: Int?
         if rest.hasSuffix(")"), let open = rest.lastIndex(of: "("),

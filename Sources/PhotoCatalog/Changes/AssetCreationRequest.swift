@@ -85,11 +85,13 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         try make(what: "AssetCreationRequest.forAsset()")
     }
 
-    /// Whether an asset can be made of these resource types: one `.photo` or one `.video`, each type at most once,
-    /// with the secondary types that go with it: a photo's `.pairedVideo`, `.alternatePhoto`, `.fullSizePhoto`; a
-    /// video's `.fullSizeVideo`; `.adjustmentData` and `.sidecar` with either.
+    /// Whether an asset can be made of these resource types: one `.photo` or one `.video`, each type at most once
+    /// (sidecars excepted: an XMP and a Takeout JSON may both describe a photo), with the secondary types that go with
+    /// it: a photo's `.pairedVideo`, `.alternatePhoto`, `.fullSizePhoto`; a video's `.fullSizeVideo`;
+    /// `.adjustmentData` and `.sidecar` with either.
     public class func supportsAssetResourceTypes(_ types: [AssetResourceType]) -> Bool {
-        guard Set(types).count == types.count else { return false }
+        let single = types.filter { $0 != .sidecar }
+        guard Set(single).count == single.count else { return false }
         let primaries = types.filter(\.isPrimary)
         guard primaries.count == 1, let primary = primaries.first else { return false }
         return types.allSatisfy { $0.requiredPrimary == nil || $0.requiredPrimary == primary }
@@ -159,7 +161,7 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         let path = location.path
         // Only for errors: built when one happens, not for every file of a batch.
         var action: String { "add '\(path)' to the library" }
-        if creation.withLock({ state in state.resources.contains { $0.type == type } }) {
+        if type != .sidecar, creation.withLock({ state in state.resources.contains { $0.type == type } }) {
             throw PhotosError.invalidParameter(
                 "The creation request already has a \(type) resource; '\(path)' cannot be a second one.")
         }

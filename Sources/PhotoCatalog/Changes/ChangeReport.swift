@@ -33,12 +33,16 @@ public struct AssetCreationOutcome: Sendable, Hashable {
     public let storedPaths: [String]
     /// For a duplicate whose stored original was missing or damaged: the repair its file made (a photodrop addition).
     public let repairedOriginal: RepairedOriginal?
+    /// The secondary resources (a paired video, a RAW, a sidecar …) whose content the library already stored, so that
+    /// they were not stored again: their source paths, in order (a photodrop addition).
+    public let alreadyStoredSourcePaths: [String]
 
     /// An outcome.
     public init(
         localIdentifier: String, isDuplicate: Bool, restoredFromRecentlyDeleted: Bool, sourcePaths: [String],
-        storedPaths: [String], repairedOriginal: RepairedOriginal? = nil
+        storedPaths: [String], repairedOriginal: RepairedOriginal? = nil, alreadyStoredSourcePaths: [String] = []
     ) {
+        self.alreadyStoredSourcePaths = alreadyStoredSourcePaths
         self.localIdentifier = localIdentifier
         self.isDuplicate = isDuplicate
         self.restoredFromRecentlyDeleted = restoredFromRecentlyDeleted

@@ -164,7 +164,8 @@ extension WriterConnection {
                 sourcePaths: state.resources.map(\.sourcePath),
                 storedPaths: isDuplicate && repair == nil
                     ? [] : state.resources.compactMap { $0.destination.map { "\(libraryPath)/\($0)" } },
-                repairedOriginal: repair)
+                repairedOriginal: repair,
+                alreadyStoredSourcePaths: state.resources.filter { !$0.type.isPrimary && $0.isSkipped }.map(\.sourcePath))
         }
     }
 

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Text: one line per rejected or failed file on stderr (with `--dry-run`, one line per file on stdout saying what
 /// would happen), then a summary on stdout. `--json`: one object on stdout, `items` streamed as files finish, then
-/// `imported`, `duplicates`, `rejected`, `failed`. Exit 0 when nothing was rejected or failed, 1 otherwise, 2 for usage
+/// `imported`, `duplicates`, `attached`, `rejected`, `failed`. Exit 0 when nothing was rejected or failed, 1 otherwise, 2 for usage
 /// errors.
 enum ImportCommand {
     static func run(_ context: CommandContext) async -> Int32 {
@@ -54,6 +54,7 @@ enum ImportCommand {
             counters.beginObject()
             counters.member("imported", counts.imported)
             counters.member("duplicates", counts.duplicates)
+            counters.member("attached", counts.attached)
             counters.member("rejected", counts.rejected)
             counters.member("failed", counts.failed)
             counters.member("dryRun", dryRun)
@@ -71,6 +72,8 @@ enum ImportCommand {
             return "new \(outcome.kind.rawValue)\t\(outcome.path)\(outcome.album.map { "\t→ \($0)" } ?? "")\n"
         case .duplicate:
             return "duplicate\t\(outcome.path)\t\(outcome.message)\n"
+        case .attached:
+            return "attached\t\(outcome.path)\t\(outcome.message)\n"
         case .rejected:
             return "rejected (\(outcome.reason ?? "?"))\t\(outcome.path)\t\(outcome.message)\n"
         case .failed:
@@ -87,7 +90,8 @@ enum ImportCommand {
         let breakdown = kinds.isEmpty ? "" : " (" + kinds.joined(separator: ", ") + ")"
         let rate = seconds > 0 ? Int((Double(counts.total) / seconds).rounded()) : 0
         let verb = dryRun ? "Would import" : "Imported"
-        return "\(verb) \(counts.imported)\(breakdown), \(plural(counts.duplicates, "duplicate")), "
+        let attached = counts.attached > 0 ? "\(counts.attached) attached to them, " : ""
+        return "\(verb) \(counts.imported)\(breakdown), \(attached)\(plural(counts.duplicates, "duplicate")), "
             + "\(counts.rejected) rejected, \(counts.failed) failed in \(String(format: "%.2f", seconds)) s "
             + "(\(rate) files/s)\n"
     }

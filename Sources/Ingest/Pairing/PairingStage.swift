@@ -1,0 +1,130 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+import PhotodropSystem
+
+/// The committer's side of pairing: decides each file's role (``PairingDesk/Role``) from its probe and name, knows
+/// which folders hold several files of one stem (so that a file waits only where a partner can come), and turns the
+/// desk's groups into what the committer stores or rejects.
+struct PairingStage {
+    private(set) var desk: PairingDesk<StoreItem>
+    /// The watched inbox (its claims say which files have siblings); nil for an import.
+    let inbox: String?
+    /// How long an import's folder listing is trusted.
+    let listingLifetime: Duration
+    private var listings: [String: (siblings: StemSiblings, taken: ContinuousClock.Instant)] = [:]
+
+    /// What the committer does with a group the desk handed back.
+    enum Outcome {
+        /// Store as one asset.
+        case store(StoreGroup)
+        /// A sidecar or adjustments file whose media never came: rejected (`orphanSidecar`).
+        case orphan(StoreItem)
+    }
+
+    init(_ pairing: CommitSettings.Pairing, inbox: String?) {
+        desk = PairingDesk(wait: pairing.wait, pairsRawAndJpeg: pairing.pairsRawAndJpeg)
+        self.inbox = inbox
+        listingLifetime = inbox == nil ? .seconds(3600) : .seconds(1)
+    }
+
+    /// Camera RAW formats, by the extension the probe gives from content.
+    static let rawExtensions: Set<String> = ["cr2", "cr3", "dng", "nef", "arw", "raf", "orf", "rw2"]
+
+    /// Whether a file the probe rejected is one pairing takes instead: an XMP or Takeout sidecar, an iPhone's `.AAE`.
+    static func takesRejected(named name: String) -> Bool {
+        let kind = SidecarName.kind(of: name)
+        return kind == .xmp || kind == .takeout || name.lowercased().hasSuffix(".aae")
+    }
+
+    /// The role of a file, or nil when it never pairs (a GIF, a known duplicate).
+    static func role(of item: StoreItem) -> PairingDesk<StoreItem>.Role? {
+        let name = item.job.originalName
+        guard let probe = item.probe else { return nil }
+        if !probe.isAccepted {
+            if name.lowercased().hasSuffix(".aae") { return .adjustments }
+            return takesRejected(named: name) ? .sidecar : nil
+        }
+        let edited = PairingDesk<StoreItem>.Candidate.uneditedStem(SidecarName.stem(of: name.lowercased())) != nil
+        switch probe.kind {
+        case .photo?:
+            if rawExtensions.contains(probe.fileExtension.lowercased()) { return .raw }
+            return edited ? .editedPhoto : .photo
+        case .video?: return edited ? .editedVideo : .video
+        default: return nil
+        }
+    }
+
+    /// Takes the files of one batch; returns what is ready now (a file at once when it cannot pair). Files of the
+    /// same batch count as siblings of each other: in a watched inbox they left their folder together.
+    mutating func take(_ items: [StoreItem], now: ContinuousClock.Instant = .now) -> [Outcome] {
+        var inBatch: [String: [String]] = [:]
+        for item in items where Self.role(of: item) != nil {
+            let key = Path.parent(of: item.job.displayPath) + "/" + Self.pairingStem(of: item.job.originalName)
+            inBatch[key, default: []].append(item.job.originalName.lowercased())
+        }
+        var ready: [Outcome] = []
+        for item in items {
+            guard let role = Self.role(of: item) else {
+                ready.append(.store(StoreGroup(primary: item)))
+                continue
+            }
+            let folder = Path.parent(of: item.job.displayPath)
+            let name = item.job.originalName
+            let batchSibling = (inBatch[folder + "/" + Self.pairingStem(of: name)] ?? []).contains { $0 != name.lowercased() }
+            let metadata = item.probe?.metadata
+            let candidate = PairingDesk<StoreItem>.Candidate(
+                payload: item, folder: folder, fileName: name, role: role,
+                contentIdentifier: metadata?.contentIdentifier, captureDate: metadata?.captureDate,
+                model: metadata?.model,
+                hasSameStemSibling: batchSibling || hasSameStemSibling(item, in: folder, now: now), arrived: now)
+            ready += desk.offer(candidate).flatMap(Self.outcomes)
+        }
+        return ready
+    }
+
+    mutating func expired(at now: ContinuousClock.Instant = .now) -> [Outcome] {
+        desk.expired(at: now).flatMap(Self.outcomes)
+    }
+
+    mutating func drain() -> [Outcome] { desk.drain().flatMap(Self.outcomes) }
+
+    var isEmpty: Bool { desk.isEmpty }
+
+    private static func outcomes(_ group: PairingDesk<StoreItem>.Group) -> [Outcome] {
+        if let primary = group.primary {
+            return [.store(StoreGroup(primary: primary.payload, members: group.members.map { ($0.candidate.payload, $0.type) }))]
+        }
+        // No primary came: edited renditions are stored as assets of their own; sidecars and adjustments are orphans.
+        return group.members.map { member in
+            switch member.candidate.role {
+            case .editedPhoto, .editedVideo, .photo, .raw, .video: .store(StoreGroup(primary: member.candidate.payload))
+            case .sidecar, .adjustments: .orphan(member.candidate.payload)
+            }
+        }
+    }
+
+    /// Whether the file's folder holds another file of the same stem (`IMG_0001.CR2` beside `IMG_0001.JPG`, an edit
+    /// or adjustments of it, a sidecar of it). A watched inbox's claims already say (the folder was listed before
+    /// its files left it); an import's sources stay where they are, so their folder is listed once.
+    private mutating func hasSameStemSibling(_ item: StoreItem, in folder: String, now: ContinuousClock.Instant) -> Bool {
+        if item.job.hasSameStemSibling || inbox != nil { return item.job.hasSameStemSibling }
+        let path = folder.isEmpty ? "." : folder
+        if listings[path].map({ $0.taken.advanced(by: listingLifetime) < now }) ?? true {
+            if listings.count > 4096 { listings.removeAll() }
+            listings[path] = (StemSiblings(listing: try? Directory.open(atPath: path)), now)
+        }
+        return listings[path]?.siblings.hasSibling(item.job.originalName) ?? false
+    }
+
+    /// The stem a file pairs by: `img_0001` for `IMG_0001.JPG`, `IMG_E0001.HEIC`, `IMG_0001.AAE`, `IMG_0001.CR2.xmp`
+    /// and `IMG_0001.jpg.supplemental-metadata.json`.
+    static func pairingStem(of name: String) -> String {
+        var lower = name.lowercased()
+        if let kind = SidecarName.kind(of: lower) {
+            lower = kind == .xmp ? String(lower.dropLast(4)) : SidecarName.takeoutBase(lower).base
+        }
+        let stem = SidecarName.stem(of: lower)
+        return PairingDesk<StoreItem>.Candidate.uneditedStem(stem) ?? stem
+    }
+}

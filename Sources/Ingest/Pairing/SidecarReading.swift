@@ -1,0 +1,42 @@
+import Foundation
+import MediaProbe
+
+/// What a sidecar file that joined an asset says, read when its group is stored: an XMP sidecar's capture date, GPS,
+/// rating; a Takeout JSON's taken time, position and favourite mark. A sidecar that cannot be read is still stored
+/// byte for byte; the reason is kept in ``problem`` for the log.
+struct SidecarReading: Sendable {
+    var xmp: XMPMetadata?
+    var takeout: TakeoutMetadata?
+    /// Why the sidecar could not be read, when it could not.
+    var problem: String?
+
+    init(item: StoreItem) {
+        switch SidecarName.kind(of: item.job.originalName) {
+        case .xmp?:
+            guard let bytes = Self.read(item) else { return }
+            do { xmp = try XMPMetadata.parse(bytes) } catch { problem = error.description }
+        case .takeout?:
+            guard let bytes = Self.read(item) else { return }
+            do { takeout = try TakeoutMetadata.parse(bytes) } catch { problem = error.description }
+        default:
+            return
+        }
+    }
+
+    private static func read(_ item: StoreItem) -> [UInt8]? {
+        guard item.digest.size <= Int64(XMPMetadata.maximumBytes),
+            let data = FileManager.default.contents(atPath: item.job.source.path)
+        else { return nil }
+        return Array(data)
+    }
+
+    /// Applies what the sidecar says to the media file's metadata through the capture-date precedence (an XMP
+    /// sidecar's date first of all, a Takeout time after the file's own dates); a sidecar's position replaces the
+    /// file's (an XMP sidecar is where people correct it), a Takeout position only fills a missing one. Returns
+    /// whether the sidecar marks the photo a favourite (XMP rating 5, Takeout `favorited`).
+    func apply(to metadata: inout MediaMetadata) -> Bool {
+        if let xmp { metadata.adoptXMPSidecar(xmp) }
+        if let takeout { metadata.adoptTakeoutSidecar(takeout) }
+        return xmp?.rating == 5 || takeout?.isFavorite == true
+    }
+}

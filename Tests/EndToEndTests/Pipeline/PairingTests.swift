@@ -1,0 +1,174 @@
+import Foundation
+import TestFixtures
+import Testing
+
+/// A real iPhone Live Photo's still (the corpus's HEIC, content identifier 570F1469-…) and a movie ffmpeg makes with
+/// the same identifier in its QuickTime metadata keys, as the iPhone writes it.
+private enum LivePhoto {
+    static let identifier = "570F1469-09C7-4E50-9875-05F21D5BD166"
+    static var heic: URL? { corpusFolder?.appendingPathComponent("IMG_5195.HEIC") }
+
+    static func makeMovie(at url: URL, identifier: String = identifier) async throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let result = try await runProcess(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=10", "-t", "1", "-c:v", "libx264",
+                "-pix_fmt", "yuv420p", "-tag:v", "avc1", "-movflags", "use_metadata_tags", "-metadata",
+                "com.apple.quicktime.content.identifier=\(identifier)", "-metadata",
+                "com.apple.quicktime.creationdate=2021-04-11T15:47:54-0500", url.path,
+            ])
+        guard result.status == 0 else { throw HarnessError("ffmpeg failed: \(result.stderr)") }
+    }
+}
+
+@Suite(
+    "Pairing through the real binary: Live Photos, RAW+JPEG, sidecars; either order; the wait; kill -9",
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"),
+    .requires(corpusFolder != nil, "../shared/corpus/dev is absent"),
+    .requires(toolExists("/usr/bin/ffmpeg"), "ffmpeg is not installed here (.ci/run installs it)"),
+    ProcessBudget.endToEnd, .timeLimit(.minutes(10)))
+struct PairingTests {
+    /// The one asset's JSON, after checking there is exactly one.
+    private func onlyAsset(_ sandbox: Sandbox) async throws -> [String: Any] {
+        let items = try await sandbox.run(["assets", "--json"]).jsonLines()
+        #expect(items.count == 1, "\(items.map { $0["originalFilename"] ?? "?" })")
+        return try #require(items.first)
+    }
+
+    private func resourceTypes(_ asset: [String: Any]) -> [String] {
+        (asset["resources"] as? [[String: Any]] ?? []).compactMap { $0["type"] as? String }
+    }
+
+    @Test("import: a Live Photo, its XMP sidecar and its Takeout JSON become one asset in the Live Photos album")
+    func importLivePhoto() async throws {
+        let sandbox = try Sandbox("pair-import")
+        let folder = sandbox.root.appendingPathComponent("drop/Trip")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: try #require(LivePhoto.heic), to: folder.appendingPathComponent("IMG_5195.HEIC"))
+        try await LivePhoto.makeMovie(at: folder.appendingPathComponent("IMG_5195.MOV"))
+        try sandbox.write(
+            "drop/Trip/IMG_5195.xmp",
+            Array("""
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="5"/></rdf:RDF></x:xmpmeta>
+                """.utf8))
+        try sandbox.write(
+            "drop/Trip/IMG_5195.HEIC.supplemental-metadata.json",
+            Array(#"{"title": "IMG_5195.HEIC", "photoTakenTime": {"timestamp": "1618174073"}}"#.utf8))
+        let imported = try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path, "--json"])
+        #expect(imported.status == 0, "\(imported)")
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any])
+        #expect(summary["imported"] as? Int == 1 && summary["attached"] as? Int == 3, "\(summary)")
+        let items = try #require(summary["items"] as? [[String: Any]])
+        #expect(items.filter { $0["outcome"] as? String == "attached" }.count == 3)
+
+        let asset = try await onlyAsset(sandbox)
+        #expect(resourceTypes(asset).sorted() == ["pairedVideo", "photo", "sidecar", "sidecar"])
+        #expect(asset["mediaSubtypes"] as? [String] == ["livePhoto"])
+        #expect(asset["isFavorite"] as? Bool == true, "the XMP rating 5")
+        #expect(asset["creationDateSource"] as? String == "exif", "the camera's date outranks Takeout's")
+        let albums = try await sandbox.run(["albums", "--json"]).jsonLines()
+        #expect(albums.first { $0["title"] as? String == "Live Photos" }?["count"] as? Int == 1)
+        #expect(try await sandbox.run(["verify"]).status == 0)
+
+        // The same files again: duplicates, no new asset or resource.
+        let again = try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path, "--json"])
+        let second = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        #expect(second["imported"] as? Int == 0 && second["duplicates"] as? Int == 4, "\(second)")
+        #expect(resourceTypes(try await onlyAsset(sandbox)).count == 4)
+    }
+
+    @Test("watch: the movie first or the photo first, seconds apart, make one Live Photo", arguments: [true, false])
+    func watchEitherOrder(movieFirst: Bool) async throws {
+        let sandbox = try Sandbox("pair-watch", settings: ["pairWaitSeconds": 20])
+        let movie = sandbox.root.appendingPathComponent("staging/IMG_5195.MOV")
+        try await LivePhoto.makeMovie(at: movie)
+        let photo = sandbox.root.appendingPathComponent("staging/IMG_5195.HEIC")
+        try FileManager.default.copyItem(at: try #require(LivePhoto.heic), to: photo)
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        let album = try sandbox.inboxAlbum("Trip")
+        let (first, second) = movieFirst ? (movie, photo) : (photo, movie)
+        try FileManager.default.moveItem(at: first, to: album.appendingPathComponent(first.lastPathComponent))
+        try await Task.sleep(for: .seconds(2))
+        #expect(daemon.outcomes.isEmpty, "the first half waits for its partner: \(daemon.outcomes)")
+        try FileManager.default.moveItem(at: second, to: album.appendingPathComponent(second.lastPathComponent))
+        let outcomes = await daemon.waitForOutcomes(2, timeout: 30)
+        #expect(Set(outcomes.compactMap { $0["outcome"] as? String }) == ["photo", "attached"], "\(daemon.log)")
+        _ = try await daemon.stop()
+        let asset = try await onlyAsset(sandbox)
+        #expect(resourceTypes(asset) == ["photo", "pairedVideo"])
+        #expect(asset["originalFilename"] as? String == "IMG_5195.HEIC")
+        #expect(sandbox.inboxFiles.isEmpty)
+    }
+
+    @Test("watch: RAW+JPEG dropped together become one asset whose photo is the JPEG; rawAndJpeg separate keeps two",
+          arguments: ["pair", "separate"])
+    func rawAndJpeg(policy: String) async throws {
+        let sandbox = try Sandbox("pair-raw", settings: ["pairWaitSeconds": 5, "rawAndJpeg": policy])
+        let staging = sandbox.root.appendingPathComponent("staging")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: try #require(corpusFolder?.appendingPathComponent("CanonRaw.cr2")),
+            to: staging.appendingPathComponent("IMG_0001.CR2"))
+        try sandbox.write("staging/IMG_0001.JPG", SyntheticJPEG.bytes(seed: 1, taken: "2005:08:03 18:59:18"))
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        let album = try sandbox.inboxAlbum("Card")
+        for name in ["IMG_0001.CR2", "IMG_0001.JPG"] {
+            try FileManager.default.moveItem(
+                at: staging.appendingPathComponent(name), to: album.appendingPathComponent(name))
+        }
+        #expect(await daemon.waitForOutcomes(2, timeout: 30).count == 2, "\(daemon.log)")
+        _ = try await daemon.stop()
+        let items = try await sandbox.run(["assets", "--json"]).jsonLines()
+        if policy == "pair" {
+            #expect(items.count == 1)
+            #expect(items.first.map(resourceTypes) == ["photo", "alternatePhoto"])
+            #expect(items.first?["originalFilename"] as? String == "IMG_0001.JPG")
+            #expect(items.first?["mediaSubtypes"] as? [String] == ["rawAndJpeg"])
+        } else {
+            #expect(items.count == 2)
+        }
+    }
+
+    @Test("a sidecar whose media never comes is rejected as orphanSidecar, naming what it looked for")
+    func orphanSidecar() async throws {
+        let sandbox = try Sandbox("pair-orphan", settings: ["pairWaitSeconds": 1])
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        try Data(#"{"photoTakenTime": {"timestamp": "1618174073"}}"#.utf8)
+            .write(to: sandbox.inboxAlbum("Trip").appendingPathComponent("lost.jpg.json"))
+        let outcome = try #require(await daemon.waitForOutcomes(1, timeout: 30).first)
+        _ = try await daemon.stop()
+        #expect(outcome["outcome"] as? String == "rejected" && outcome["reason"] as? String == "orphanSidecar")
+        #expect((outcome["detail"] as? String)?.contains("'lost.jpg'") == true, "\(outcome)")
+        #expect(sandbox.files(under: sandbox.rejected).contains { $0.hasSuffix("lost.jpg.json") })
+    }
+
+    @Test("kill -9 while the photo waits: after a restart, the movie still finds it, and nothing is lost")
+    func killDuringWait() async throws {
+        let sandbox = try Sandbox("pair-kill", settings: ["pairWaitSeconds": 30])
+        let movie = sandbox.root.appendingPathComponent("staging/IMG_5195.MOV")
+        try await LivePhoto.makeMovie(at: movie)
+        let album = try sandbox.inboxAlbum("Trip")
+        let first = try WatchDaemon(sandbox)
+        try await first.waitUntilStarted()
+        try FileManager.default.copyItem(at: try #require(LivePhoto.heic), to: album.appendingPathComponent("IMG_5195.HEIC"))
+        // Claimed into the staging folder, waiting for its movie.
+        #expect(await eventually(timeout: 20) { sandbox.stagedFiles.count == 1 }, "\(first.log)")
+        try await Task.sleep(for: .milliseconds(500))
+        first.kill9()
+        _ = try await first.waitForExit(afterSignal: SIGKILL, timeout: 20)
+        let second = try WatchDaemon(sandbox)
+        try await second.waitUntilStarted()
+        try FileManager.default.moveItem(at: movie, to: album.appendingPathComponent("IMG_5195.MOV"))
+        #expect(await second.waitForOutcomes(2, timeout: 40).count == 2, "\(second.log)")
+        _ = try await second.stop()
+        let asset = try await onlyAsset(sandbox)
+        #expect(resourceTypes(asset) == ["photo", "pairedVideo"])
+        #expect(sandbox.stagedFiles.isEmpty && sandbox.inboxFiles.isEmpty)
+    }
+}
