@@ -111,3 +111,28 @@ struct PairingDeskTests {
         #expect(desk.drain().count == 2 && desk.isEmpty)
     }
 }
+
+@Suite("Pairing stems and siblings")
+struct StemSiblingsTests {
+    @Test(
+        "one stem for a shot's files, its edits and its sidecars",
+        arguments: [
+            ("IMG_0001.JPG", "img_0001"), ("IMG_0001.CR2", "img_0001"), ("IMG_E0001.HEIC", "img_0001"),
+            ("IMG_0001.AAE", "img_0001"), ("IMG_0001.CR2.xmp", "img_0001"), ("IMG_0001.xmp", "img_0001"),
+            ("IMG_0001.jpg.json", "img_0001"), ("IMG_0001.jpg.supplemental-metadata.json", "img_0001"),
+            ("IMG_0001.jpg.supplemental-metadata(1).json", "img_0001"), ("IMG_0001.jpg.suppl.json", "img_0001"),
+            ("notes", "notes"), (".hidden", ".hidden"), ("IMG_EDIT.JPG", "img_edit"), ("Café.JPG", "café"),
+        ])
+    func stems(name: String, stem: String) {
+        #expect(StemSiblings.pairingStem(of: name) == stem)
+    }
+
+    @Test("a sibling is another name of the same stem, whatever its case")
+    func siblings() {
+        let folder = StemSiblings(names: ["IMG_0001.JPG", "IMG_0001.cr2", "IMG_0002.JPG", "lone.mov"])
+        #expect(folder.hasSibling("IMG_0001.JPG") && folder.hasSibling("img_0001.CR2"))
+        #expect(!folder.hasSibling("IMG_0002.JPG") && !folder.hasSibling("lone.MOV"))
+        #expect(folder.hasSibling("IMG_0002.MOV"), "a file that left the folder still finds the one that stayed")
+        #expect(!folder.hasSibling("other.jpg"))
+    }
+}

@@ -55,29 +55,28 @@ struct PairingStage {
         }
     }
 
-    /// Takes the files of one batch; returns what is ready now (a file at once when it cannot pair). Files of the
-    /// same batch count as siblings of each other: in a watched inbox they left their folder together.
+    /// Takes the files of one batch; returns what is ready now (a file at once when it cannot pair).
     mutating func take(_ items: [StoreItem], now: ContinuousClock.Instant = .now) -> [Outcome] {
-        var inBatch: [String: [String]] = [:]
-        for item in items where Self.role(of: item) != nil {
-            let key = Path.parent(of: item.job.displayPath) + "/" + Self.pairingStem(of: item.job.originalName)
-            inBatch[key, default: []].append(item.job.originalName.lowercased())
-        }
         var ready: [Outcome] = []
         for item in items {
             guard let role = Self.role(of: item) else {
                 ready.append(.store(StoreGroup(primary: item)))
                 continue
             }
-            let folder = Path.parent(of: item.job.displayPath)
-            let name = item.job.originalName
-            let batchSibling = (inBatch[folder + "/" + Self.pairingStem(of: name)] ?? []).contains { $0 != name.lowercased() }
             let metadata = item.probe?.metadata
+            let folder = Path.parent(of: item.job.displayPath)
+            let hasSibling = hasSameStemSibling(item, in: folder, now: now)
+            // The common case, a photo or video that no other file can join, skips the desk.
+            if (role == .photo || role == .video) && metadata?.contentIdentifier == nil && !hasSibling
+                && desk.isEmpty
+            {
+                ready.append(.store(StoreGroup(primary: item)))
+                continue
+            }
             let candidate = PairingDesk<StoreItem>.Candidate(
-                payload: item, folder: folder, fileName: name, role: role,
+                payload: item, folder: folder, fileName: item.job.originalName, role: role,
                 contentIdentifier: metadata?.contentIdentifier, captureDate: metadata?.captureDate,
-                model: metadata?.model,
-                hasSameStemSibling: batchSibling || hasSameStemSibling(item, in: folder, now: now), arrived: now)
+                model: metadata?.model, hasSameStemSibling: hasSibling, arrived: now)
             ready += desk.offer(candidate).flatMap(Self.outcomes)
         }
         return ready
@@ -117,14 +116,6 @@ struct PairingStage {
         return listings[path]?.siblings.hasSibling(item.job.originalName) ?? false
     }
 
-    /// The stem a file pairs by: `img_0001` for `IMG_0001.JPG`, `IMG_E0001.HEIC`, `IMG_0001.AAE`, `IMG_0001.CR2.xmp`
-    /// and `IMG_0001.jpg.supplemental-metadata.json`.
-    static func pairingStem(of name: String) -> String {
-        var lower = name.lowercased()
-        if let kind = SidecarName.kind(of: lower) {
-            lower = kind == .xmp ? String(lower.dropLast(4)) : SidecarName.takeoutBase(lower).base
-        }
-        let stem = SidecarName.stem(of: lower)
-        return PairingDesk<StoreItem>.Candidate.uneditedStem(stem) ?? stem
-    }
+    /// The stem a file pairs by (``StemSiblings/pairingStem(of:)``).
+    static func pairingStem(of name: String) -> String { StemSiblings.pairingStem(of: name) }
 }

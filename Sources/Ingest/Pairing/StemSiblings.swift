@@ -1,10 +1,11 @@
 import PhotodropSystem
 
-/// Which names of one folder share a pairing stem (``PairingStage/pairingStem(of:)``): `IMG_0001.JPG`,
-/// `IMG_0001.CR2`, `IMG_E0001.HEIC`, `IMG_0001.AAE` and `IMG_0001.jpg.json` all have `img_0001`. One listing per
-/// folder; a file "has a sibling" when another name of its folder has its stem.
+/// Which names of one folder share a pairing stem (``pairingStem(of:)``): `IMG_0001.JPG`, `IMG_0001.CR2`,
+/// `IMG_E0001.HEIC`, `IMG_0001.AAE` and `IMG_0001.jpg.json` all have `img_0001`. One listing per folder; a file "has
+/// a sibling" when another name of its folder has its stem.
 struct StemSiblings {
-    private var names: [String: [String]] = [:]
+    /// Stem → how many names have it, and one of them (lowercased).
+    private var stems: [String: (count: Int, name: String)] = [:]
 
     /// The names of `directory`'s entries (nil or unreadable: none).
     init(listing directory: Directory?) {
@@ -20,12 +21,51 @@ struct StemSiblings {
     }
 
     private mutating func add(_ name: String) {
-        names[PairingStage.pairingStem(of: name), default: []].append(name.lowercased())
+        let stem = Self.pairingStem(of: name)
+        if let existing = stems[stem] {
+            stems[stem] = (existing.count + 1, existing.name)
+        } else {
+            stems[stem] = (1, name.lowercased())
+        }
     }
 
     /// Whether another name of the folder has `name`'s stem.
     func hasSibling(_ name: String) -> Bool {
-        let own = name.lowercased()
-        return names[PairingStage.pairingStem(of: name)]?.contains { $0 != own } ?? false
+        guard let found = stems[Self.pairingStem(of: name)] else { return false }
+        return found.count > 1 || found.name != name.lowercased()
+    }
+
+    /// The stem a file pairs by, lowercased: the name without its extension (`img_0001` for `IMG_0001.JPG`), and
+    /// without a sidecar's own suffix first (`IMG_0001.CR2.xmp`, `IMG_0001.jpg.supplemental-metadata(1).json`), with
+    /// an edited rendition's `E` taken out (`IMG_E0001.HEIC`). Works on bytes: it runs for every file an import or
+    /// a claim sees.
+    static func pairingStem(of name: String) -> String {
+        var bytes = Array(name.utf8)
+        for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] |= 0x20 }
+        func hasSuffix(_ suffix: StaticString) -> Bool {
+            let count = suffix.utf8CodeUnitCount
+            guard bytes.count > count else { return false }
+            return suffix.withUTF8Buffer { bytes[(bytes.count - count)...].elementsEqual($0) }
+        }
+        if hasSuffix(".xmp") {
+            bytes.removeLast(4)
+        } else if hasSuffix(".json") {
+            bytes.removeLast(5)
+            // A copy number, then a (maybe cut) `.supplemental-metadata` marker.
+            if bytes.last == UInt8(ascii: ")"), let open = bytes.lastIndex(of: UInt8(ascii: "(")) {
+                bytes.removeSubrange(open...)
+            }
+            if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0, bytes.count - dot >= 2,
+                ".supplemental-metadata".utf8.starts(with: bytes[dot...])
+            {
+                bytes.removeSubrange(dot...)
+            }
+        }
+        if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 { bytes.removeSubrange(dot...) }
+        // img_e0001 → img_0001
+        if bytes.count > 5, bytes.starts(with: "img_e".utf8), bytes[5...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            bytes.remove(at: 4)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
