@@ -4,36 +4,28 @@ import PhotodropSystem
 /// `IMG_E0001.HEIC`, `IMG_0001.AAE` and `IMG_0001.jpg.json` all have `img_0001`. One listing per folder; a file "has
 /// a sibling" when another name of its folder has its stem.
 struct StemSiblings {
-    /// Stem → how many names have it, and one of them (lowercased).
-    private var stems: [String: (count: Int, name: String)] = [:]
+    /// The stems that more than one name of the folder has (a folder of unrelated files keeps nothing).
+    private var shared: Set<String> = []
 
     /// The names of `directory`'s entries (nil or unreadable: none).
     init(listing directory: Directory?) {
         guard let directory, let stream = try? DirectoryStream(directory: directory) else { return }
+        var counts: [String: Int] = [:]
         while let entry = try? stream.next() {
             guard entry.type != .directory, !entry.name.hasPrefix(".") else { continue }
-            add(entry.name)
+            counts[Self.pairingStem(of: entry.name), default: 0] += 1
         }
+        shared = Set(counts.compactMap { $0.value > 1 ? $0.key : nil })
     }
 
     init(names: [String]) {
-        for name in names { add(name) }
+        var counts: [String: Int] = [:]
+        for name in names { counts[Self.pairingStem(of: name), default: 0] += 1 }
+        shared = Set(counts.compactMap { $0.value > 1 ? $0.key : nil })
     }
 
-    private mutating func add(_ name: String) {
-        let stem = Self.pairingStem(of: name)
-        if let existing = stems[stem] {
-            stems[stem] = (existing.count + 1, existing.name)
-        } else {
-            stems[stem] = (1, name.lowercased())
-        }
-    }
-
-    /// Whether another name of the folder has `name`'s stem.
-    func hasSibling(_ name: String) -> Bool {
-        guard let found = stems[Self.pairingStem(of: name)] else { return false }
-        return found.count > 1 || found.name != name.lowercased()
-    }
+    /// Whether another name of the folder has the stem of `name`, which is one of the folder's names.
+    func hasSibling(_ name: String) -> Bool { shared.contains(Self.pairingStem(of: name)) }
 
     /// The stem a file pairs by, lowercased: the name without its extension (`img_0001` for `IMG_0001.JPG`), and
     /// without a sidecar's own suffix first (`IMG_0001.CR2.xmp`, `IMG_0001.jpg.supplemental-metadata(1).json`), with
