@@ -395,6 +395,7 @@ public actor Committer {
                     for reading in sidecars[index] { favourite = reading.apply(to: &metadata) || favourite }
                     AssetMetadata.apply(metadata, to: request)
                     if favourite { request.isFavorite = true }
+                    for reading in sidecars[index] { reading.apply(to: request) }
                 }
                 guard let title = item.job.album, let placeholder = request.placeholderForCreatedAsset else { continue }
                 if skipDuplicates && request.isDuplicate { continue }

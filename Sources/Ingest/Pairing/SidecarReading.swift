@@ -1,5 +1,6 @@
 import Foundation
 import MediaProbe
+import PhotoCatalog
 
 /// What a sidecar file that joined an asset says, read when its group is stored: an XMP sidecar's capture date, GPS,
 /// rating; a Takeout JSON's taken time, position and favourite mark. A sidecar that cannot be read is still stored
@@ -34,6 +35,15 @@ struct SidecarReading: Sendable {
     /// sidecar's date first of all, a Takeout time after the file's own dates); a sidecar's position replaces the
     /// file's (an XMP sidecar is where people correct it), a Takeout position only fills a missing one. Returns
     /// whether the sidecar marks the photo a favourite (XMP rating 5, Takeout `favorited`).
+    /// Sets what the sidecar says beyond dates and places on `request`: the XMP title, caption (else Takeout's
+    /// description), keywords and rating. An earlier sidecar's values stay.
+    func apply(to request: AssetCreationRequest) {
+        if request.title == nil, let title = xmp?.title { request.title = title }
+        if request.caption == nil, let caption = xmp?.caption ?? takeout?.description { request.caption = caption }
+        if request.keywords.isEmpty, let keywords = xmp?.keywords, !keywords.isEmpty { request.keywords = keywords }
+        if request.rating == nil, let rating = xmp?.rating { request.rating = rating }
+    }
+
     func apply(to metadata: inout MediaMetadata) -> Bool {
         if let xmp { metadata.adoptXMPSidecar(xmp) }
         if let takeout { metadata.adoptTakeoutSidecar(takeout) }

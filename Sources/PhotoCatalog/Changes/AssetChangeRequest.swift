@@ -13,13 +13,13 @@ public class AssetChangeRequest: @unchecked Sendable {
     struct Properties: Sendable {
         enum Field: Int, Sendable {
             case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
-            case contentIdentifier, creationTimeZoneOffset, isCreationDateFloating
+            case contentIdentifier, creationTimeZoneOffset, isCreationDateFloating, title, caption, keywords, rating
         }
 
         /// The fields a request set, as bits: a `Set` cost every creation request a heap allocation and each
         /// property a hash.
         struct Fields: Sendable, Equatable {
-            private var bits: UInt16 = 0
+            private var bits: UInt32 = 0
             var isEmpty: Bool { bits == 0 }
             func contains(_ field: Field) -> Bool { bits & (1 << field.rawValue) != 0 }
             mutating func insert(_ field: Field) { bits |= 1 << field.rawValue }
@@ -36,6 +36,10 @@ public class AssetChangeRequest: @unchecked Sendable {
         var pixelHeight = 0
         var duration = 0.0
         var contentIdentifier: String?
+        var title: String?
+        var caption: String?
+        var keywords: [String] = []
+        var rating: Int?
         var changed = Fields()
     }
 
@@ -64,7 +68,8 @@ public class AssetChangeRequest: @unchecked Sendable {
                 isCreationDateFloating: record.isCreationDateFloating,
                 location: record.location, isFavorite: record.isFavorite, isHidden: record.isHidden,
                 pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight, duration: record.duration,
-                contentIdentifier: record.contentIdentifier))
+                contentIdentifier: record.contentIdentifier, title: record.title, caption: record.caption,
+                keywords: record.keywords, rating: record.rating))
         context.operations.append(.updateAsset(self))
     }
 
@@ -99,6 +104,30 @@ public class AssetChangeRequest: @unchecked Sendable {
     public var isCreationDateFloating: Bool {
         get { properties.withLock { $0.isCreationDateFloating } }
         set { set(.isCreationDateFloating, \.isCreationDateFloating, newValue) }
+    }
+
+    /// The title (photodrop).
+    public var title: String? {
+        get { properties.withLock { $0.title } }
+        set { set(.title, \.title, newValue) }
+    }
+
+    /// The caption (photodrop).
+    public var caption: String? {
+        get { properties.withLock { $0.caption } }
+        set { set(.caption, \.caption, newValue) }
+    }
+
+    /// Keywords, in order (photodrop).
+    public var keywords: [String] {
+        get { properties.withLock { $0.keywords } }
+        set { set(.keywords, \.keywords, newValue) }
+    }
+
+    /// The rating, −1 … 5, or nil (photodrop).
+    public var rating: Int? {
+        get { properties.withLock { $0.rating } }
+        set { set(.rating, \.rating, newValue) }
     }
     /// Where it was taken.
     public var location: Location? {

@@ -26,6 +26,10 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
         var isHidden: Bool
         var deletedDate: Date?
         var contentIdentifier: String?
+        var title: String? = nil
+        var caption: String? = nil
+        var keywords: [String] = []
+        var rating: Int? = nil
         var resources: [AssetResource]
     }
 
@@ -85,6 +89,14 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
     public var deletedDate: Date? { record.deletedDate }
     /// Whether it is in Recently Deleted.
     public var isDeleted: Bool { record.deletedDate != nil }
+    /// The title, when a sidecar (XMP `dc:title`) or a program gave one (photodrop).
+    public var title: String? { record.title }
+    /// The caption (XMP `dc:description`, a Takeout `description`), when known (photodrop).
+    public var caption: String? { record.caption }
+    /// Keywords (XMP `dc:subject`), in order (photodrop).
+    public var keywords: [String] { record.keywords }
+    /// The rating, −1 (rejected) … 5, when known (XMP `xmp:Rating`; photodrop).
+    public var rating: Int? { record.rating }
     /// The Live Photo content identifier that pairs a photo with its movie, when known.
     public var contentIdentifier: String? { record.contentIdentifier }
     /// Its stored originals; the first is the primary one (the photo of a photo, the movie of a video).

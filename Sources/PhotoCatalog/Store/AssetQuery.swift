@@ -21,7 +21,7 @@ struct AssetQuery: Sendable, Hashable {
         a.id, a.uuid, a.media_type, a.media_subtypes, a.playback_style, a.creation_date, a.creation_date_source, \
         a.added_date, a.modification_date, a.pixel_width, a.pixel_height, a.duration, a.latitude, a.longitude, \
         a.altitude, a.is_favorite, a.is_hidden, a.deleted_date, a.content_identifier, a.creation_time_zone_offset, \
-        a.creation_date_is_floating
+        a.creation_date_is_floating, a.title, a.caption, a.keywords, a.rating
         """
 
     /// Compiles the query.
@@ -81,6 +81,16 @@ struct AssetQuery: Sendable, Hashable {
         return records.map { Asset(record: $0, library: library) }
     }
 
+    /// Keywords as stored: a JSON array of strings.
+    static func encodeKeywords(_ keywords: [String]) -> String? {
+        guard !keywords.isEmpty, let data = try? JSONSerialization.data(withJSONObject: keywords) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decodeKeywords(_ text: String) -> [String] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
+    }
+
     /// Decodes a row selected with ``columns``; resources are attached afterwards.
     static func record(_ row: Statement) -> Asset.Record {
         let location: Location? =
@@ -100,7 +110,9 @@ struct AssetQuery: Sendable, Hashable {
             pixelWidth: row.int(9), pixelHeight: row.int(10), duration: row.double(11), location: location,
             isFavorite: row.bool(15), isHidden: row.bool(16),
             deletedDate: row.optionalDouble(17).map(Date.init(timeIntervalSince1970:)),
-            contentIdentifier: row.optionalString(18), resources: [])
+            contentIdentifier: row.optionalString(18), title: row.optionalString(21), caption: row.optionalString(22),
+            keywords: row.optionalString(23).map(AssetQuery.decodeKeywords) ?? [],
+            rating: row.optionalInt64(24).map { Int($0) }, resources: [])
     }
 
     /// Loads the resources of `records` with one statement and attaches them, primary resource first.

@@ -152,6 +152,10 @@ final class ChangeApplier {
         try insert.bind(properties.contentIdentifier, at: 17)
         try insert.bind(dateGiven ? properties.creationTimeZoneOffset.map { Int64($0) } : nil, at: 18)
         try insert.bind(dateGiven && properties.isCreationDateFloating, at: 19)
+        try insert.bind(properties.title, at: 20)
+        try insert.bind(properties.caption, at: 21)
+        try insert.bind(AssetQuery.encodeKeywords(properties.keywords), at: 22)
+        try insert.bind(properties.rating.map { Int64($0) }, at: 23)
         _ = try insert.step()
         insert.reset()
         let rowID = database.lastInsertRowID
@@ -368,6 +372,10 @@ final class ChangeApplier {
             (.contentIdentifier, "content_identifier", .optional(properties.contentIdentifier)),
             (.creationTimeZoneOffset, "creation_time_zone_offset", zoneOffset),
             (.isCreationDateFloating, "creation_date_is_floating", .bool(properties.isCreationDateFloating)),
+            (.title, "title", .optional(properties.title)),
+            (.caption, "caption", .optional(properties.caption)),
+            (.keywords, "keywords", .optional(AssetQuery.encodeKeywords(properties.keywords))),
+            (.rating, "rating", properties.rating.map { .integer(Int64($0)) } ?? .null),
         ]
         for (field, column, value) in fields where properties.changed.contains(field) {
             sql.append(", \(column) = ")
@@ -419,6 +427,9 @@ final class ChangeApplier {
         }
         if let date = properties.creationDate, !date.timeIntervalSince1970.isFinite {
             throw PhotosError.invalidParameter("The creation date is not a finite date.")
+        }
+        if let rating = properties.rating, !(-1...5).contains(rating) {
+            throw PhotosError.invalidParameter("A rating is −1 (rejected) to 5, not \(rating).")
         }
         if let offset = properties.creationTimeZoneOffset, abs(offset) > 18 * 3600 {
             throw PhotosError.invalidParameter(

@@ -18,13 +18,15 @@
 /// - v7: folders (`CollectionList`): `collection_lists` (a tree through `parent_id`), `albums.parent_id` (the folder an
 ///   album is in, NULL at the top level), and `inbox_folder` on both: the inbox folder path (`Trip`, `2023/Paris`) an
 ///   album or folder was made for, so that renaming it keeps the folder filing into it.
+/// - v8: what sidecars say about an asset beyond dates and places: `assets.title`, `caption`, `keywords` (a JSON
+///   array of strings) and `rating` (−1 … 5).
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
 ///
 /// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
 enum Schema {
-    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5, version6, version7])
+    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5, version6, version7, version8])
 
     static var latestVersion: Int { migrator.latestVersion }
 
@@ -199,5 +201,14 @@ enum Schema {
             ALTER TABLE albums ADD COLUMN inbox_folder TEXT;
             CREATE INDEX albums_by_parent ON albums(parent_id) WHERE parent_id IS NOT NULL;
             CREATE UNIQUE INDEX albums_by_inbox_folder ON albums(inbox_folder) WHERE inbox_folder IS NOT NULL;
+            """)
+
+    static let version8 = Migrator.Migration(
+        version: 8, name: "titles, captions, keywords and ratings",
+        sql: """
+            ALTER TABLE assets ADD COLUMN title TEXT;
+            ALTER TABLE assets ADD COLUMN caption TEXT;
+            ALTER TABLE assets ADD COLUMN keywords TEXT;
+            ALTER TABLE assets ADD COLUMN rating INTEGER;
             """)
 }

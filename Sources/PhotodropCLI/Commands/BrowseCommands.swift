@@ -151,6 +151,12 @@ enum BrowseCommands {
             }
             lines.append(("Albums", albums.isEmpty ? "none" : albums.joined(separator: ", ")))
             lines.append(("Original", asset.originalURL?.path ?? "-"))
+            if let title = asset.title { lines.append(("Title", title)) }
+            if let caption = asset.caption { lines.append(("Caption", caption)) }
+            if !asset.keywords.isEmpty { lines.append(("Keywords", asset.keywords.joined(separator: ", "))) }
+            if let rating = asset.rating {
+                lines.append(("Rating", rating < 0 ? "rejected" : String(repeating: "★", count: rating) + " (\(rating))"))
+            }
             if !asset.mediaSubtypes.names.isEmpty {
                 lines.append(("Subtypes", asset.mediaSubtypes.names.joined(separator: ", ")))
             }

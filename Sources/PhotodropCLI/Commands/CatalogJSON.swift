@@ -9,7 +9,7 @@ import PhotoCatalog
 ///   `creationDateSource`, `localCreationDate` (see ``CaptureTime``), `timeZoneOffset` (`+09:00` or null),
 ///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,
 ///   `isDeleted`, `deletedDate` (null unless in Recently Deleted), `mediaSubtypes` (`livePhoto`, `rawAndJpeg`,
-///   `motionPhoto`, `edited`), `resources` (each `type`, `originalFilename`, `bytes`, `sha256`; the primary first),
+///   `motionPhoto`, `edited`), `title`, `caption`, `keywords`, `rating` (from sidecars; null or [] when none), `resources` (each `type`, `originalFilename`, `bytes`, `sha256`; the primary first),
 ///   `location`.
 /// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`/`folder`), `parent` (the folder's id, or null).
 /// - probe item: `path`, `outcome` (`photo`/`gif`/`video`/`rejected`/`failed`), `reason` (code or null), `message`,
@@ -53,6 +53,8 @@ enum CatalogJSON {
             ("isDeleted", .bool(asset.isDeleted)),
             ("deletedDate", date(asset.deletedDate)),
             ("mediaSubtypes", .strings(asset.mediaSubtypes.names)),
+            ("title", .string(asset.title)), ("caption", .string(asset.caption)),
+            ("keywords", .strings(asset.keywords)), ("rating", asset.rating.map { .int(Int64($0)) } ?? .null),
             (
                 "resources",
                 .array(

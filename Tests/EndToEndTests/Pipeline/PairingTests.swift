@@ -51,11 +51,14 @@ struct PairingTests {
             "drop/Trip/IMG_5195.xmp",
             Array("""
                 <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-                <rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="5"/></rdf:RDF></x:xmpmeta>
+                <rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+                 xmp:Rating="5"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">Kansas City</rdf:li></rdf:Alt></dc:title>
+                 <dc:subject><rdf:Bag><rdf:li>spring</rdf:li><rdf:li>family</rdf:li></rdf:Bag></dc:subject>
+                </rdf:Description></rdf:RDF></x:xmpmeta>
                 """.utf8))
         try sandbox.write(
             "drop/Trip/IMG_5195.HEIC.supplemental-metadata.json",
-            Array(#"{"title": "IMG_5195.HEIC", "photoTakenTime": {"timestamp": "1618174073"}}"#.utf8))
+            Array(#"{"title": "IMG_5195.HEIC", "description": "Easter", "photoTakenTime": {"timestamp": "1618174073"}}"#.utf8))
         let imported = try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path, "--json"])
         #expect(imported.status == 0, "\(imported)")
         let summary = try #require(
@@ -68,6 +71,9 @@ struct PairingTests {
         #expect(resourceTypes(asset).sorted() == ["pairedVideo", "photo", "sidecar", "sidecar"])
         #expect(asset["mediaSubtypes"] as? [String] == ["livePhoto"])
         #expect(asset["isFavorite"] as? Bool == true, "the XMP rating 5")
+        #expect(asset["rating"] as? Int == 5 && asset["title"] as? String == "Kansas City")
+        #expect(asset["keywords"] as? [String] == ["spring", "family"])
+        #expect(asset["caption"] as? String == "Easter", "Takeout's description, the XMP having none")
         #expect(asset["creationDateSource"] as? String == "exif", "the camera's date outranks Takeout's")
         let albums = try await sandbox.run(["albums", "--json"]).jsonLines()
         #expect(albums.first { $0["title"] as? String == "Live Photos" }?["count"] as? Int == 1)
