@@ -89,4 +89,12 @@ struct CorpusMetadataTests {
         #expect(m.captureDateSource == .movieHeader && m.captureTimeZoneOffset == nil && !m.captureDateIsFloating)
         #expect(m.captureDate == ISO8601DateFormatter().date(from: "2016-05-31T17:01:35Z"))
     }
+
+    @Test("motion photos stay photos and say so: Google's MP4 after the JPEG (and its gain map), Samsung's mpvd box")
+    func motionPhotos() throws {
+        #expect(try metadata("pixel-motion-photo-shortened.jpg").isMotionPhoto)
+        #expect(try metadata("sample_MP.heic").isMotionPhoto)
+        for still in ["canon-ixus.jpg", "IMG_5195.HEIC", "portrait_6.jpg"] { #expect(try !metadata(still).isMotionPhoto) }
+        #expect(try prober.probe(path: Corpus.path("pixel-motion-photo-shortened.jpg")).kind == .photo)
+    }
 }

@@ -139,7 +139,7 @@ struct ProbeAPITests {
             keys == [
                 "outcome", "reason", "message", "mime", "fileExtension", "isTruncated", "captureDate",
                 "captureDateSource", "captureTimeZoneOffset", "captureDateIsFloating", "gpsDate", "pixelWidth", "pixelHeight", "orientation", "duration",
-                "location", "contentIdentifier", "frameCount", "isAnimated", "container", "videoCodec", "audioCodec",
+                "location", "contentIdentifier", "frameCount", "isAnimated", "isMotionPhoto", "container", "videoCodec", "audioCodec",
                 "make", "model",
             ])
         let rejected = try Probe.memory(MovieSpec(tracks: [.video("hev1")]).build())

@@ -25,5 +25,6 @@ public enum AssetMetadata {
             if converted.isValid { request.location = converted }
         }
         if let identifier = metadata.contentIdentifier { request.contentIdentifier = identifier }
+        if metadata.isMotionPhoto { request.isMotionPhoto = true }
     }
 }

@@ -81,6 +81,7 @@ enum HEIFProbe {
             }
         }
         metadata.orientation = HEIFParser.orientation(info.properties(of: primary))
+        metadata.isMotionPhoto = top.hasMotionPhotoVideo
         if codec == "av01" { metadata.container = "avif" }
         try readExif(source, bytes: bytes, info: info, primary: primary, into: &metadata)
         guard let codec, supportedCodecs.contains(codec) else {

@@ -7,6 +7,7 @@ enum JPEGProbe {
         var metadata = MediaMetadata(container: "jpeg")
         metadata.pixelWidth = s.width
         metadata.pixelHeight = s.height
+        metadata.isMotionPhoto = s.trailingMovie
         // Every date the file records is offered; the precedence of their sources picks one.
         s.exif?.apply(to: &metadata)
         if let gps = s.xmpGPSDate { metadata.recordGPSDate(seconds: gps) }

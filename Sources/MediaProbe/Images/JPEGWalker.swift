@@ -16,10 +16,36 @@ enum JPEGWalker {
         var scanStart: Int64?
         /// Offset just after the end-of-image marker, when found.
         var end: Int64?
+        /// Whether an MP4 movie follows the image (a Google or Samsung motion photo).
+        var trailingMovie = false
         /// Why data is missing at the end.
         var missingData: String?
         /// Why the structure is broken.
         var broken: String?
+    }
+
+    /// Whether an ISO-BMFF movie (an `ftyp` box of a plausible size) follows the image within 1 MiB: Google's
+    /// motion photos append the MP4 after the image (and after an HDR gain map's JPEG, in newer ones), Samsung's
+    /// after a short `MotionPhoto_Data` marker. Only JPEGs with data after their end pay for this read.
+    static func movieFollows(_ source: ByteSource, at end: Int64) throws(ProbeError) -> Bool {
+        let limit = min(source.size, end + (1 << 20))
+        var offset = end
+        while offset + 12 <= limit {
+            let count = Int(min(Int64(64 << 10), limit - offset))
+            guard let bytes = try source.read(at: offset, count: count) else { return false }
+            var index = 4
+            while index + 8 <= bytes.count {
+                if bytes[index] == 0x66, bytes[index + 1] == 0x74, bytes[index + 2] == 0x79, bytes[index + 3] == 0x70 {
+                    let size = Int(bytes[index - 4]) << 24 | Int(bytes[index - 3]) << 16 | Int(bytes[index - 2]) << 8
+                        | Int(bytes[index - 1])
+                    if (16...256).contains(size) { return true }
+                }
+                index += 1
+            }
+            // Overlap by 8 bytes so that a signature across two reads is seen.
+            offset += Int64(max(count - 8, 1))
+        }
+        return false
     }
 
     /// The SOF markers that carry the frame size.
@@ -139,6 +165,7 @@ enum JPEGWalker {
                 continue
             case 0xD9:
                 s.end = reader.offset
+                s.trailingMovie = try Self.movieFollows(source, at: reader.offset)
                 return s
             case 0xD8:
                 s.broken = "a second start-of-image marker inside the image data at offset \(reader.offset - 2)"

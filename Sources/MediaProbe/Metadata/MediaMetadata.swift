@@ -105,6 +105,9 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var frameCount: Int?
     /// Whether an image has more than one frame (animated GIF, WebP, PNG, AVIF/HEIF sequence).
     public var isAnimated: Bool
+    /// Whether the photo carries its own short movie (a Google Pixel or Samsung motion photo: an MP4 after a JPEG's
+    /// image, or a HEIC's `mpvd` box); it stays one photo.
+    public var isMotionPhoto = false
     /// The container, lowercase: `jpeg`, `png`, `gif`, `webp`, `tiff`, `bmp`, `raf`, `heif`, `avif`, `cr3`,
     /// `quicktime`, `mp4`, `m4v`, `3gp`, `3g2`, or for rejections `matroska`, `webm`, `avi`, `mpeg-ts` ….
     public var container: String?
@@ -148,7 +151,7 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case captureDate, captureDateSource, captureTimeZoneOffset, captureDateIsFloating, gpsDate, pixelWidth, pixelHeight, orientation, duration
-        case location, contentIdentifier, frameCount, isAnimated, container, videoCodec, audioCodec, make, model
+        case location, contentIdentifier, frameCount, isAnimated, isMotionPhoto, container, videoCodec, audioCodec, make, model
     }
 
     /// Decodes metadata; missing keys are unknown values.
@@ -167,6 +170,7 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         contentIdentifier = try c.decodeIfPresent(String.self, forKey: .contentIdentifier)
         frameCount = try c.decodeIfPresent(Int.self, forKey: .frameCount)
         isAnimated = try c.decodeIfPresent(Bool.self, forKey: .isAnimated) ?? false
+        isMotionPhoto = try c.decodeIfPresent(Bool.self, forKey: .isMotionPhoto) ?? false
         container = try c.decodeIfPresent(String.self, forKey: .container)
         videoCodec = try c.decodeIfPresent(String.self, forKey: .videoCodec)
         audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
@@ -190,6 +194,7 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         try c.encode(contentIdentifier, forKey: .contentIdentifier)
         try c.encode(frameCount, forKey: .frameCount)
         try c.encode(isAnimated, forKey: .isAnimated)
+        try c.encode(isMotionPhoto, forKey: .isMotionPhoto)
         try c.encode(container, forKey: .container)
         try c.encode(videoCodec, forKey: .videoCodec)
         try c.encode(audioCodec, forKey: .audioCodec)

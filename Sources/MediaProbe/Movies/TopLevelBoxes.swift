@@ -17,6 +17,8 @@ struct TopLevelBoxes {
     var meta: BoxHeader?
     var moofs: [BoxHeader] = []
     var mdatCount = 0
+    /// A Samsung motion photo's movie (`mpvd`) beside a HEIC's image.
+    var hasMotionPhotoVideo = false
     /// Where the media data lies: the payloads of the first ``maxMediaData`` `mdat` boxes, in file order.
     var mediaData: [Range<Int64>] = []
     /// At most this many `mdat` extents are kept; a file with more is not checked against them.
@@ -93,6 +95,7 @@ struct TopLevelBoxes {
         case "moov": if moov == nil { moov = box }
         case "meta": if meta == nil { meta = box }
         case "moof": moofs.append(box)
+        case "mpvd": hasMotionPhotoVideo = true
         case "mdat":
             mdatCount += 1
             if mediaData.count < TopLevelBoxes.maxMediaData { mediaData.append(box.payloadOffset..<box.end) }

@@ -56,6 +56,8 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         var repair: StoredOriginal?
         /// The row of the asset after the block applied (new or existing).
         var rowID: Int64?
+        /// The photo carries its own movie (a Google or Samsung motion photo).
+        var isMotionPhoto = false
     }
 
     /// The UUID the new asset gets when it is not a duplicate.
@@ -83,6 +85,13 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
     /// - Throws: ``PhotosError`` (`.invalidParameter`) outside a `performChanges` block.
     public class func forAsset() throws -> AssetCreationRequest {
         try make(what: "AssetCreationRequest.forAsset()")
+    }
+
+    /// Whether the photo carries its own short movie in the same file (a Google Pixel or Samsung motion photo): the
+    /// asset gets the subtype ``AssetMediaSubtypes/photoMotion`` (photodrop).
+    public var isMotionPhoto: Bool {
+        get { creation.withLock { $0.isMotionPhoto } }
+        set { creation.withLock { $0.isMotionPhoto = newValue } }
     }
 
     /// Whether an asset can be made of these resource types: one `.photo` or one `.video`, each type at most once

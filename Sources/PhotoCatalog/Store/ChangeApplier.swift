@@ -112,6 +112,7 @@ final class ChangeApplier {
         let mediaType: AssetMediaType = isPhoto ? .image : .video
         var subtypes = AssetMediaSubtypes()
         if state.resources.contains(where: { $0.type == .alternatePhoto }) { subtypes.insert(.photoRAWAndJPEG) }
+        if state.isMotionPhoto && isPhoto { subtypes.insert(.photoMotion) }
         if state.resources.contains(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) {
             subtypes.insert(.edited)
         }

@@ -127,7 +127,7 @@ enum CatalogJSON {
             ("captureDateIsFloating", .bool(metadata.captureDateIsFloating)), ("gpsDate", date(metadata.gpsDate)), ("pixelWidth", int(metadata.pixelWidth)),
             ("pixelHeight", int(metadata.pixelHeight)), ("orientation", int(metadata.orientation)),
             ("duration", double(metadata.duration)), ("frameCount", int(metadata.frameCount)),
-            ("isAnimated", .bool(metadata.isAnimated)), ("container", .string(metadata.container)),
+            ("isAnimated", .bool(metadata.isAnimated)), ("isMotionPhoto", .bool(metadata.isMotionPhoto)), ("container", .string(metadata.container)),
             ("videoCodec", .string(metadata.videoCodec)), ("audioCodec", .string(metadata.audioCodec)),
             ("make", .string(metadata.make)), ("model", .string(metadata.model)), ("location", location),
             ("contentIdentifier", .string(metadata.contentIdentifier)),

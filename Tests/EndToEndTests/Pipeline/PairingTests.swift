@@ -177,4 +177,18 @@ struct PairingTests {
         #expect(resourceTypes(asset) == ["photo", "pairedVideo"])
         #expect(sandbox.stagedFiles.isEmpty && sandbox.inboxFiles.isEmpty)
     }
+
+    @Test("import: a Pixel motion photo stays one photo, with the subtype motionPhoto")
+    func motionPhoto() async throws {
+        let sandbox = try Sandbox("motion")
+        let folder = sandbox.root.appendingPathComponent("drop")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: try #require(corpusFolder?.appendingPathComponent("pixel-motion-photo-shortened.jpg")),
+            to: folder.appendingPathComponent("PXL_20201217_100300000.MP.jpg"))
+        #expect(try await sandbox.run(["import", folder.path]).status == 0)
+        let asset = try await onlyAsset(sandbox)
+        #expect(asset["kind"] as? String == "photo" && asset["mediaSubtypes"] as? [String] == ["motionPhoto"])
+        #expect(resourceTypes(asset) == ["photo"])
+    }
 }
