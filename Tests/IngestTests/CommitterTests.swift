@@ -146,6 +146,29 @@ struct CommitterTests {
 /// The claim journal: claims, putting back, and recovery after a crash.
 @Suite("Claim journal", .timeLimit(.minutes(3)))
 struct ClaimJournalTests {
+    @Test("a claimed file knows whether a same-stem partner is in its folder, or was claimed just before it")
+    func claimsKnowSiblings() async throws {
+        let folder = try TemporaryFolder("claims-siblings")
+        let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
+        let claims = ClaimJournal(library: library, inbox: folder.url("Inbox"))
+        try claims.prepare()
+        func settled(_ name: String, _ index: Int) throws -> ClaimJournal.SettledFile {
+            let path = try JPEGFixture.write(index, to: "Inbox/Card/\(name)", in: folder)
+            var info = stat()
+            stat(path, &info)
+            return ClaimJournal.SettledFile(relativePath: "Card/\(name)", identity: FileIdentity(info))
+        }
+        // IMG_0001.CR2 is claimed while IMG_0001.JPG is still in the folder; the JPEG comes in the next batch, when
+        // the RAW has left the folder: both know of each other. IMG_0002 has no partner.
+        let raw = try settled("IMG_0001.CR2", 1)
+        let jpeg = try settled("IMG_0001.JPG", 2)
+        let alone = try settled("IMG_0002.JPG", 3)
+        let first = try await claims.claim([raw, alone])
+        let second = try await claims.claim([jpeg])
+        #expect(first.jobs.map(\.hasSameStemSibling) == [true, false])
+        #expect(second.jobs.map(\.hasSameStemSibling) == [true])
+    }
+
     @Test func claimStagesFilesAndRecoveryFinishesOrRollsBack() async throws {
         let folder = try TemporaryFolder("claims")
         let inbox = folder.url("Inbox")

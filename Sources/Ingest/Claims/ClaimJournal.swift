@@ -71,6 +71,9 @@ public struct ClaimJournal: Sendable {
     /// How a claimed file's folder names its album (config `albums`).
     public let albums: AlbumRule
     private let staging: StagingFolder
+    /// Names claimed lately, by folder and pairing stem: a file whose partner was claimed a moment before it (and so
+    /// is no longer in the folder) still knows it has one.
+    private let recent = RecentClaims()
 
     /// Claims for the inbox at `inbox` (absolute), journaled in `library`.
     public init(library: PhotoLibrary, inbox: String, albums: AlbumRule = .firstLevelFolder) {
@@ -155,6 +158,8 @@ public struct ClaimJournal: Sendable {
             }
             hasSibling[index] = siblings[key]?.hasSibling(name) ?? false
         }
+        let recentSiblings = recent.note(files.map { Path.split($0.relativePath) }, now: now)
+        for index in hasSibling.indices where recentSiblings[index] { hasSibling[index] = true }
         for (index, (file, id)) in zip(files, ids).enumerated() {
             do throws(SystemError) {
                 let (folderPath, name) = Path.split(file.relativePath)
@@ -284,4 +289,35 @@ private final class StagingFolder: Sendable {
     private let folder = Mutex<Directory?>(nil)
     func current() -> Directory? { folder.withLock { $0 } }
     func set(_ directory: Directory) { folder.withLock { $0 = directory } }
+}
+
+/// The files claimed in the last ``lifetime``, by folder and pairing stem (at most ``limit`` kept).
+private final class RecentClaims: Sendable {
+    static let lifetime: Duration = .seconds(300)
+    static let limit = 20_000
+    private let entries = Mutex<[String: (name: String, claimed: ContinuousClock.Instant)]>([:])
+
+    /// Records `files` (folder, name); returns for each whether a file of the same folder and stem but another name
+    /// was claimed within ``lifetime`` before it.
+    func note(_ files: [(folder: String, name: String)], now: ContinuousClock.Instant) -> [Bool] {
+        entries.withLock { entries in
+            if entries.count > Self.limit {
+                entries = entries.filter { now - $0.value.claimed < Self.lifetime }
+                if entries.count > Self.limit { entries.removeAll() }
+            }
+            var result: [Bool] = []
+            result.reserveCapacity(files.count)
+            for (folder, name) in files {
+                let key = folder + "\u{0}" + StemSiblings.pairingStem(of: name)
+                let lowered = name.lowercased()
+                if let earlier = entries[key], earlier.name != lowered, now - earlier.claimed < Self.lifetime {
+                    result.append(true)
+                } else {
+                    result.append(false)
+                }
+                entries[key] = (lowered, now)
+            }
+            return result
+        }
+    }
 }
