@@ -548,23 +548,16 @@ public actor Committer {
             // The other files of the asset (none when the primary was a duplicate: they are stored on their own).
             guard !(outcome.isDuplicate && outcome.sourcePaths.count == 1) else { continue }
             for (member, type) in group.members {
-                let path = member.job.source.path
-                if outcome.alreadyStoredSourcePaths.contains(path) {
-                    if settings.removesDuplicateCopies { Committer.remove(member.job.source, logger: logger) }
-                    hooks.finished(
-                        FileOutcome(
-                            path: member.job.displayPath, kind: .duplicate,
-                            message: "same content as a file already in the library", mime: member.mime,
-                            assetID: outcome.localIdentifier, album: member.job.album, bytes: member.digest.size,
-                            elapsed: member.job.startedAt.duration(to: now)))
-                } else {
-                    hooks.finished(
-                        FileOutcome(
-                            path: member.job.displayPath, kind: .attached,
-                            message: "stored with \(item.job.originalName) as its \(type.name)", mime: member.mime,
-                            assetID: outcome.localIdentifier, album: member.job.album, bytes: member.digest.size,
-                            elapsed: member.job.startedAt.duration(to: now)))
-                }
+                let wasStored = outcome.alreadyStoredSourcePaths.contains(member.job.source.path)
+                if wasStored && settings.removesDuplicateCopies { Committer.remove(member.job.source, logger: logger) }
+                hooks.finished(
+                    FileOutcome(
+                        path: member.job.displayPath, kind: wasStored ? .duplicate : .attached,
+                        message: wasStored
+                            ? "same content as a file already in the library"
+                            : "stored with \(item.job.originalName) as its \(type.name)",
+                        mime: member.mime, assetID: outcome.localIdentifier, album: member.job.album,
+                        bytes: member.digest.size, elapsed: member.job.startedAt.duration(to: now)))
             }
         }
     }
