@@ -93,7 +93,7 @@ public actor Committer {
         self.hooks = hooks
         self.logger = logger
         self.executor = library.writerExecutor
-        if let pairing = settings.pairing, settings.placement != .none {
+        if let pairing = settings.pairing {
             self.pairing = PairingStage(pairing, inbox: claims?.inbox.path)
         }
     }
@@ -220,25 +220,25 @@ public actor Committer {
                 }
             }
         }
-        if settings.placement == .none {
-            for item in storable { dryRun(item) }
-        } else {
-            var groups: [StoreGroup] = []
-            if var stage = pairing {
-                var outcomes: [PairingStage.Outcome] = []
-                outcomes += stage.take(storable)
-                outcomes += drainingPairs ? stage.drain() : stage.expired()
-                pairing = stage
-                for outcome in outcomes {
-                    switch outcome {
-                    case .store(let group): groups.append(group)
-                    case .orphan(let item): rejectOrphan(item)
-                    }
+        var groups: [StoreGroup] = []
+        if var stage = pairing {
+            var outcomes: [PairingStage.Outcome] = []
+            outcomes += stage.take(storable)
+            outcomes += drainingPairs ? stage.drain() : stage.expired()
+            pairing = stage
+            for outcome in outcomes {
+                switch outcome {
+                case .store(let group): groups.append(group)
+                case .orphan(let item): rejectOrphan(item)
                 }
-            } else {
-                groups = storable.map { StoreGroup(primary: $0) }
             }
-            if !groups.isEmpty { await store(groups) }
+        } else {
+            groups = storable.map { StoreGroup(primary: $0) }
+        }
+        if settings.placement == .none {
+            for group in groups { dryRun(group) }
+        } else if !groups.isEmpty {
+            await store(groups)
         }
         if !finishedClaims.isEmpty && lostLibrary == nil {
             let ids = finishedClaims
@@ -583,6 +583,20 @@ public actor Committer {
     }
 
     // MARK: - Dry run
+
+    /// A dry run of a group: its primary file as ``dryRun(_:)-(StoreItem)`` says, the others as what they would be
+    /// stored with.
+    private func dryRun(_ group: StoreGroup) {
+        dryRun(group.primary)
+        for (member, type) in group.members {
+            hooks.finished(
+                FileOutcome(
+                    path: member.job.displayPath, kind: .attached,
+                    message: "would be stored with \(group.primary.job.originalName) as its \(type.name)",
+                    mime: member.mime, album: member.job.album, bytes: member.digest.size,
+                    elapsed: member.job.startedAt.duration(to: .now)))
+        }
+    }
 
     private func dryRun(_ item: StoreItem) {
         var assetID = item.known?.assetID

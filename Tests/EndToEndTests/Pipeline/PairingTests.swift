@@ -59,6 +59,12 @@ struct PairingTests {
         try sandbox.write(
             "drop/Trip/IMG_5195.HEIC.supplemental-metadata.json",
             Array(#"{"title": "IMG_5195.HEIC", "description": "Easter", "photoTakenTime": {"timestamp": "1618174073"}}"#.utf8))
+        // A dry run reports the pairs it would make, and stores nothing.
+        let dry = try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path, "--dry-run"])
+        #expect(dry.status == 0, "\(dry)")
+        #expect(dry.stdout.contains("/drop/Trip/IMG_5195.MOV\twould be stored with IMG_5195.HEIC as its pairedVideo"), "\(dry)")
+        #expect(dry.stdout.contains("attached\t"), "\(dry)")
+        #expect(dry.stdout.contains("new photo\t") && dry.stdout.contains("/drop/Trip/IMG_5195.HEIC\t→ Trip"), "\(dry)")
         let imported = try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path, "--json"])
         #expect(imported.status == 0, "\(imported)")
         let summary = try #require(
