@@ -167,6 +167,10 @@ struct ClaimJournalTests {
         let second = try await claims.claim([jpeg])
         #expect(first.jobs.map(\.hasSameStemSibling) == [true, false])
         #expect(second.jobs.map(\.hasSameStemSibling) == [true])
+        // After a crash the recovered claims still know, so a recovered half waits for its partner again.
+        let recovered = try await ClaimJournal(library: library, inbox: folder.url("Inbox")).recover()
+        let flags = Dictionary(uniqueKeysWithValues: recovered.jobs.map { ($0.originalName, $0.hasSameStemSibling) })
+        #expect(flags == ["IMG_0001.CR2": true, "IMG_0001.JPG": true, "IMG_0002.JPG": false])
     }
 
     @Test func claimStagesFilesAndRecoveryFinishesOrRollsBack() async throws {

@@ -122,11 +122,28 @@ public struct ClaimJournal: Sendable {
         guard !files.isEmpty else { return Claimed() }
         // The album key once per file: the payload and the job both carry it.
         let albums = files.map { self.albums.album(forRelativePath: $0.relativePath) }
-        let payloads = zip(files, albums).map { file, album in
+        // Which files have a same-stem sibling in their folder (a Live Photo's other half, a RAW's JPEG, a sidecar):
+        // listed before the renames, while this batch's files are still there, once per folder.
+        var siblings: [[UInt8]: StemSiblings] = [:]
+        var hasSibling = [Bool](repeating: false, count: files.count)
+        let listingRoot = try? inbox.directory()
+        for (index, file) in files.enumerated() {
+            let (folderPath, name) = Path.split(file.relativePath)
+            let key = Array(folderPath.utf8)
+            if siblings[key] == nil {
+                let folder = folderPath.isEmpty ? listingRoot : try? listingRoot?.directory(folderPath)
+                siblings[key] = StemSiblings(listing: folder)
+            }
+            hasSibling[index] = siblings[key]?.hasSibling(name) ?? false
+        }
+        let recentSiblings = recent.note(files.map { Path.split($0.relativePath) }, now: now)
+        for index in hasSibling.indices where recentSiblings[index] { hasSibling[index] = true }
+        let payloads = files.indices.map { index in
             Data(
                 ClaimPayload(
-                    source: file.relativePath, album: album, identity: file.identity,
-                    graceExpired: file.graceExpired, incompleteVerdict: file.incompleteVerdict
+                    source: files[index].relativePath, album: albums[index], identity: files[index].identity,
+                    graceExpired: files[index].graceExpired, incompleteVerdict: files[index].incompleteVerdict,
+                    hasSameStemSibling: hasSibling[index]
                 ).encoded)
         }
         let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
@@ -144,22 +161,7 @@ public struct ClaimJournal: Sendable {
             try? await library.removeJournalEntries(ids)
             throw error
         }
-        // Which files have a same-stem sibling in their folder (a Live Photo's other half, a RAW's JPEG, a sidecar):
-        // listed before the renames, while this batch's files are still there, once per folder.
-        var siblings: [[UInt8]: StemSiblings] = [:]
-        var hasSibling = [Bool](repeating: false, count: files.count)
-        for (index, (file, _)) in zip(files, ids).enumerated() {
-            let (folderPath, name) = Path.split(file.relativePath)
-            let key = Array(folderPath.utf8)
-            if siblings[key] == nil {
-                let folder = folderPath.isEmpty ? root : try? root.directory(folderPath)
-                if let folder { folders[key] = folder }
-                siblings[key] = StemSiblings(listing: folder)
-            }
-            hasSibling[index] = siblings[key]?.hasSibling(name) ?? false
-        }
-        let recentSiblings = recent.note(files.map { Path.split($0.relativePath) }, now: now)
-        for index in hasSibling.indices where recentSiblings[index] { hasSibling[index] = true }
+
         for (index, (file, id)) in zip(files, ids).enumerated() {
             do throws(SystemError) {
                 let (folderPath, name) = Path.split(file.relativePath)
@@ -244,7 +246,8 @@ public struct ClaimJournal: Sendable {
                     IngestJob(
                         source: staged(entry.id, in: folder), displayPath: payload.source, album: payload.album,
                         originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
-                        graceExpired: payload.graceExpired, sizeHint: Int64(info.st_size)))
+                        graceExpired: payload.graceExpired, sizeHint: Int64(info.st_size),
+                        hasSameStemSibling: payload.hasSameStemSibling))
             } else if root.exists(payload.source) {
                 recovery.returnedToInbox += 1
                 dropped.append(entry.id)

@@ -14,12 +14,16 @@ public struct ClaimPayload: Sendable, Hashable {
     public var graceExpired: Bool
     /// What the probe found when it judged the file incomplete (see ``IncompleteVerdict``), if it did.
     public var incompleteVerdict: IncompleteVerdict?
+    /// Whether the file's folder held a same-stem partner when it was claimed (``IngestJob/hasSameStemSibling``), so
+    /// that a file recovered after a crash waits for its partner again. Absent in older entries (false).
+    public var hasSameStemSibling: Bool
 
     /// A payload.
     public init(
         source: String, album: String?, identity: FileIdentity, graceExpired: Bool = false,
-        incompleteVerdict: IncompleteVerdict? = nil
+        incompleteVerdict: IncompleteVerdict? = nil, hasSameStemSibling: Bool = false
     ) {
+        self.hasSameStemSibling = hasSameStemSibling
         self.source = source
         self.album = album
         self.identity = identity
@@ -92,7 +96,7 @@ public struct ClaimPayload: Sendable, Hashable {
 
 extension ClaimPayload: Codable {
     private enum CodingKeys: String, CodingKey {
-        case source, album, device, inode, size, mtime, mtimeNanoseconds, graceExpired, incomplete
+        case source, album, device, inode, size, mtime, mtimeNanoseconds, graceExpired, incomplete, sibling
     }
 
     /// What the probe said when it judged the file incomplete; its identity is the payload's.
@@ -121,7 +125,8 @@ extension ClaimPayload: Codable {
             graceExpired: try container.decodeIfPresent(Bool.self, forKey: .graceExpired) ?? false,
             incompleteVerdict: incomplete.map {
                 IncompleteVerdict(identity: identity, code: $0.code, message: $0.message, mime: $0.mime)
-            })
+            },
+            hasSameStemSibling: try container.decodeIfPresent(Bool.self, forKey: .sibling) ?? false)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -134,6 +139,7 @@ extension ClaimPayload: Codable {
         try container.encode(identity.modificationTime.seconds, forKey: .mtime)
         try container.encode(identity.modificationTime.nanoseconds, forKey: .mtimeNanoseconds)
         try container.encode(graceExpired, forKey: .graceExpired)
+        if hasSameStemSibling { try container.encode(true, forKey: .sibling) }
         if let verdict = incompleteVerdict {
             try container.encode(
                 Incomplete(code: verdict.code, message: verdict.message, mime: verdict.mime), forKey: .incomplete)
