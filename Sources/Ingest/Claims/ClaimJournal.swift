@@ -124,6 +124,9 @@ public struct ClaimJournal: Sendable {
         let albums = files.map { self.albums.album(forRelativePath: $0.relativePath) }
         // Which files have a same-stem sibling in their folder (a Live Photo's other half, a RAW's JPEG, a sidecar):
         // listed before the renames, while this batch's files are still there, once per folder.
+        // The folders opened for the listing are the ones the renames below go through.
+        // Keyed by bytes: Swift's String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
+        var folders: [[UInt8]: Directory] = [:]
         var siblings: [[UInt8]: StemSiblings] = [:]
         var hasSibling = [Bool](repeating: false, count: files.count)
         let listingRoot = try? inbox.directory()
@@ -132,6 +135,7 @@ public struct ClaimJournal: Sendable {
             let key = Array(folderPath.utf8)
             if siblings[key] == nil {
                 let folder = folderPath.isEmpty ? listingRoot : try? listingRoot?.directory(folderPath)
+                if let folder { folders[key] = folder }
                 siblings[key] = StemSiblings(listing: folder)
             }
             hasSibling[index] = siblings[key]?.hasSibling(name) ?? false
@@ -150,8 +154,6 @@ public struct ClaimJournal: Sendable {
         var claimed = Claimed()
         claimed.jobs.reserveCapacity(files.count)
         var orphans: [Int64] = []
-        // Keyed by bytes: Swift's String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
-        var folders: [[UInt8]: Directory] = [:]
         let target: Directory
         let root: Directory
         do {

@@ -61,7 +61,7 @@ public actor Committer {
     /// The committer runs on the library's writer queue (``PhotoLibrary/writerExecutor``): between two blocks it
     /// does little, and each hand-off to the writer and back would otherwise wake another thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-    /// Album by title, filled from fetches and committed creations; cleared when a block fails.
+    /// Album by album key (``AlbumRule``), filled from fetches and committed creations; cleared when a block fails.
     private var albums: [String: AssetCollection] = [:]
     /// Library folders by inbox folder path (the `path` album mode).
     private var folders: [String: CollectionList] = [:]
@@ -78,7 +78,7 @@ public actor Committer {
     /// Set once the library turned out gone (or the daemon's lock taken): from then on nothing is written, every
     /// claimed file is put back into the inbox.
     private var lostLibrary: IngestFailure?
-    /// Files that may have a partner wait here for it (nil: no pairing, or a dry run).
+    /// Files that may have a partner wait here for it (nil: pairing is turned off).
     private var pairing: PairingStage?
 
     /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
@@ -94,7 +94,7 @@ public actor Committer {
         self.logger = logger
         self.executor = library.writerExecutor
         if let pairing = settings.pairing {
-            self.pairing = PairingStage(pairing, inbox: claims?.inbox.path)
+            self.pairing = PairingStage(pairing, listsFolders: claims == nil)
         }
     }
 
@@ -391,10 +391,8 @@ public actor Committer {
                     }
                 }
                 if var metadata = item.probe?.metadata {
-                    var favourite = false
-                    for reading in sidecars[index] { favourite = reading.apply(to: &metadata) || favourite }
+                    for reading in sidecars[index] { reading.apply(to: &metadata) }
                     AssetMetadata.apply(metadata, to: request)
-                    if favourite { request.isFavorite = true }
                     for reading in sidecars[index] { reading.apply(to: request) }
                 }
                 guard let title = item.job.album, let placeholder = request.placeholderForCreatedAsset else { continue }

@@ -8,11 +8,11 @@ import PhotodropSystem
 /// desk's groups into what the committer stores or rejects.
 struct PairingStage {
     private(set) var desk: PairingDesk<StoreItem>
-    /// The watched inbox (its claims say which files have siblings); nil for an import.
-    let inbox: String?
-    /// How long an import's folder listing is trusted.
-    let listingLifetime: Duration
-    private var listings: [String: (siblings: StemSiblings, taken: ContinuousClock.Instant)] = [:]
+    /// Whether the stage lists a file's folder itself (an import, whose sources stay put); a watched inbox's claims
+    /// say which files have siblings, since the folder was listed before its files left it.
+    let listsFolders: Bool
+    /// An import's folders, each listed once.
+    private var listings: [String: StemSiblings] = [:]
 
     /// What the committer does with a group the desk handed back.
     enum Outcome {
@@ -22,10 +22,9 @@ struct PairingStage {
         case orphan(StoreItem)
     }
 
-    init(_ pairing: CommitSettings.Pairing, inbox: String?) {
+    init(_ pairing: CommitSettings.Pairing, listsFolders: Bool) {
         desk = PairingDesk(wait: pairing.wait, pairsRawAndJpeg: pairing.pairsRawAndJpeg)
-        self.inbox = inbox
-        listingLifetime = inbox == nil ? .seconds(3600) : .seconds(1)
+        self.listsFolders = listsFolders
     }
 
     /// Camera RAW formats, by the extension the probe gives from content.
@@ -65,7 +64,7 @@ struct PairingStage {
             }
             let metadata = item.probe?.metadata
             let folder = Path.parent(of: item.job.displayPath)
-            let hasSibling = hasSameStemSibling(item, in: folder, now: now)
+            let hasSibling = hasSameStemSibling(item, in: folder)
             // The common case, a photo or video that no other file can join, skips the desk.
             if (role == .photo || role == .video) && metadata?.contentIdentifier == nil && !hasSibling
                 && desk.isEmpty
@@ -106,14 +105,14 @@ struct PairingStage {
     /// Whether the file's folder holds another file of the same stem (`IMG_0001.CR2` beside `IMG_0001.JPG`, an edit
     /// or adjustments of it, a sidecar of it). A watched inbox's claims already say (the folder was listed before
     /// its files left it); an import's sources stay where they are, so their folder is listed once.
-    private mutating func hasSameStemSibling(_ item: StoreItem, in folder: String, now: ContinuousClock.Instant) -> Bool {
-        if item.job.hasSameStemSibling || inbox != nil { return item.job.hasSameStemSibling }
+    private mutating func hasSameStemSibling(_ item: StoreItem, in folder: String) -> Bool {
+        if item.job.hasSameStemSibling || !listsFolders { return item.job.hasSameStemSibling }
         let path = folder.isEmpty ? "." : folder
-        if listings[path].map({ $0.taken.advanced(by: listingLifetime) < now }) ?? true {
+        if listings[path] == nil {
             if listings.count > 4096 { listings.removeAll() }
-            listings[path] = (StemSiblings(listing: try? Directory.open(atPath: path)), now)
+            listings[path] = StemSiblings(listing: try? Directory.open(atPath: path))
         }
-        return listings[path]?.siblings.hasSibling(item.job.originalName) ?? false
+        return listings[path]?.hasSibling(item.job.originalName) ?? false
     }
 
     /// The stem a file pairs by (``StemSiblings/pairingStem(of:)``).

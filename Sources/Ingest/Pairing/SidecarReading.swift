@@ -33,20 +33,20 @@ struct SidecarReading: Sendable {
 
     /// Applies what the sidecar says to the media file's metadata through the capture-date precedence (an XMP
     /// sidecar's date first of all, a Takeout time after the file's own dates); a sidecar's position replaces the
-    /// file's (an XMP sidecar is where people correct it), a Takeout position only fills a missing one. Returns
-    /// whether the sidecar marks the photo a favourite (XMP rating 5, Takeout `favorited`).
-    /// Sets what the sidecar says beyond dates and places on `request`: the XMP title, caption (else Takeout's
-    /// description), keywords and rating. An earlier sidecar's values stay.
+    /// file's (an XMP sidecar is where people correct it), a Takeout position only fills a missing one.
+    func apply(to metadata: inout MediaMetadata) {
+        if let xmp { metadata.adoptXMPSidecar(xmp) }
+        if let takeout { metadata.adoptTakeoutSidecar(takeout) }
+    }
+
+    /// Sets what the sidecar says beyond dates and places on `request`: the favourite mark (XMP rating 5, Takeout
+    /// `favorited`), the XMP title, caption (else Takeout's description), keywords and rating. An earlier sidecar's
+    /// values stay.
     func apply(to request: AssetCreationRequest) {
+        if xmp?.rating == 5 || takeout?.isFavorite == true { request.isFavorite = true }
         if request.title == nil, let title = xmp?.title { request.title = title }
         if request.caption == nil, let caption = xmp?.caption ?? takeout?.description { request.caption = caption }
         if request.keywords.isEmpty, let keywords = xmp?.keywords, !keywords.isEmpty { request.keywords = keywords }
         if request.rating == nil, let rating = xmp?.rating { request.rating = rating }
-    }
-
-    func apply(to metadata: inout MediaMetadata) -> Bool {
-        if let xmp { metadata.adoptXMPSidecar(xmp) }
-        if let takeout { metadata.adoptTakeoutSidecar(takeout) }
-        return xmp?.rating == 5 || takeout?.isFavorite == true
     }
 }

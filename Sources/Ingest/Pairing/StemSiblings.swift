@@ -1,3 +1,4 @@
+import MediaProbe
 import PhotodropSystem
 
 /// Which names of one folder share a pairing stem (``pairingStem(of:)``): `IMG_0001.JPG`, `IMG_0001.CR2`,
@@ -42,16 +43,8 @@ struct StemSiblings {
         if hasSuffix(".xmp") {
             bytes.removeLast(4)
         } else if hasSuffix(".json") {
-            bytes.removeLast(5)
-            // A copy number, then a (maybe cut) `.supplemental-metadata` marker.
-            if bytes.last == UInt8(ascii: ")"), let open = bytes.lastIndex(of: UInt8(ascii: "(")) {
-                bytes.removeSubrange(open...)
-            }
-            if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0, bytes.count - dot >= 2,
-                ".supplemental-metadata".utf8.starts(with: bytes[dot...])
-            {
-                bytes.removeSubrange(dot...)
-            }
+            // Takeout's copy number and (maybe cut) `.supplemental-metadata` marker, read as SidecarName reads them.
+            bytes = Array(SidecarName.takeoutBase(String(decoding: bytes, as: UTF8.self)).base.utf8)
         }
         if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 { bytes.removeSubrange(dot...) }
         // img_e0001 → img_0001
