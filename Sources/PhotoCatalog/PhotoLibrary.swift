@@ -147,7 +147,7 @@ public final class PhotoLibrary: Sendable {
         }
         context.close()
         if let error = context.recordedError { throw error }
-        if context.assetCreations.isEmpty && context.collectionCreations.isEmpty
+        if context.assetCreations.isEmpty && context.resourceAdditions.isEmpty && context.collectionCreations.isEmpty
             && context.collectionListCreations.isEmpty && context.operations.isEmpty
         {
             return ChangeReport(changeToken: nil, commitDate: nil, assetCreations: [], createdCollectionIdentifiers: [])

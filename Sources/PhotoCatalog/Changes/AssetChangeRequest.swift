@@ -14,6 +14,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         enum Field: Int, Sendable {
             case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
             case contentIdentifier, creationTimeZoneOffset, isCreationDateFloating, title, caption, keywords, rating
+            case pairingKey
         }
 
         /// The fields a request set, as bits: a `Set` cost every creation request a heap allocation and each
@@ -40,6 +41,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         var caption: String?
         var keywords: [String] = []
         var rating: Int?
+        var pairingKey: String?
         var changed = Fields()
     }
 
@@ -47,6 +49,9 @@ public class AssetChangeRequest: @unchecked Sendable {
     /// The asset changed by this request; nil for a creation request.
     let target: AssetTarget?
     let properties: Mutex<Properties>
+    /// The files this request adds to its stored asset, gathered as a creation request of that asset
+    /// (``addResource(with:file:options:primaryBecomes:)``); nil until the first.
+    let addition = Mutex<AssetCreationRequest?>(nil)
 
     init(blockSerial: UInt64, target: AssetTarget?, properties: Properties) {
         self.blockSerial = blockSerial
@@ -69,7 +74,7 @@ public class AssetChangeRequest: @unchecked Sendable {
                 location: record.location, isFavorite: record.isFavorite, isHidden: record.isHidden,
                 pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight, duration: record.duration,
                 contentIdentifier: record.contentIdentifier, title: record.title, caption: record.caption,
-                keywords: record.keywords, rating: record.rating))
+                keywords: record.keywords, rating: record.rating, pairingKey: record.pairingKey))
         context.operations.append(.updateAsset(self))
     }
 
@@ -122,6 +127,14 @@ public class AssetChangeRequest: @unchecked Sendable {
     public var keywords: [String] {
         get { properties.withLock { $0.keywords } }
         set { set(.keywords, \.keywords, newValue) }
+    }
+
+    /// A key that the files of one asset share, chosen by the caller, so that a file arriving after the asset was
+    /// stored can find it (``FetchPredicate/pairingKey(in:)``; photodrop: its ingest uses the inbox folder and the
+    /// file's stem). Not shown anywhere; nil when not set.
+    public var pairingKey: String? {
+        get { properties.withLock { $0.pairingKey } }
+        set { set(.pairingKey, \.pairingKey, newValue) }
     }
 
     /// The rating, −1 … 5, or nil (photodrop).

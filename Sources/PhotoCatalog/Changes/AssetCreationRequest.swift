@@ -46,6 +46,8 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         case existing(rowID: Int64, uuid: String, isDeleted: Bool)
         /// The content of an earlier creation request of the same block.
         case sameAs(AssetCreationRequest)
+        /// Not a new asset: files added to the stored asset with ``uuid`` (``AssetChangeRequest/addResource(with:file:options:primaryBecomes:)``).
+        case addition
     }
 
     struct CreationState {
@@ -58,6 +60,8 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         var rowID: Int64?
         /// The photo carries its own movie (a Google or Samsung motion photo).
         var isMotionPhoto = false
+        /// For an addition that brings a new primary file: the type the asset's current primary file takes.
+        var demotedPrimary: AssetResourceType?
     }
 
     /// The UUID the new asset gets when it is not a duplicate.
@@ -65,11 +69,38 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
     private let placeholder: ObjectPlaceholder
     let creation = Mutex(CreationState())
 
-    private init(blockSerial: UInt64) {
-        uuid = LocalIdentifier.newUUID()
+    private init(blockSerial: UInt64, uuid: String = LocalIdentifier.newUUID()) {
+        self.uuid = uuid
         placeholder = ObjectPlaceholder(localIdentifier: LocalIdentifier.asset(uuid: uuid))
         super.init(blockSerial: blockSerial, target: nil, properties: Properties())
         placeholder.attach(assetRequest: self)
+    }
+
+    /// The request that gathers the files added to the stored asset `uuid` in this block.
+    static func makeAddition(toAssetWithUUID uuid: String, _ context: ChangeContext) -> AssetCreationRequest {
+        let request = AssetCreationRequest(blockSerial: context.serial, uuid: uuid)
+        request.creation.withLock { $0.resolution = .addition }
+        context.resourceAdditions.append(request)
+        return request
+    }
+
+    /// Adds a file to a stored asset (for ``AssetChangeRequest/addResource(with:file:options:primaryBecomes:)``).
+    func addToStoredAsset(
+        type: AssetResourceType, file: FileLocation, options: AssetResourceCreationOptions?,
+        primaryBecomes demoted: AssetResourceType?, _ context: ChangeContext
+    ) {
+        if type.isPrimary {
+            guard let demoted, !demoted.isPrimary else {
+                context.record(
+                    PhotosError.invalidParameter(
+                        "A new .\(type.name) file for a stored asset needs primaryBecomes: the type its current primary "
+                            + "file takes (.pairedVideo for a video that becomes a Live Photo's movie, .alternatePhoto "
+                            + "for a RAW beside its new JPEG)."))
+                return
+            }
+            creation.withLock { $0.demotedPrimary = demoted }
+        }
+        addResource(with: type, file: file, options: options, context)
     }
 
     static func make(what: String) throws -> AssetCreationRequest {
@@ -224,7 +255,13 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
             originalFilename: options.originalFilename ?? Path.lastComponent(of: path))
 
         let isPrimary = type == .photo || type == .video
-        if isPrimary {
+        if case .addition = creation.withLock({ $0.resolution }) {
+            // A file added to a stored asset is not added again when its content is stored already (or added earlier
+            // in the block).
+            let isNewInBlock = context.additionSHA256.insert(sha256).inserted
+            let isStored = try context.writer.asset(withSHA256: sha256) != nil
+            if !isNewInBlock || context.creationBySHA256[sha256] != nil || isStored { resource.isSkipped = true }
+        } else if isPrimary {
             let resolution: Resolution
             if let earlier = context.creationBySHA256[sha256] {
                 resolution = .sameAs(earlier)
@@ -264,8 +301,10 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
     /// `performChanges` returned.
     public override var isDuplicate: Bool {
         creation.withLock {
-            if case .new = $0.resolution { return false }
-            return true
+            switch $0.resolution {
+            case .new, .addition: false
+            case .existing, .sameAs: true
+            }
         }
     }
 

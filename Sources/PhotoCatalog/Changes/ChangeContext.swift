@@ -22,6 +22,11 @@ final class ChangeContext: @unchecked Sendable {
     private(set) var isOpen = true
 
     var assetCreations: [AssetCreationRequest] = []
+    /// Files added to stored assets (``AssetChangeRequest/addResource(with:file:options:primaryBecomes:)``), one
+    /// request per asset, applied after the creations.
+    var resourceAdditions: [AssetCreationRequest] = []
+    /// The SHA-256 of every file added to a stored asset in this block (a second copy is not added again).
+    var additionSHA256: Set<String> = []
     var collectionCreations: [AssetCollectionChangeRequest] = []
     var collectionListCreations: [CollectionListChangeRequest] = []
     var operations: [ChangeOperation] = []

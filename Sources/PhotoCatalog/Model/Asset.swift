@@ -30,6 +30,7 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
         var caption: String? = nil
         var keywords: [String] = []
         var rating: Int? = nil
+        var pairingKey: String? = nil
         var resources: [AssetResource]
     }
 
@@ -99,6 +100,8 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
     public var rating: Int? { record.rating }
     /// The Live Photo content identifier that pairs a photo with its movie, when known.
     public var contentIdentifier: String? { record.contentIdentifier }
+    /// The key the asset's files share (``AssetChangeRequest/pairingKey``; photodrop).
+    public var pairingKey: String? { record.pairingKey }
     /// Its stored originals; the first is the primary one (the photo of a photo, the movie of a video).
     public var resources: [AssetResource] { record.resources }
 

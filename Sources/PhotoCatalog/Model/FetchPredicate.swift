@@ -30,6 +30,8 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     case originalFilename(TextMatch)
     /// Assets with this Live Photo content identifier.
     case contentIdentifier(String)
+    /// Assets whose ``Asset/pairingKey`` is one of these (photodrop).
+    case pairingKey(in: [String])
     /// Collections with this title.
     case title(TextMatch)
     /// Objects with one of these identifiers.

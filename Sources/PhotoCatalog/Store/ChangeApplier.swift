@@ -41,6 +41,7 @@ struct ChangeSet: Sendable {
 /// the block.
 final class ChangeApplier {
     private let writer: WriterConnection
+    var writerStatements: WriterStatements { writer.statements }
     let database: Database
     let now: Double
     /// What the block changed (folder operations in `ChangeApplier+Folders.swift` note theirs too).
@@ -85,6 +86,8 @@ final class ChangeApplier {
             request.creation.withLock { $0.rowID = rowID }
         case .new:
             try insertAsset(request, state)
+        case .addition:
+            break  // additions are applied after the creations (``addResources(_:)``)
         }
     }
 
@@ -157,6 +160,7 @@ final class ChangeApplier {
         try insert.bind(properties.caption, at: 21)
         try insert.bind(AssetQuery.encodeKeywords(properties.keywords), at: 22)
         try insert.bind(properties.rating.map { Int64($0) }, at: 23)
+        try insert.bind(properties.pairingKey, at: 24)
         _ = try insert.step()
         insert.reset()
         let rowID = database.lastInsertRowID
@@ -377,6 +381,7 @@ final class ChangeApplier {
             (.caption, "caption", .optional(properties.caption)),
             (.keywords, "keywords", .optional(AssetQuery.encodeKeywords(properties.keywords))),
             (.rating, "rating", properties.rating.map { .integer(Int64($0)) } ?? .null),
+            (.pairingKey, "pairing_key", .optional(properties.pairingKey)),
         ]
         for (field, column, value) in fields where properties.changed.contains(field) {
             sql.append(", \(column) = ")
@@ -451,6 +456,7 @@ final class ChangeApplier {
             case .new: return (rowID, request.uuid)
             case .existing(_, let uuid, _): return (rowID, uuid)
             case .sameAs(let earlier): return (rowID, earlier.uuid)
+            case .addition: return (rowID, request.uuid)
             }
         case .existing(let uuid, let identifier):
             let lookup = writer.statements.assetByUUID

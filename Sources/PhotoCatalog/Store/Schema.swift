@@ -20,13 +20,19 @@
 ///   album or folder was made for, so that renaming it keeps the folder filing into it.
 /// - v8: what sidecars say about an asset beyond dates and places: `assets.title`, `caption`, `keywords` (a JSON
 ///   array of strings) and `rating` (−1 … 5).
+/// - v9: files that belong together: `assets.pairing_key` (an opaque key the files of one asset share, set by the
+///   caller; photodrop's ingest uses the inbox folder and file stem, so that a RAW, a sidecar or a Live Photo half
+///   arriving after its asset was stored finds it), indexed where set; `albums.summary` (an album's description, e.g.
+///   from a Google Takeout album's `metadata.json`).
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
 ///
 /// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
 enum Schema {
-    static let migrator = Migrator(migrations: [version1, version2, version3, version4, version5, version6, version7, version8])
+    static let migrator = Migrator(migrations: [
+        version1, version2, version3, version4, version5, version6, version7, version8, version9,
+    ])
 
     static var latestVersion: Int { migrator.latestVersion }
 
@@ -210,5 +216,13 @@ enum Schema {
             ALTER TABLE assets ADD COLUMN caption TEXT;
             ALTER TABLE assets ADD COLUMN keywords TEXT;
             ALTER TABLE assets ADD COLUMN rating INTEGER;
+            """)
+
+    static let version9 = Migrator.Migration(
+        version: 9, name: "pairing keys and album descriptions",
+        sql: """
+            ALTER TABLE assets ADD COLUMN pairing_key TEXT;
+            CREATE INDEX assets_by_pairing_key ON assets(pairing_key) WHERE pairing_key IS NOT NULL;
+            ALTER TABLE albums ADD COLUMN summary TEXT;
             """)
 }

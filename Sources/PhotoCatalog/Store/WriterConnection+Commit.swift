@@ -21,7 +21,8 @@ extension WriterConnection {
         var dataVersion = dataVersionAtStart
         var attempts = 0
         while true {
-            var placements = plan(context)
+            var placements: [Placement]
+            do { placements = try plan(context) } catch { throw mapped(error, action: "plan where the new originals go") }
             let batch = makeBatch()
             let placing =
                 placements.isEmpty
@@ -46,6 +47,7 @@ extension WriterConnection {
                         throw ConflictRetry()
                     }
                     for request in context.assetCreations { try applier.create(request) }
+                    for request in context.resourceAdditions { try applier.addResources(request) }
                     for request in context.collectionListCreations { try applier.createCollectionList(request) }
                     for request in context.collectionCreations { try applier.createCollection(request) }
                     for operation in context.operations { try applier.apply(operation) }
@@ -188,7 +190,7 @@ extension WriterConnection {
                 if let stored, (originalNeedingRepair(stored.original) != nil) != (state.repair != nil) {
                     return false
                 }
-            case .sameAs: continue
+            case .sameAs, .addition: continue
             }
         }
         return true

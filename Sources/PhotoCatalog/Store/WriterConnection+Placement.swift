@@ -89,7 +89,7 @@ extension WriterConnection {
     /// over a library's life, while a block touches one or two folders, each costing one `fsync` (a disk cache flush)
     /// per block, and a small library does not make all 256 folders. A 2,000-file block makes 16 folder fsyncs
     /// instead of up to 256.
-    func plan(_ context: ChangeContext) -> [Placement] {
+    func plan(_ context: ChangeContext) throws -> [Placement] {
         var placements: [Placement] = []
         for request in context.assetCreations {
             switch request.state.resolution {
@@ -97,7 +97,7 @@ extension WriterConnection {
             case .existing:
                 if let repair = request.state.repair { placements += planRepair(request, repair) }
                 continue
-            case .sameAs: continue
+            case .sameAs, .addition: continue
             }
             let name = request.uuid.lowercased()
             if currentFolder.isEmpty || placementsInCurrentFolder >= WriterConnection.placementsPerFolder {
@@ -118,6 +118,44 @@ extension WriterConnection {
                     let fileName = "\(name)\(suffix)\(dot)\(resource.fileExtension)"
                     state.resources[index].destination = "\(folder)/\(fileName)"
                     number += 1
+                    placements.append(
+                        Placement(
+                            request: request, resourceIndex: index, source: resource.source,
+                            sourcePath: resource.sourcePath, sourceInode: resource.inode,
+                            sourceSize: resource.byteCount, sourceModification: resource.modificationDate, folder: folder,
+                            name: fileName, move: resource.shouldMove, repairs: nil, vouched: resource.vouched))
+                }
+            }
+        }
+        if !context.resourceAdditions.isEmpty { placements += try planAdditions(context) }
+        return placements
+    }
+
+    /// The placements of files added to a stored asset: beside its other files, named `<asset-uuid>-n.<ext>` with the
+    /// first numbers its files do not use.
+    private func planAdditions(_ context: ChangeContext) throws -> [Placement] {
+        var placements: [Placement] = []
+        for request in context.resourceAdditions {
+            let stored = try database.rows(
+                "SELECT r.path FROM resources r JOIN assets a ON a.id = r.asset_id WHERE a.uuid = ? ORDER BY r.id",
+                [.text(request.uuid)]
+            ) { $0.string(0) }
+            guard let first = stored.first else { continue }  // the asset is gone: the applier says so
+            let folder = Path.parent(of: first)
+            var taken = Set(stored.map { name -> String in
+                let last = Path.lastComponent(of: name)
+                return last.firstIndex(of: ".").map { String(last[..<$0]) } ?? last
+            })
+            let base = request.uuid.lowercased()
+            var number = 2
+            request.creation.withLock { state in
+                for index in state.resources.indices where !state.resources[index].isSkipped {
+                    let resource = state.resources[index]
+                    while taken.contains("\(base)-\(number)") { number += 1 }
+                    taken.insert("\(base)-\(number)")
+                    let dot = resource.fileExtension.isEmpty ? "" : "."
+                    let fileName = "\(base)-\(number)\(dot)\(resource.fileExtension)"
+                    state.resources[index].destination = "\(folder)/\(fileName)"
                     placements.append(
                         Placement(
                             request: request, resourceIndex: index, source: resource.source,
