@@ -7,7 +7,7 @@ import PhotoCatalog
 public enum AssetMetadata {
     /// Sets the capture date (with its source, its UTC offset and whether it is a floating local time), the displayed pixel size, the duration, the location and the Live
     /// Photo content identifier from `metadata` on `request`.
-    public static func apply(_ metadata: MediaMetadata, to request: AssetCreationRequest) {
+    public static func apply(_ metadata: MediaMetadata, to request: AssetChangeRequest) {
         if let date = metadata.captureDate {
             request.creationDate = date
             request.creationDateSource = metadata.captureDateSource?.rawValue
@@ -25,6 +25,19 @@ public enum AssetMetadata {
             if converted.isValid { request.location = converted }
         }
         if let identifier = metadata.contentIdentifier { request.contentIdentifier = identifier }
-        if metadata.isMotionPhoto { request.isMotionPhoto = true }
+        if metadata.isMotionPhoto, let creation = request as? AssetCreationRequest { creation.isMotionPhoto = true }
+    }
+
+    /// What the library records of `asset`'s capture date and place, as metadata that sidecars can be applied to
+    /// through the same precedence as at creation (a late XMP sidecar's date wins over the file's EXIF date; a late
+    /// Takeout time only over weaker sources).
+    static func recorded(of asset: Asset) -> MediaMetadata {
+        MediaMetadata(
+            captureDate: asset.creationDate,
+            captureDateSource: asset.creationDateSource.flatMap(MediaMetadata.CaptureDateSource.init(rawValue:)),
+            captureTimeZoneOffset: asset.creationTimeZoneOffset, captureDateIsFloating: asset.isCreationDateFloating,
+            location: asset.location.map {
+                MediaMetadata.Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude)
+            })
     }
 }

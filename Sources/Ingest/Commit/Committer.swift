@@ -54,17 +54,17 @@ public actor Committer {
     public let settings: CommitSettings
     private let quarantine: Quarantine
     private let claims: ClaimJournal?
-    private let hooks: Hooks
-    private let logger: Logger
+    let hooks: Hooks
+    let logger: Logger
     private let executor: any SerialExecutor
 
     /// The committer runs on the library's writer queue (``PhotoLibrary/writerExecutor``): between two blocks it
     /// does little, and each hand-off to the writer and back would otherwise wake another thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// Album by album key (``AlbumRule``), filled from fetches and committed creations; cleared when a block fails.
-    private var albums: [String: AssetCollection] = [:]
+    var albums: [String: AssetCollection] = [:]
     /// Library folders by inbox folder path (the `path` album mode).
-    private var folders: [String: CollectionList] = [:]
+    var folders: [String: CollectionList] = [:]
     /// Dry run: contents this run would have stored.
     private var dryRunContents: Set<SHA256Digest> = []
     /// Claim entries of files that left the pipeline outside a change block (rejected, put back); removed in one
@@ -77,7 +77,7 @@ public actor Committer {
     private var waitingBatches: [CheckedContinuation<Void, Never>] = []
     /// Set once the library turned out gone (or the daemon's lock taken): from then on nothing is written, every
     /// claimed file is put back into the inbox.
-    private var lostLibrary: IngestFailure?
+    private(set) var lostLibrary: IngestFailure?
     /// Files that may have a partner wait here for it (nil: pairing is turned off).
     private var pairing: PairingStage?
 
@@ -157,7 +157,7 @@ public actor Committer {
                 for outcome in stage.drain() {
                     switch outcome {
                     case .store(let group): for item in group.items { putBackUnwritten(item.job) }
-                    case .orphan(let item): putBackUnwritten(item.job)
+                    case .unpaired(let item): putBackUnwritten(item.job)
                     }
                 }
                 pairing = stage
@@ -221,24 +221,34 @@ public actor Committer {
             }
         }
         var groups: [StoreGroup] = []
+        var attachments: [StoredPartners.Attachment] = []
         if var stage = pairing {
             var outcomes: [PairingStage.Outcome] = []
             outcomes += stage.take(storable)
             outcomes += drainingPairs ? stage.drain() : stage.expired()
             pairing = stage
+            var unpaired: [StoreItem] = []
             for outcome in outcomes {
                 switch outcome {
                 case .store(let group): groups.append(group)
-                case .orphan(let item): rejectOrphan(item)
+                case .unpaired(let item): unpaired.append(item)
                 }
+            }
+            (groups, attachments, unpaired) = matchStoredPartners(groups, unpaired)
+            for item in unpaired {
+                // No primary came and none is stored: an edited rendition is an asset of its own; a sidecar or
+                // adjustments file is rejected.
+                if item.probe?.isAccepted == true { groups.append(StoreGroup(primary: item)) } else { rejectOrphan(item) }
             }
         } else {
             groups = storable.map { StoreGroup(primary: $0) }
         }
         if settings.placement == .none {
             for group in groups { dryRun(group) }
-        } else if !groups.isEmpty {
-            await store(groups)
+            for attachment in attachments { dryRun(attachment) }
+        } else {
+            if !groups.isEmpty { await store(groups) }
+            if !attachments.isEmpty { await attach(attachments) }
         }
         if !finishedClaims.isEmpty && lostLibrary == nil {
             let ids = finishedClaims
@@ -295,22 +305,41 @@ public actor Committer {
         }
     }
 
-    /// The other files of groups whose primary file turned out to be stored already: media files are stored on their
-    /// own; sidecars and adjustments are rejected, since adding to a stored asset is not done yet.
-    private func storeLeftovers(_ leftovers: [(StoreItem, existing: String)]) async {
+    /// The other files of groups whose primary file turned out to be stored already: they join that asset where they
+    /// fit it (a second copy of a stored file is a duplicate); media files that do not fit are stored on their own,
+    /// other files are rejected.
+    private func storeLeftovers(_ leftovers: [(item: StoreItem, type: AssetResourceType, existing: String)]) async {
         guard !leftovers.isEmpty else { return }
+        let assets = (try? Asset.fetchAssets(
+            withLocalIdentifiers: Array(Set(leftovers.map(\.existing))),
+            options: FetchOptions(includeHiddenAssets: true), library: library
+        ).map { $0 }) ?? []
+        var attachments: [StoredPartners.Attachment] = []
         var groups: [StoreGroup] = []
-        for (item, existing) in leftovers {
+        for (item, type, existing) in leftovers {
+            if let asset = assets.first(where: { $0.localIdentifier == existing }) {
+                let index = attachments.firstIndex { $0.asset.localIdentifier == existing }
+                let planned = index.map { attachments[$0].files.map(\.type) } ?? []
+                if StoredPartners.fits(type, asset: asset, adding: planned) {
+                    if let index {
+                        attachments[index].files.append((item, type))
+                    } else {
+                        attachments.append(StoredPartners.Attachment(asset: asset, files: [(item, type)]))
+                    }
+                    continue
+                }
+            }
             if item.probe?.isAccepted == true {
                 groups.append(StoreGroup(primary: item))
             } else {
                 reject(
                     item.job, code: "orphanSidecar",
-                    message: "its media file is already in the library as \(existing), and photodrop does not yet add "
-                        + "a sidecar to a stored asset; the file is kept here",
+                    message: "its media file is already in the library as \(existing), which already has a "
+                        + "\(type.name) resource; the file is kept here",
                     mime: item.mime, bytes: item.digest.size)
             }
         }
+        if !attachments.isEmpty { await attach(attachments) }
         if !groups.isEmpty { await store(groups) }
     }
 
@@ -322,7 +351,7 @@ public actor Committer {
     }
 
     /// Records what a block decides inside it (written inside the block, read after it).
-    private final class BlockNotes: Sendable {
+    final class BlockNotes: Sendable {
         private let state = Mutex<(leftovers: [(Int, String)], claims: [Int64])>(([], []))
         /// Group `index`'s primary file was a duplicate of `existing`: its other files were not added.
         func leftOver(_ index: Int, existing: String) { state.withLock { $0.leftovers.append((index, existing)) } }
@@ -334,7 +363,7 @@ public actor Committer {
     /// One `performChanges` block for `groups` (one creation request each); returns the creation outcomes in group
     /// order, and the files left out of groups whose primary was a duplicate (with that asset's identifier).
     private func storeBlock(_ groups: [StoreGroup]) async throws
-        -> (outcomes: [AssetCreationOutcome], leftovers: [(StoreItem, existing: String)])
+        -> (outcomes: [AssetCreationOutcome], leftovers: [(item: StoreItem, type: AssetResourceType, existing: String)])
     {
         var existing: [String: AssetCollection] = [:]
         var parents: [String: CollectionList] = [:]
@@ -373,6 +402,7 @@ public actor Committer {
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
                         fileStatus: item.digest.resourceFileStatus))
+                request.pairingKey = StoredPartners.pairingKey(of: item)
                 notes.finished(claim: item.job.claimID)
                 if request.isDuplicate && !group.members.isEmpty {
                     notes.leftOver(index, existing: request.placeholderForCreatedAsset?.localIdentifier ?? "")
@@ -437,7 +467,7 @@ public actor Committer {
                 message: "the library reported \(report.assetCreations.count) creations for \(groups.count) assets")
         }
         let leftovers = notes.leftovers.flatMap { index, existing in
-            groups[index].members.map { ($0.item, existing: existing) }
+            groups[index].members.map { (item: $0.item, type: $0.type, existing: existing) }
         }
         return (report.assetCreations, leftovers)
     }
@@ -445,7 +475,7 @@ public actor Committer {
     /// The album for an album key (``AlbumRule``), from the cache or the library: the album bound to that inbox
     /// folder; else, for a key without folders, the oldest album of that title at the top level that no folder is
     /// bound to yet (an album made by hand, or before albums recorded their folder), which the block then binds.
-    private func album(forKey key: String) throws -> AssetCollection? {
+    func album(forKey key: String) throws -> AssetCollection? {
         if let cached = albums[key] { return cached }
         var found = try AssetCollection.fetchAlbum(forInboxFolder: key, library: library)
         if found == nil, !key.utf8.contains(UInt8(ascii: "/")) {
@@ -571,7 +601,7 @@ public actor Committer {
         markClaimDone(job)
     }
 
-    private func failStored(_ item: StoreItem, _ error: any Error) {
+    func failStored(_ item: StoreItem, _ error: any Error) {
         let failure = IngestFailure(error)
         if settings.usesClaims {
             putBack(item.job, .failed(failure))
@@ -722,7 +752,7 @@ public actor Committer {
     }
 
     /// Stops writing: the library is gone, or the daemon's lock is no longer its own.
-    private func loseLibrary(_ failure: IngestFailure) {
+    func loseLibrary(_ failure: IngestFailure) {
         guard lostLibrary == nil else { return }
         lostLibrary = failure
         logger.error(
@@ -733,7 +763,7 @@ public actor Committer {
 
     /// Puts a claimed file back into the inbox without touching the library (its journal entry stays; the next
     /// start, on whatever library is there then, finds the file back in the inbox and drops it).
-    private func putBackUnwritten(_ job: IngestJob) {
+    func putBackUnwritten(_ job: IngestJob) {
         guard let claims else {
             fail(job, .libraryLost(reason: lostLibrary?.description ?? "the library is gone"))
             return

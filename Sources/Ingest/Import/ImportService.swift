@@ -173,7 +173,8 @@ public final class ImportService: Sendable {
                     }
                     let job = IngestJob(
                         source: source, displayPath: candidate.path, album: candidate.album,
-                        originalName: Path.lastComponent(of: candidate.relativePath))
+                        originalName: Path.lastComponent(of: candidate.relativePath),
+                        folder: Path.parent(of: candidate.relativePath))
                     do { try await pipeline.send(job) } catch { break feeding }
                 case .problem(let problem):
                     report(FileOutcome(path: problem.path, kind: .failed, message: problem.description))

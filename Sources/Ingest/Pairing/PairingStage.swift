@@ -18,8 +18,10 @@ struct PairingStage {
     enum Outcome {
         /// Store as one asset.
         case store(StoreGroup)
-        /// A sidecar or adjustments file whose media never came: rejected (`orphanSidecar`).
-        case orphan(StoreItem)
+        /// A file that needs a primary (a sidecar, adjustments, an edited rendition) whose primary did not come within
+        /// the wait: it may join a stored asset (``StoredPartners``); else an edited rendition is stored alone and a
+        /// sidecar or adjustments file is rejected (`orphanSidecar`).
+        case unpaired(StoreItem)
     }
 
     init(_ pairing: CommitSettings.Pairing, listsFolders: Bool) {
@@ -63,8 +65,8 @@ struct PairingStage {
                 continue
             }
             let metadata = item.probe?.metadata
-            let folder = Path.parent(of: item.job.displayPath)
-            let hasSibling = hasSameStemSibling(item, in: folder)
+            let folder = item.job.folder
+            let hasSibling = hasSameStemSibling(item)
             // The common case, a photo or video that no other file can join, skips the desk.
             if (role == .photo || role == .video) && metadata?.contentIdentifier == nil && !hasSibling
                 && desk.isEmpty
@@ -93,19 +95,14 @@ struct PairingStage {
         if let primary = group.primary {
             return [.store(StoreGroup(primary: primary.payload, members: group.members.map { ($0.candidate.payload, $0.type) }))]
         }
-        // No primary came: edited renditions are stored as assets of their own; sidecars and adjustments are orphans.
-        return group.members.map { member in
-            switch member.candidate.role {
-            case .editedPhoto, .editedVideo, .photo, .raw, .video: .store(StoreGroup(primary: member.candidate.payload))
-            case .sidecar, .adjustments: .orphan(member.candidate.payload)
-            }
-        }
+        return group.members.map { .unpaired($0.candidate.payload) }
     }
 
     /// Whether the file's folder holds another file of the same stem (`IMG_0001.CR2` beside `IMG_0001.JPG`, an edit
     /// or adjustments of it, a sidecar of it). A watched inbox's claims already say (the folder was listed before
     /// its files left it); an import's sources stay where they are, so their folder is listed once.
-    private mutating func hasSameStemSibling(_ item: StoreItem, in folder: String) -> Bool {
+    private mutating func hasSameStemSibling(_ item: StoreItem) -> Bool {
+        let folder = Path.parent(of: item.job.displayPath)
         if item.job.hasSameStemSibling || !listsFolders { return item.job.hasSameStemSibling }
         let path = folder.isEmpty ? "." : folder
         if listings[path] == nil {

@@ -42,7 +42,7 @@ struct SidecarReading: Sendable {
     /// Sets what the sidecar says beyond dates and places on `request`: the favourite mark (XMP rating 5, Takeout
     /// `favorited`), the XMP title, caption (else Takeout's description), keywords and rating. An earlier sidecar's
     /// values stay.
-    func apply(to request: AssetCreationRequest) {
+    func apply(to request: AssetChangeRequest) {
         if xmp?.rating == 5 || takeout?.isFavorite == true { request.isFavorite = true }
         if request.title == nil, let title = xmp?.title { request.title = title }
         if request.caption == nil, let caption = xmp?.caption ?? takeout?.description { request.caption = caption }

@@ -9,6 +9,9 @@ public struct IngestJob: Sendable {
     public var path: String { source.path }
     /// How logs and reports name the file: relative to the inbox (watch), or the path as found (import).
     public var displayPath: String
+    /// The folder the file was found in, relative to the inbox (watch) or the import root (import), `""` at the top:
+    /// files of one folder pair, and a stored asset records it in its pairing key (``StoredPartners``).
+    public var folder: String
     /// The album title (NFC), or nil for "library only".
     public var album: String?
     /// The file's name as it arrived: the asset's original filename, and its name in `Rejected/`.
@@ -38,9 +41,10 @@ public struct IngestJob: Sendable {
         source: FileLocation, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
         expectedIdentity: FileIdentity? = nil, graceExpired: Bool = false,
         incompleteVerdict: IncompleteVerdict? = nil, sizeHint: Int64? = nil, startedAt: ContinuousClock.Instant = .now,
-        hasSameStemSibling: Bool = false
+        hasSameStemSibling: Bool = false, folder: String? = nil
     ) {
         self.hasSameStemSibling = hasSameStemSibling
+        self.folder = folder ?? Path.parent(of: displayPath)
         self.source = source
         self.displayPath = displayPath
         self.album = album

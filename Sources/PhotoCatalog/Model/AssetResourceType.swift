@@ -37,7 +37,7 @@ public enum AssetResourceType: Int, Sendable, Hashable, Codable, CaseIterable {
 
     /// The primary type a secondary resource goes with: `.photo` for a paired video, an alternate or edited photo;
     /// `.video` for an edited video; nil when either will do (adjustments, sidecars) or for primary types.
-    var requiredPrimary: AssetResourceType? {
+    public var requiredPrimary: AssetResourceType? {
         switch self {
         case .pairedVideo, .alternatePhoto, .fullSizePhoto: .photo
         case .fullSizeVideo: .video

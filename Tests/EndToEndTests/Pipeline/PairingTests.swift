@@ -4,7 +4,7 @@ import Testing
 
 /// A real iPhone Live Photo's still (the corpus's HEIC, content identifier 570F1469-…) and a movie ffmpeg makes with
 /// the same identifier in its QuickTime metadata keys, as the iPhone writes it.
-private enum LivePhoto {
+enum LivePhoto {
     static let identifier = "570F1469-09C7-4E50-9875-05F21D5BD166"
     static var heic: URL? { corpusFolder?.appendingPathComponent("IMG_5195.HEIC") }
 

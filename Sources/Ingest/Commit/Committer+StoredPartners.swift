@@ -1,0 +1,198 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+import PhotodropSystem
+import Synchronization
+
+/// Files whose partner was stored before they came: they join that asset (``StoredPartners``) through
+/// `AssetChangeRequest.addResource(with:file:options:primaryBecomes:)`, in one change block per batch.
+extension Committer {
+    /// Splits what pairing handed back into groups to store as new assets, files that join stored assets, and files
+    /// that need a primary and found none.
+    func matchStoredPartners(_ groups: [StoreGroup], _ unpaired: [StoreItem])
+        -> (groups: [StoreGroup], attachments: [StoredPartners.Attachment], unpaired: [StoreItem])
+    {
+        var keys = Set<String>()
+        var identifiers = Set<String>()
+        var looked: [Bool] = []
+        let candidates = groups + unpaired.map { StoreGroup(primary: $0) }
+        for group in candidates {
+            guard let wanted = StoredPartners.wantsLookup(group) else {
+                looked.append(false)
+                continue
+            }
+            looked.append(true)
+            if let key = wanted.key { keys.insert(key) }
+            if let identifier = wanted.identifier { identifiers.insert(identifier) }
+        }
+        guard !keys.isEmpty || !identifiers.isEmpty else { return (groups, [], unpaired) }
+        var partners: StoredPartners
+        do {
+            partners = try StoredPartners(
+                library: library, pairsRawAndJpeg: settings.pairing?.pairsRawAndJpeg ?? false, keys: keys,
+                identifiers: identifiers)
+        } catch {
+            logger.warning(
+                "cannot look for stored partners of this batch's files; they are stored on their own",
+                metadata: ["error": .string(IngestFailure(error).description)])
+            return (groups, [], unpaired)
+        }
+        var keptGroups: [StoreGroup] = []
+        var keptUnpaired: [StoreItem] = []
+        var attachments: [StoredPartners.Attachment] = []
+        for (index, group) in candidates.enumerated() {
+            if looked[index], case .attach(let attachment) = partners.match(group) {
+                // One change request per asset: files of one batch that join the same asset travel together.
+                if let same = attachments.firstIndex(where: {
+                    $0.asset.localIdentifier == attachment.asset.localIdentifier
+                }) {
+                    attachments[same].files += attachment.files
+                    attachments[same].primaryBecomes = attachments[same].primaryBecomes ?? attachment.primaryBecomes
+                } else {
+                    attachments.append(attachment)
+                }
+            } else if index < groups.count {
+                keptGroups.append(group)
+            } else {
+                keptUnpaired.append(group.primary)
+            }
+        }
+        return (keptGroups, attachments, keptUnpaired)
+    }
+
+    /// Adds files to their stored assets; a failed block is retried asset by asset.
+    func attach(_ attachments: [StoredPartners.Attachment]) async {
+        do {
+            let skipped = try await attachBlock(attachments)
+            deliver(attachments, alreadyStored: skipped)
+        } catch let error as PhotosError where error.code == .libraryVolumeOffline {
+            loseLibrary(.catalog(error))
+            for attachment in attachments { for file in attachment.files { putBackUnwritten(file.item.job) } }
+        } catch {
+            albums.removeAll()
+            guard attachments.count > 1 else {
+                for file in attachments[0].files { failStored(file.item, error) }
+                return
+            }
+            for attachment in attachments {
+                if lostLibrary != nil {
+                    for file in attachment.files { putBackUnwritten(file.item.job) }
+                    continue
+                }
+                do {
+                    deliver([attachment], alreadyStored: try await attachBlock([attachment]))
+                } catch let error as PhotosError where error.code == .libraryVolumeOffline {
+                    loseLibrary(.catalog(error))
+                    for file in attachment.files { putBackUnwritten(file.item.job) }
+                } catch {
+                    albums.removeAll()
+                    for file in attachment.files { failStored(file.item, error) }
+                }
+            }
+        }
+    }
+
+    /// One change block: each asset gets its files, the metadata of a new primary file and of sidecars (through the
+    /// capture-date precedence), and joins the albums of the folders its new files came from when those exist.
+    /// Returns, per attachment, the source paths of files the library already stored.
+    private func attachBlock(_ attachments: [StoredPartners.Attachment]) async throws -> [Set<String>] {
+        var albumsByKey: [String: AssetCollection] = [:]
+        for key in Set(attachments.flatMap { $0.files.compactMap(\.item.job.album) }) {
+            if let album = try album(forKey: key) { albumsByKey[key] = album }
+        }
+        let knownAlbums = albumsByKey
+        let move = settings.placement == .move
+        let readings = attachments.map { $0.files.map { SidecarReading(item: $0.item) } }
+        for (attachment, fileReadings) in zip(attachments, readings) {
+            for (file, reading) in zip(attachment.files, fileReadings) {
+                guard let problem = reading.problem else { continue }
+                logger.warning(
+                    "a sidecar could not be read; it is stored as it is, and its photo without what it says",
+                    metadata: ["path": .string(file.item.job.displayPath), "problem": .string(problem)])
+            }
+        }
+        let notes = BlockNotes()
+        let requests = Mutex<[AssetChangeRequest]>([])
+        try await library.performChanges {
+            for (attachment, fileReadings) in zip(attachments, readings) {
+                let change = try AssetChangeRequest(for: attachment.asset)
+                for (item, type) in attachment.files {
+                    change.addResource(
+                        with: type, file: item.job.source,
+                        options: AssetResourceCreationOptions(
+                            shouldMoveFile: move, originalFilename: item.job.originalName,
+                            mimeType: item.probe?.isAccepted == true ? item.mime : nil,
+                            contentSHA256: item.digest.sha256.hex,
+                            fileExtension: item.probe?.isAccepted == true
+                                ? item.probe?.fileExtension : Path.pathExtension(of: item.job.originalName),
+                            fileStatus: item.digest.resourceFileStatus),
+                        primaryBecomes: type.isPrimary ? attachment.primaryBecomes : nil)
+                    notes.finished(claim: item.job.claimID)
+                }
+                let sidecars = fileReadings.filter { $0.xmp != nil || $0.takeout != nil }
+                if let primary = attachment.newPrimary, var metadata = primary.probe?.metadata {
+                    for reading in fileReadings { reading.apply(to: &metadata) }
+                    AssetMetadata.apply(metadata, to: change)
+                } else if !sidecars.isEmpty {
+                    var metadata = AssetMetadata.recorded(of: attachment.asset)
+                    for reading in sidecars { reading.apply(to: &metadata) }
+                    AssetMetadata.apply(metadata, to: change)
+                }
+                for reading in sidecars { reading.apply(to: change) }
+                var joined = Set<String>()
+                for key in attachment.files.compactMap(\.item.job.album) where joined.insert(key).inserted {
+                    guard let album = knownAlbums[key] else { continue }
+                    try AssetCollectionChangeRequest(for: album).addAssets([attachment.asset])
+                }
+                requests.withLock { $0.append(change) }
+            }
+            let claimIDs = notes.claims
+            if !claimIDs.isEmpty { try JournalChangeRequest.removeEntries(claimIDs) }
+        }
+        return requests.withLock { $0.map { Set($0.alreadyStoredAddedPaths) } }
+    }
+
+    private func deliver(_ attachments: [StoredPartners.Attachment], alreadyStored: [Set<String>]) {
+        let now = ContinuousClock.now
+        for (attachment, skipped) in zip(attachments, alreadyStored) {
+            let asset = attachment.asset.localIdentifier
+            let storedName = attachment.asset.originalFilename ?? "file"
+            for (item, type) in attachment.files {
+                let wasStored = skipped.contains(item.job.source.path)
+                if wasStored && settings.removesDuplicateCopies { Committer.remove(item.job.source, logger: logger) }
+                let added =
+                    type.isPrimary
+                    ? "added to \(asset) as its photo; the stored \(storedName) became its "
+                        + (attachment.primaryBecomes?.name ?? "")
+                    : "added to \(asset) (stored earlier from \(storedName)) as its \(type.name)"
+                hooks.finished(
+                    FileOutcome(
+                        path: item.job.displayPath, kind: wasStored ? .duplicate : .attached,
+                        message: wasStored
+                            ? "same content as a file already in the library"
+                            : added,
+                        mime: item.mime, assetID: asset, album: item.job.album, bytes: item.digest.size,
+                        elapsed: item.job.startedAt.duration(to: now)))
+            }
+            if !skipped.isEmpty && skipped.count == attachment.files.count { continue }
+            logger.info(
+                "added files to a stored asset",
+                metadata: [
+                    "asset": .string(asset), "files": .count(attachment.files.count - skipped.count),
+                ])
+        }
+    }
+
+    /// A dry run of files that would join a stored asset.
+    func dryRun(_ attachment: StoredPartners.Attachment) {
+        let asset = attachment.asset.localIdentifier
+        for (item, type) in attachment.files {
+            hooks.finished(
+                FileOutcome(
+                    path: item.job.displayPath, kind: .attached,
+                    message: "would be added to \(asset) as its \(type.isPrimary ? "photo" : type.name)",
+                    mime: item.mime, assetID: asset, album: item.job.album, bytes: item.digest.size,
+                    elapsed: item.job.startedAt.duration(to: .now)))
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+import PhotodropSystem
+
+/// Finds, for files whose partner did not come within the wait, the asset that partner was stored as earlier: a Live
+/// Photo's movie whose photo is in the library (by content identifier), a RAW whose JPEG is (same folder and stem,
+/// capture times within 2 s), a sidecar, adjustments or an edited rendition whose asset is. One fetch per batch, by
+/// content identifier and by ``pairingKey(folder:fileName:)`` (the inbox folder and the file's pairing stem, which
+/// every stored asset records).
+struct StoredPartners {
+    /// Files that join a stored asset.
+    struct Attachment {
+        var asset: Asset
+        var files: [(item: StoreItem, type: AssetResourceType)]
+        /// Set when one of the files becomes the asset's primary file: the type the current primary takes.
+        var primaryBecomes: AssetResourceType?
+        /// The new primary file (its metadata becomes the asset's).
+        var newPrimary: StoreItem? { primaryBecomes == nil ? nil : files.first { $0.type.isPrimary }?.item }
+    }
+
+    /// What a file or group left over from pairing turned out to be.
+    enum Match {
+        case attach(Attachment)
+        case none
+    }
+
+    let library: PhotoLibrary
+    let pairsRawAndJpeg: Bool
+    /// The assets found, with what later matches of this batch added to them.
+    private var found: [Asset] = []
+    private var byKey: [String: [Int]] = [:]
+    private var byIdentifier: [String: [Int]] = [:]
+    /// Resource types an earlier match of this batch gave each asset, by index into ``found``.
+    private var added: [Int: [AssetResourceType]] = [:]
+
+    /// The key every stored asset records: the inbox folder it came from and its pairing stem (`Trip/img_0001`).
+    static func pairingKey(folder: String, fileName: String) -> String {
+        folder + "/" + StemSiblings.pairingStem(of: fileName)
+    }
+
+    static func pairingKey(of item: StoreItem) -> String {
+        pairingKey(folder: item.job.folder, fileName: item.job.originalName)
+    }
+
+    /// Looks up the stored assets that `groups` and `alone` could join. Groups that cannot have a stored partner
+    /// (an ordinary photo with nothing to look for: only photos are looked up by key, since a RAW or a movie may be
+    /// there) are skipped by the callers before.
+    init(library: PhotoLibrary, pairsRawAndJpeg: Bool, keys: Set<String>, identifiers: Set<String>) throws {
+        self.library = library
+        self.pairsRawAndJpeg = pairsRawAndJpeg
+        guard !keys.isEmpty || !identifiers.isEmpty else { return }
+        var predicates: [FetchPredicate] = []
+        if !keys.isEmpty { predicates.append(.pairingKey(in: Array(keys))) }
+        predicates += identifiers.map { .contentIdentifier($0) }
+        let result = try Asset.fetchAssets(
+            with: FetchOptions(
+                predicate: predicates.count == 1 ? predicates[0] : .or(predicates),
+                sortDescriptors: [FetchSortDescriptor(key: .addedDate, ascending: false)], includeHiddenAssets: true),
+            library: library)
+        found = result.map { $0 }
+        for (index, asset) in found.enumerated() {
+            if let key = asset.pairingKey { byKey[key, default: []].append(index) }
+            if let identifier = asset.contentIdentifier { byIdentifier[identifier, default: []].append(index) }
+        }
+    }
+
+    /// Whether a group's primary file could join a stored asset (and so is looked up).
+    static func wantsLookup(_ group: StoreGroup) -> (key: String?, identifier: String?)? {
+        guard let role = PairingStage.role(of: group.primary) else { return nil }
+        let types = Set(group.members.map(\.type))
+        let identifier = group.primary.probe?.metadata.contentIdentifier
+        switch role {
+        case .photo:
+            guard !types.contains(.pairedVideo), !types.contains(.alternatePhoto) else { return nil }
+            return identifier.map { (nil, $0) } ?? (pairingKey(of: group.primary), nil)
+        case .video, .raw:
+            return identifier.map { (nil, $0) } ?? (pairingKey(of: group.primary), nil)
+        case .editedPhoto, .editedVideo, .adjustments, .sidecar:
+            return (pairingKey(of: group.primary), nil)
+        }
+    }
+
+    /// The stored asset a group joins, if any.
+    mutating func match(_ group: StoreGroup) -> Match {
+        guard let role = PairingStage.role(of: group.primary) else { return .none }
+        let primary = group.primary
+        let metadata = primary.probe?.metadata
+        let identifier = metadata?.contentIdentifier
+        let candidates =
+            identifier.map { byIdentifier[$0] ?? [] } ?? byKey[Self.pairingKey(of: primary)] ?? []
+        for index in candidates {
+            let asset = found[index]
+            let types = asset.resources.map(\.type) + (added[index] ?? [])
+            guard let stored = types.first(where: \.isPrimary) else { continue }
+            let storedIsRaw = Self.isRaw(asset)
+            var attachment: Attachment?
+            switch role {
+            case .photo:
+                if stored == .video, !types.contains(.pairedVideo), livePartners(identifier, asset, metadata) {
+                    attachment = Attachment(asset: asset, files: [(primary, .photo)], primaryBecomes: .pairedVideo)
+                } else if identifier == nil, pairsRawAndJpeg, stored == .photo, storedIsRaw,
+                    !types.contains(.alternatePhoto), closeInTime(metadata?.captureDate, asset.creationDate, both: false)
+                {
+                    attachment = Attachment(asset: asset, files: [(primary, .photo)], primaryBecomes: .alternatePhoto)
+                }
+            case .video:
+                if stored == .photo, !storedIsRaw, !types.contains(.pairedVideo), asset.playbackStyle != .imageAnimated,
+                    livePartners(identifier, asset, metadata)
+                {
+                    attachment = Attachment(asset: asset, files: [(primary, .pairedVideo)])
+                }
+            case .raw:
+                if pairsRawAndJpeg, identifier == nil, stored == .photo, !storedIsRaw, !types.contains(.alternatePhoto),
+                    asset.playbackStyle != .imageAnimated,
+                    closeInTime(metadata?.captureDate, asset.creationDate, both: false)
+                {
+                    attachment = Attachment(asset: asset, files: [(primary, .alternatePhoto)])
+                }
+            case .editedPhoto, .editedVideo, .adjustments, .sidecar:
+                if let type = Self.memberType(role, of: primary, joining: asset, types: types, stored: stored) {
+                    attachment = Attachment(asset: asset, files: [(primary, type)])
+                }
+            }
+            guard var attachment else { continue }
+            // The group's other files come along when they fit the asset as it will be.
+            let primaryAfter: AssetResourceType = attachment.primaryBecomes == nil ? stored : .photo
+            var typesAfter = types + attachment.files.map(\.type)
+            if let demoted = attachment.primaryBecomes { typesAfter.append(demoted) }
+            for member in group.members {
+                if member.type != .sidecar && typesAfter.contains(member.type) { return .none }
+                if let required = member.type.requiredPrimary, required != primaryAfter { return .none }
+                attachment.files.append((member.item, member.type))
+                typesAfter.append(member.type)
+            }
+            added[index, default: []] += attachment.files.map(\.type) + (attachment.primaryBecomes.map { [$0] } ?? [])
+            return .attach(attachment)
+        }
+        return .none
+    }
+
+    /// Whether a secondary file of `type` fits `asset` with the types `planned` already added to it: no second file
+    /// of a type (sidecars excepted), and a type that goes with the asset's primary type.
+    static func fits(_ type: AssetResourceType, asset: Asset, adding planned: [AssetResourceType]) -> Bool {
+        let types = asset.resources.map(\.type) + planned
+        guard !type.isPrimary, let primary = types.first(where: \.isPrimary) else { return false }
+        if type != .sidecar && types.contains(type) { return false }
+        return type.requiredPrimary.map { $0 == primary } ?? true
+    }
+
+    /// The type a file that needs a primary takes in `asset`, or nil when it does not belong there.
+    private static func memberType(
+        _ role: PairingDesk<StoreItem>.Role, of item: StoreItem, joining asset: Asset, types: [AssetResourceType],
+        stored: AssetResourceType
+    ) -> AssetResourceType? {
+        switch role {
+        case .sidecar:
+            let names = asset.resources.filter { $0.type != .sidecar }.map(\.originalFilename)
+            return SidecarName.media(forSidecar: item.job.originalName, among: names) != nil ? .sidecar : nil
+        case .adjustments:
+            return types.contains(.adjustmentData) ? nil : .adjustmentData
+        case .editedPhoto:
+            return stored == .photo && !types.contains(.fullSizePhoto) ? .fullSizePhoto : nil
+        case .editedVideo:
+            return stored == .video && !types.contains(.fullSizeVideo) ? .fullSizeVideo : nil
+        case .photo, .video, .raw:
+            return nil
+        }
+    }
+
+    /// Whether the asset's primary file is a camera RAW (by the extension of its original name, or its type).
+    static func isRaw(_ asset: Asset) -> Bool {
+        guard let resource = asset.resources.first(where: { $0.type.isPrimary }) else { return false }
+        let ext = Path.pathExtension(of: resource.originalFilename).lowercased()
+        return PairingStage.rawExtensions.contains(ext)
+    }
+
+    /// The Live Photo rule against a stored half: equal content identifiers; with neither, capture times within 2 s
+    /// (the key already matched folder and stem).
+    private func livePartners(_ identifier: String?, _ asset: Asset, _ metadata: MediaMetadata?) -> Bool {
+        if let identifier, let other = asset.contentIdentifier { return identifier == other }
+        if identifier != nil || asset.contentIdentifier != nil { return false }
+        return closeInTime(metadata?.captureDate, asset.creationDate, both: true)
+    }
+
+    private func closeInTime(_ a: Date?, _ b: Date?, both: Bool) -> Bool {
+        guard let a, let b else { return !both }
+        return abs(a.timeIntervalSince(b)) <= 2
+    }
+}
