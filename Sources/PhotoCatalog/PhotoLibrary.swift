@@ -51,6 +51,13 @@ public final class PhotoLibrary: Sendable {
         completionQueue = DispatchQueue(label: "photodrop.library.completions")
     }
 
+    deinit {
+        // Readers close without SQLite's checkpoint (``ReaderPool/open(path:)``): they go first, so that the writer's
+        // connection is the last one and folds the write-ahead log into library.sqlite. A reader closing last left the
+        // whole log beside the database (an import that looked for stored Live Photo halves, issue 14).
+        readers.closeIdle()
+    }
+
     /// The folder of stored originals.
     public var originalsURL: URL { url.appendingPathComponent("originals", isDirectory: true) }
 
