@@ -71,7 +71,7 @@ struct PairingDeskTests {
         var cards = Desk(wait: .seconds(10))
         #expect(cards.offer(file("IMG_0001.JPG", .photo, model: "EOS R5", sibling: true)).isEmpty)
         #expect(cards.offer(file("IMG_0001.CR2", .raw, model: "D850", sibling: true)).isEmpty, "another camera")
-        #expect(cards.waiting.count == 2)
+        #expect(cards.count == 2 && cards.fileCount == 2)
         // rawAndJpeg: separate: neither waits for the other.
         var separate = Desk(wait: .seconds(10), pairsRawAndJpeg: false)
         #expect(describe(separate.offer(file("IMG_0001.JPG", .photo, sibling: true))) == ["primary:IMG_0001.JPG"])
@@ -109,6 +109,39 @@ struct PairingDeskTests {
         #expect(desk.offer(file("IMG_0001.MOV", .video, id: "A", at: 2, folder: "b")).isEmpty)
         #expect(desk.nextDeadline == start.advanced(by: .seconds(11)))
         #expect(desk.drain().count == 2 && desk.isEmpty)
+    }
+
+    @Test("3,000 Live Photos whose halves arrive in random order, with sidecars: every pair found, nothing left")
+    func manyPairsInRandomOrder() {
+        var generator = SystemRandomNumberGenerator()
+        var files: [Desk.Candidate] = []
+        for index in 0..<3000 {
+            let folder = "Album\(index % 10)"
+            let stem = String(format: "IMG_%04d", index / 10)
+            files.append(file("\(stem).HEIC", .photo, id: "ID-\(index)", folder: folder))
+            files.append(file("\(stem).MOV", .video, id: "ID-\(index)", folder: folder))
+            if index % 3 == 0 { files.append(file("\(stem).HEIC.xmp", .sidecar, folder: folder)) }
+        }
+        files.shuffle(using: &generator)
+        var desk = Desk(wait: .seconds(10))
+        var ready: [Desk.Group] = []
+        for candidate in files { ready += desk.offer(candidate) }
+        ready += desk.drain()
+        #expect(desk.isEmpty && desk.count == 0)
+        // A sidecar that came after its pair was complete is handed back alone (the committer finds the stored pair).
+        let alone = ready.filter { $0.primary == nil }
+        #expect(alone.allSatisfy { $0.members.count == 1 && $0.members[0].candidate.role == .sidecar })
+        let pairs = ready.filter { $0.primary != nil }
+        #expect(pairs.count == 3000)
+        #expect(pairs.allSatisfy { group in
+            guard let primary = group.primary, let movie = group.members.first(where: { $0.type == .pairedVideo })
+            else { return false }
+            return primary.contentIdentifier == movie.candidate.contentIdentifier
+                && group.members.filter { $0.type == .sidecar }.allSatisfy {
+                    $0.candidate.folder == primary.folder && $0.candidate.stem == primary.stem
+                }
+        })
+        #expect(ready.reduce(0) { $0 + $1.all.count } == files.count, "every file once")
     }
 }
 

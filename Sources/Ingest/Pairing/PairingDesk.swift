@@ -28,6 +28,22 @@ struct PairingDesk<Payload> {
     }
 
     struct Candidate {
+        init(
+            payload: Payload, folder: String, fileName: String, role: Role, contentIdentifier: String?,
+            captureDate: Date?, model: String?, hasSameStemSibling: Bool, arrived: ContinuousClock.Instant
+        ) {
+            self.payload = payload
+            self.folder = folder
+            self.fileName = fileName
+            self.role = role
+            self.contentIdentifier = contentIdentifier
+            self.captureDate = captureDate
+            self.model = model
+            self.hasSameStemSibling = hasSameStemSibling
+            self.arrived = arrived
+            stem = StemSiblings.pairingStem(of: fileName)
+        }
+
         var payload: Payload
         /// The folder the file was found in (its path below the root, `""` for the root).
         var folder: String
@@ -40,12 +56,11 @@ struct PairingDesk<Payload> {
         var hasSameStemSibling: Bool
         var arrived: ContinuousClock.Instant
 
-        /// Lowercased name without its extension, with an edited rendition's `E` taken out (`img_e0001` → `img_0001`).
-        var stem: String {
-            let lower = SidecarName.stem(of: fileName.lowercased())
-            if role == .editedPhoto || role == .editedVideo, let edited = Self.uneditedStem(lower) { return edited }
-            return lower
-        }
+        /// The pairing stem (``StemSiblings/pairingStem(of:)``): lowercased, without extension or sidecar suffix, an
+        /// edited rendition's `E` taken out (`IMG_E0001.HEIC` → `img_0001`).
+        let stem: String
+        /// The folder and stem, which the desk indexes its groups by.
+        var key: String { folder + "/" + stem }
 
         /// `img_e0001` → `img_0001` (Apple's edited renditions), else nil.
         static func uneditedStem(_ stem: String) -> String? {
@@ -77,77 +92,123 @@ struct PairingDesk<Payload> {
     let wait: Duration
     /// Whether RAW and JPEG files of one shot become one asset (config `rawAndJpeg`).
     let pairsRawAndJpeg: Bool
-    private(set) var waiting: [Group] = []
+    /// The waiting groups by a number that grows with each new group (so that the earliest group is tried first).
+    private var groups: [Int: Group] = [:]
+    private var nextID = 0
+    /// Group numbers by the folder and stem of each of their files, and by the content identifier of their primary:
+    /// a file is checked against the few groups it can join, not every waiting group (2,000 Live Photos arriving in
+    /// random order kept a thousand groups waiting; checking each made pairing quadratic).
+    private var byKey: [String: [Int]] = [:]
+    private var byIdentifier: [String: [Int]] = [:]
 
     init(wait: Duration, pairsRawAndJpeg: Bool = true) {
         self.wait = wait
         self.pairsRawAndJpeg = pairsRawAndJpeg
     }
 
-    var isEmpty: Bool { waiting.isEmpty }
+    var isEmpty: Bool { groups.isEmpty }
+    /// How many groups wait.
+    var count: Int { groups.count }
+    /// How many files wait.
+    var fileCount: Int { groups.values.reduce(0) { $0 + $1.all.count } }
 
     /// Takes a file; returns the groups ready now (the file alone when it cannot pair, or a group it completed).
     mutating func offer(_ candidate: Candidate) -> [Group] {
-        if let index = waiting.firstIndex(where: { $0.primary != nil && accepts($0, candidate) }) {
-            var group = waiting.remove(at: index)
+        let nearby = numbers(near: candidate)
+        if let id = nearby.first(where: { groups[$0]?.primary != nil && accepts(groups[$0]!, candidate) }) {
+            var group = remove(id)
             add(candidate, to: &group)
             if candidate.role.isPrimaryCapable { absorbWaitingMembers(into: &group) }
             if isComplete(group) { return [group] }
-            waiting.insert(group, at: min(index, waiting.count))
+            insert(group, as: id)
             return []
         }
         var group = Group(started: candidate.arrived)
         if candidate.role.isPrimaryCapable {
             add(candidate, to: &group)
             absorbWaitingMembers(into: &group)
-        } else if let index = waiting.firstIndex(where: {
-            $0.primary == nil && $0.all.first?.folder == candidate.folder && $0.all.first?.stem == candidate.stem
+        } else if let id = nearby.first(where: {
+            groups[$0]?.primary == nil && groups[$0]?.all.first?.key == candidate.key
         }) {
-            add(candidate, to: &waiting[index])
+            var joined = remove(id)
+            add(candidate, to: &joined)
+            insert(joined, as: id)
             return []
         } else {
             add(candidate, to: &group)
         }
         if !group.all.contains(where: \.mayWait) || isComplete(group) { return [group] }
-        waiting.append(group)
+        insert(group, as: nextID)
+        nextID += 1
         return []
+    }
+
+    /// The numbers of the groups `candidate` may join: those with a file of its folder and stem, or whose primary
+    /// has its content identifier; earliest first.
+    private func numbers(near candidate: Candidate) -> [Int] {
+        var found = byKey[candidate.key] ?? []
+        if let identifier = candidate.contentIdentifier, let more = byIdentifier[identifier] {
+            found += more
+            found = Array(Set(found))
+        }
+        return found.count > 1 ? found.sorted() : found
+    }
+
+    private mutating func insert(_ group: Group, as id: Int) {
+        groups[id] = group
+        for key in Set(group.all.map(\.key)) { byKey[key, default: []].append(id) }
+        if let identifier = group.primary?.contentIdentifier { byIdentifier[identifier, default: []].append(id) }
+    }
+
+    private mutating func remove(_ id: Int) -> Group {
+        let group = groups.removeValue(forKey: id)!
+        for key in Set(group.all.map(\.key)) { Self.drop(id, from: &byKey, at: key) }
+        if let identifier = group.primary?.contentIdentifier { Self.drop(id, from: &byIdentifier, at: identifier) }
+        return group
+    }
+
+    private static func drop(_ id: Int, from index: inout [String: [Int]], at key: String) {
+        index[key]?.removeAll { $0 == id }
+        if index[key]?.isEmpty == true { index[key] = nil }
     }
 
     /// Moves the sidecars and edits that came first, and wait without a primary, into `group` when they belong to it.
     private mutating func absorbWaitingMembers(into group: inout Group) {
-        var index = 0
-        while index < waiting.count {
-            if waiting[index].primary == nil, waiting[index].all.first?.folder == group.primary?.folder,
-                waiting[index].all.allSatisfy({ belongs($0, to: group) })
-            {
-                for member in waiting[index].all { add(member, to: &group) }
-                group.started = min(group.started, waiting[index].started)
-                waiting.remove(at: index)
-            } else {
-                index += 1
+        guard let primary = group.primary else { return }
+        for id in byKey[primary.key]?.sorted() ?? [] {
+            guard let waiting = groups[id], waiting.primary == nil, waiting.all.first?.folder == primary.folder else {
+                continue
             }
+            // Each file that belongs moves; the others (`IMG_0001.CR2.xmp` before its CR2 came) wait on.
+            var rest = Group(started: waiting.started)
+            for member in waiting.all {
+                if belongs(member, to: group) { add(member, to: &group) } else { add(member, to: &rest) }
+            }
+            guard rest.members.count < waiting.members.count else { continue }
+            group.started = min(group.started, waiting.started)
+            _ = remove(id)
+            if !rest.members.isEmpty { insert(rest, as: id) }
         }
     }
 
     /// The groups that waited ``wait`` or longer by `now`.
     mutating func expired(at now: ContinuousClock.Instant) -> [Group] {
-        var ready: [Group] = []
-        waiting.removeAll { group in
-            guard group.started.advanced(by: wait) <= now else { return false }
-            ready.append(group)
-            return true
-        }
-        return ready
+        let due = groups.filter { $0.value.started.advanced(by: wait) <= now }.keys.sorted()
+        return due.map { remove($0) }
     }
 
     /// Everything still waiting (nothing more will come).
     mutating func drain() -> [Group] {
-        defer { waiting.removeAll() }
-        return waiting
+        defer {
+            groups.removeAll()
+            byKey.removeAll()
+            byIdentifier.removeAll()
+        }
+        return groups.keys.sorted().map { groups[$0]! }
     }
 
     /// When the next group's wait ends.
-    var nextDeadline: ContinuousClock.Instant? { waiting.map { $0.started.advanced(by: wait) }.min() }
+    var nextDeadline: ContinuousClock.Instant? { groups.values.map { $0.started.advanced(by: wait) }.min() }
 
     // MARK: Rules
 
