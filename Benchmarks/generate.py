@@ -7,17 +7,23 @@ A folder that already holds a complete workload of the same version is reused (i
   W1      10,000 distinct JPEGs of 30-60 KB (real JPEG encoding of noisy images) in 10 album folders
   W2      200 files of 5-8 MB: 100 JPEGs and 100 H.264/AAC MP4s (ffmpeg), about 1.2 GB
   BURST   N tiny distinct JPEGs (1-3 KB) in 10 album folders, for the memory bound under a huge burst
+  LIVE    N Live Photo pairs (default 2,000) in 10 album folders: IMG_NNNN.JPG (30-60 KB, its Apple MakerNote
+          carrying the content identifier) and IMG_NNNN.MOV (H.264 QuickTime, 1 s, the same identifier in its
+          metadata keys), with capture times within a second of each other (issue 14)
 
-Usage: generate.py w1|w2|burst DEST [--count N]
+Usage: generate.py w1|w2|burst|live DEST [--count N]    (N counts pairs for live)
 """
 import argparse
+import datetime
 import io
 import os
 import random
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import uuid
 
 VERSION = "3"
 
@@ -154,13 +160,122 @@ def generate_w2(dest, count):
         subprocess.run(command, check=True)
 
 
+# A Live Photo's movie is made once by ffmpeg with these placeholders, then copied with them replaced (same lengths, so
+# every box size and offset stays valid): 2,000 ffmpeg runs would take minutes.
+MOVIE_IDENTIFIER_PLACEHOLDER = b"00000000-0000-4000-8000-0000DEADBEEF"
+MOVIE_DATE_PLACEHOLDER = b"2000-01-01T00:00:00+0000"
+
+
+def apple_maker_note(identifier):
+    """An iPhone's EXIF MakerNote: `Apple iOS\\0`, version 1, `MM`, then a big-endian IFD whose value offsets count from
+    the note's first byte: MakerNoteVersion (0x0001, SLONG 14) and ContentIdentifier (0x0011, ASCII, NUL-terminated)."""
+    text = identifier.encode("ascii") + b"\0"
+    header = b"Apple iOS\0" + struct.pack(">H", 1) + b"MM"
+    entries = 2
+    values = len(header) + 2 + entries * 12 + 4  # after the entry count, the entries and the next-IFD offset
+    return (header + struct.pack(">H", entries)
+            + struct.pack(">HHII", 0x0001, 9, 1, 14)
+            + struct.pack(">HHII", 0x0011, 2, len(text), values)
+            + struct.pack(">I", 0) + text)
+
+
+def live_exif(index, taken, identifier):
+    """EXIF as an iPhone's Live Photo still carries it: make, model, DateTimeOriginal with its offset, and the Apple
+    MakerNote with the content identifier. Pillow writes a bytes value as BYTE; the MakerNote's entry is retyped
+    UNDEFINED (7), as cameras write it (photodrop reads either)."""
+    from PIL import Image
+    exif = Image.Exif()
+    exif[0x010F] = "Apple"
+    exif[0x0110] = "iPhone bench %d" % (index % 3)
+    exif[0x0112] = 1
+    ifd = exif.get_ifd(0x8769)
+    ifd[0x9003] = taken.strftime("%Y:%m:%d %H:%M:%S")
+    ifd[0x9011] = "+01:00"
+    ifd[0x927C] = apple_maker_note(identifier)
+    data = exif.tobytes()
+    tiff = data.index(b"MM\0*") if b"MM\0*" in data else data.index(b"II*\0")
+    order = ">" if data[tiff:tiff + 2] == b"MM" else "<"
+    entry = struct.pack(order + "HH", 0x927C, 1)
+    if data.count(entry) != 1:
+        raise SystemExit("generate.py: cannot find the MakerNote entry in Pillow's EXIF")
+    return data.replace(entry, struct.pack(order + "HH", 0x927C, 7))
+
+
+def live_jpeg(rng, index, taken, identifier):
+    """A noisy JPEG of 30-60 KB (as W1's) with the Live Photo EXIF."""
+    from PIL import Image
+    exif = live_exif(index, taken, identifier)
+    quality = rng.randint(75, 90)
+    bytes_per_pixel = 0.8
+    target = rng.randint(31_000, 59_000)
+    data = b""
+    for _ in range(8):
+        pixels = max(64 * 64, int(target / bytes_per_pixel))
+        width = max(64, int((pixels * 4 / 3) ** 0.5))
+        height = max(48, pixels // width)
+        image = Image.frombytes("RGB", (width, height), rng.randbytes(width * height * 3))
+        buffer = io.BytesIO()
+        image.save(buffer, "JPEG", quality=quality, exif=exif)
+        data = buffer.getvalue()
+        if 30_000 <= len(data) <= 60_000:
+            break
+        bytes_per_pixel *= len(data) / (width * height) / bytes_per_pixel
+    return data
+
+
+def live_movie_template(folder):
+    """One H.264 QuickTime movie (1 s, 320×240, yuv420p, avc1: what Apple devices play) with the placeholders as its
+    content identifier and creation date in the metadata keys (`moov/meta`, `keys`/`ilst`)."""
+    if shutil.which("ffmpeg") is None:
+        sys.exit("generate.py: ffmpeg is missing; scripts/bench.sh installs it (apt-get install ffmpeg)")
+    out = os.path.join(folder, "template.mov")
+    subprocess.run([
+        "ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "1",
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-tag:v", "avc1",
+        "-fflags", "+bitexact", "-flags:v", "+bitexact",
+        "-movflags", "use_metadata_tags",
+        "-metadata", "com.apple.quicktime.content.identifier=" + MOVIE_IDENTIFIER_PLACEHOLDER.decode(),
+        "-metadata", "com.apple.quicktime.creationdate=" + MOVIE_DATE_PLACEHOLDER.decode(), out,
+    ], check=True)
+    with open(out, "rb") as f:
+        data = f.read()
+    os.remove(out)
+    for placeholder in (MOVIE_IDENTIFIER_PLACEHOLDER, MOVIE_DATE_PLACEHOLDER):
+        if data.count(placeholder) != 1:
+            raise SystemExit("generate.py: the template movie holds %r %d times, not once" % (
+                placeholder, data.count(placeholder)))
+    return data
+
+
+def generate_live(dest, count):
+    """`count` Live Photo pairs: IMG_NNNN.JPG and IMG_NNNN.MOV in the same album folder, one content identifier."""
+    need_pillow()
+    rng = random.Random(14_002_000)
+    names = albums(10)
+    for name in names:
+        os.makedirs(os.path.join(dest, name), exist_ok=True)
+    template = live_movie_template(dest)
+    start = datetime.datetime(2025, 3, 1, 9, 0, 0)
+    for index in range(count):
+        identifier = str(uuid.UUID(int=rng.getrandbits(128), version=4)).upper()
+        taken = start + datetime.timedelta(seconds=index * 97 + rng.randrange(60))
+        folder = os.path.join(dest, names[index % len(names)])
+        with open(os.path.join(folder, "IMG_%04d.JPG" % index), "wb") as f:
+            f.write(live_jpeg(rng, index, taken, identifier))
+        # The movie starts when the still was taken, to the second (iPhones differ by a fraction of one).
+        movie = template.replace(MOVIE_IDENTIFIER_PLACEHOLDER, identifier.encode("ascii"))
+        movie = movie.replace(MOVIE_DATE_PLACEHOLDER, taken.strftime("%Y-%m-%dT%H:%M:%S+0100").encode("ascii"))
+        with open(os.path.join(folder, "IMG_%04d.MOV" % index), "wb") as f:
+            f.write(movie)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("workload", choices=["w1", "w2", "burst"])
+    parser.add_argument("workload", choices=["w1", "w2", "burst", "live"])
     parser.add_argument("dest")
     parser.add_argument("--count", type=int)
     args = parser.parse_args()
-    count = args.count or {"w1": 10_000, "w2": 200, "burst": 100_000}[args.workload]
+    count = args.count or {"w1": 10_000, "w2": 200, "burst": 100_000, "live": 2_000}[args.workload]
     if stamp_ok(args.dest, args.workload, count):
         return
     # Generate into a sibling temp folder and rename into place, so an interrupted run never leaves a
@@ -168,7 +283,8 @@ def main():
     parent = os.path.dirname(os.path.abspath(args.dest))
     os.makedirs(parent, exist_ok=True)
     work = tempfile.mkdtemp(prefix=".gen-", dir=parent)
-    {"w1": generate_w1, "w2": generate_w2, "burst": generate_burst}[args.workload](work, count)
+    {"w1": generate_w1, "w2": generate_w2, "burst": generate_burst, "live": generate_live}[args.workload](
+        work, count)
     write_stamp(work, args.workload, count)
     if os.path.exists(args.dest):
         shutil.rmtree(args.dest)
