@@ -33,14 +33,18 @@ public actor Committer {
         /// Checked before every batch (watch: the daemon's lock is still its own); throws to stop like
         /// ``libraryLost``.
         public var guardCheck: @Sendable () throws -> Void
+        /// How many files wait for a partner, after every batch in which the number changed.
+        public var pairsWaiting: @Sendable (Int) -> Void
 
         /// Hooks; `deferred`, `libraryLost` and `guardCheck` only matter for claimed files (watch).
         public init(
             finished: @escaping @Sendable (FileOutcome) -> Void,
             deferred: @escaping @Sendable (Deferral) -> Void = { _ in },
             libraryLost: @escaping @Sendable (IngestFailure) -> Void = { _ in },
-            guardCheck: @escaping @Sendable () throws -> Void = {}
+            guardCheck: @escaping @Sendable () throws -> Void = {},
+            pairsWaiting: @escaping @Sendable (Int) -> Void = { _ in }
         ) {
+            self.pairsWaiting = pairsWaiting
             self.finished = finished
             self.deferred = deferred
             self.libraryLost = libraryLost
@@ -80,6 +84,8 @@ public actor Committer {
     private(set) var lostLibrary: IngestFailure?
     /// Files that may have a partner wait here for it (nil: pairing is turned off).
     private var pairing: PairingStage?
+    /// The number of waiting files last reported (``Hooks/pairsWaiting``).
+    private var reportedPairsWaiting = 0
 
     /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
     public init(
@@ -235,6 +241,11 @@ public actor Committer {
                 }
             }
             (groups, attachments, unpaired) = matchStoredPartners(groups, unpaired)
+            let waiting = stage.desk.fileCount
+            if waiting != reportedPairsWaiting {
+                reportedPairsWaiting = waiting
+                hooks.pairsWaiting(waiting)
+            }
             for item in unpaired {
                 // No primary came and none is stored: an edited rendition is an asset of its own; a sidecar or
                 // adjustments file is rejected.

@@ -18,15 +18,18 @@ public struct DaemonStatus: Sendable, Equatable {
     public var updated: UTCTimestamp
     /// Files tracked in the inbox (settling, waiting to be retried, incomplete).
     public var waiting: Int
+    /// Claimed files that wait for a partner (a Live Photo's other half, a RAW's JPEG, a sidecar's photo).
+    public var waitingForPartner: Int
     public var counts: IngestStatistics.Counts
     public var problems: [HealthProblem]
     /// The inotify watch budget: folders watched, folders polled because the limit was reached, and the limit.
     public var watches: InotifyWatcher.Status?
 
     public init(
-        pid: Int32, started: UTCTimestamp, updated: UTCTimestamp, waiting: Int, counts: IngestStatistics.Counts,
-        problems: [HealthProblem], watches: InotifyWatcher.Status? = nil
+        pid: Int32, started: UTCTimestamp, updated: UTCTimestamp, waiting: Int, waitingForPartner: Int = 0,
+        counts: IngestStatistics.Counts, problems: [HealthProblem], watches: InotifyWatcher.Status? = nil
     ) {
+        self.waitingForPartner = waitingForPartner
         self.pid = pid
         self.started = started
         self.updated = updated
@@ -44,6 +47,7 @@ public struct DaemonStatus: Sendable, Equatable {
         writer.member("started", started.iso8601)
         writer.member("updated", updated.iso8601)
         writer.member("waiting", waiting)
+        writer.member("waitingForPartner", waitingForPartner)
         writer.member("stored", counts.imported)
         writer.member("duplicates", counts.duplicates)
         writer.member("rejected", counts.rejected)
@@ -119,8 +123,8 @@ public struct DaemonStatus: Sendable, Equatable {
             }
         }
         return DaemonStatus(
-            pid: Int32(pid), started: started, updated: updated, waiting: number("waiting") ?? 0, counts: counts,
-            problems: problems, watches: watches)
+            pid: Int32(pid), started: started, updated: updated, waiting: number("waiting") ?? 0,
+            waitingForPartner: number("waitingForPartner") ?? 0, counts: counts, problems: problems, watches: watches)
     }
 
     /// Writes the status into `folder`: a temporary file, then a rename over the old one.

@@ -41,6 +41,7 @@ public final class HealthMonitor: Sendable {
 
     private let state = Mutex(State())
     private let waitingFiles = Atomic<Int>(0)
+    private let partnerWaits = Atomic<Int>(0)
     private let revision = Atomic<Int>(0)
 
     public init() {}
@@ -51,6 +52,14 @@ public final class HealthMonitor: Sendable {
     /// Sets ``waiting``.
     public func setWaiting(_ count: Int) {
         if waitingFiles.exchange(count, ordering: .relaxed) != count { revision.add(1, ordering: .relaxed) }
+    }
+
+    /// Claimed files that wait for a partner in the committer now.
+    public var waitingForPartner: Int { partnerWaits.load(ordering: .relaxed) }
+
+    /// Sets ``waitingForPartner``.
+    public func setWaitingForPartner(_ count: Int) {
+        if partnerWaits.exchange(count, ordering: .relaxed) != count { revision.add(1, ordering: .relaxed) }
     }
 
     /// Changes whenever something reported here changed (for writing the status only when needed).

@@ -32,7 +32,8 @@ struct StatusWriter: Sendable {
     /// Writes the status once; returns whether it was written anywhere.
     private func write(_ counts: IngestStatistics.Counts, _ budget: InotifyWatcher.Status?) -> Bool {
         let status = DaemonStatus(
-            pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting, counts: counts,
+            pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting,
+            waitingForPartner: health.waitingForPartner, counts: counts,
             problems: health.problems(), watches: budget)
         if let folder = try? library.directory(), (try? status.write(into: folder)) != nil {
             if let inbox = try? inbox.directory() {

@@ -169,7 +169,8 @@ public final class WatchService: Sendable {
                 },
                 deferred: { mailbox.post(.deferred($0)) },
                 libraryLost: { mailbox.post(.pipelineFailed($0)) },
-                guardCheck: { try lock.checkStillHeld() }),
+                guardCheck: { try lock.checkStillHeld() },
+                pairsWaiting: { health.setWaitingForPartner($0) }),
             logger: logger)
         let pipeline = IngestPipeline(
             workers: config.workerCount, committer: committer,

@@ -200,7 +200,13 @@ enum StatusCommand {
                     ? "\(TextFormat.plural(report.inboxCount.files, "file")) waiting in \(report.inbox)"
                     : "\(report.inbox) does not exist"
             ))
-        lines.append(("Claimed", "\(TextFormat.plural(report.claims, "file")) in flight"))
+        let partners = report.daemonRunning ? report.daemonStatus?.waitingForPartner ?? 0 : 0
+        lines.append(
+            (
+                "Claimed",
+                "\(TextFormat.plural(report.claims, "file")) in flight"
+                    + (partners > 0 ? ", \(partners) waiting for a partner (pairWaitSeconds)" : "")
+            ))
         lines.append(
             (
                 "Rejected",
@@ -295,6 +301,7 @@ enum StatusCommand {
                 ])
             ),
             ("claimsInFlight", .int(report.claims)),
+            ("waitingForPartner", .int(report.daemonRunning ? report.daemonStatus?.waitingForPartner ?? 0 : 0)),
             (
                 "rejected",
                 .object([

@@ -106,6 +106,15 @@ struct PairingTests {
         try FileManager.default.moveItem(at: first, to: album.appendingPathComponent(first.lastPathComponent))
         try await Task.sleep(for: .seconds(2))
         #expect(daemon.outcomes.isEmpty, "the first half waits for its partner: \(daemon.outcomes)")
+        // `status` counts it.
+        var partners: Int?
+        #expect(
+            await eventually(timeout: 10) {
+                let status = try? await sandbox.run(["status", "--json"])
+                let object = status.flatMap { try? JSONSerialization.jsonObject(with: Data($0.stdout.utf8)) }
+                partners = (object as? [String: Any])?["waitingForPartner"] as? Int
+                return partners == 1
+            }, "waitingForPartner: \(String(describing: partners))")
         try FileManager.default.moveItem(at: second, to: album.appendingPathComponent(second.lastPathComponent))
         let outcomes = await daemon.waitForOutcomes(2, timeout: 30)
         #expect(Set(outcomes.compactMap { $0["outcome"] as? String }) == ["photo", "attached"], "\(daemon.log)")
