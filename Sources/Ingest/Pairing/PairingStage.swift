@@ -40,13 +40,16 @@ struct PairingStage {
 
     /// The role of a file, or nil when it never pairs (a GIF, a known duplicate).
     static func role(of item: StoreItem) -> PairingDesk<StoreItem>.Role? {
-        let name = item.job.originalName
-        guard let probe = item.probe else { return nil }
+        item.probe.flatMap { role(name: item.job.originalName, probe: $0) }
+    }
+
+    /// The role of a file named `name` that the probe judged `probe`, or nil when it never pairs.
+    static func role<Payload>(name: String, probe: ProbeResult) -> PairingDesk<Payload>.Role? {
         if !probe.isAccepted {
             if name.lowercased().hasSuffix(".aae") { return .adjustments }
             return takesRejected(named: name) ? .sidecar : nil
         }
-        let edited = PairingDesk<StoreItem>.Candidate.uneditedStem(SidecarName.stem(of: name.lowercased())) != nil
+        let edited = PairingDesk<Payload>.Candidate.uneditedStem(SidecarName.stem(of: name.lowercased())) != nil
         switch probe.kind {
         case .photo?:
             if rawExtensions.contains(probe.fileExtension.lowercased()) { return .raw }

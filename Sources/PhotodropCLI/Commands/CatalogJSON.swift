@@ -105,7 +105,10 @@ enum CatalogJSON {
     ///
     /// Built directly rather than through `JSONEncoder` (which cost twice the probe itself); a test checks that the
     /// keys and values are exactly those of the `Codable` encoding.
-    static func probeItem(path: String, result: ProbeResult) -> JSONNode {
+    static func probeItem(
+        path: String, result: ProbeResult, joins: (path: String, type: AssetResourceType)? = nil,
+        partners: [(path: String, type: AssetResourceType)] = []
+    ) -> JSONNode {
         let metadata = result.metadata
         func int(_ value: Int?) -> JSONNode { value.map { .int($0) } ?? .null }
         func double(_ value: Double?) -> JSONNode { value.map { .double($0) } ?? .null }
@@ -118,8 +121,9 @@ enum CatalogJSON {
                 return .object(members)
             } ?? .null
         return .object([
-            ("path", .string(path)), ("outcome", .string(result.outcome)),
-            ("reason", .string(result.rejection?.rawValue)), ("message", .string(result.message)),
+            ("path", .string(path)), ("outcome", .string(joins == nil ? result.outcome : "attached")),
+            ("reason", .string(joins == nil ? result.rejection?.rawValue : nil)),
+            ("message", .string(joins.map { "would be stored with \($0.path) as its \($0.type.name)" } ?? result.message)),
             ("mime", .string(result.mime)), ("fileExtension", .string(result.fileExtension)),
             ("isTruncated", .bool(result.isTruncated)), ("captureDate", date(metadata.captureDate)),
             ("captureDateSource", .string(metadata.captureDateSource?.rawValue)),
@@ -131,6 +135,19 @@ enum CatalogJSON {
             ("videoCodec", .string(metadata.videoCodec)), ("audioCodec", .string(metadata.audioCodec)),
             ("make", .string(metadata.make)), ("model", .string(metadata.model)), ("location", location),
             ("contentIdentifier", .string(metadata.contentIdentifier)),
+            (
+                "pairing",
+                joins.map { .object([("joins", .string($0.path)), ("as", .string($0.type.name))]) }
+                    ?? (partners.isEmpty
+                        ? .null
+                        : .object([
+                            (
+                                "with",
+                                .array(
+                                    partners.map { .object([("path", .string($0.path)), ("as", .string($0.type.name))]) })
+                            )
+                        ]))
+            ),
         ])
     }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Ingest
 import MediaProbe
+import PhotoCatalog
 import PhotodropSystem
 import Synchronization
 
@@ -29,8 +30,9 @@ enum ProbeCommand {
             var tally = Tally()
             var batch: [(path: String, problem: String?)] = []
             batch.reserveCapacity(batchSize)
+            let pairing = context.config.pairing
             let flush = {
-                let (text, counts) = probe(batch, with: probers, json: json)
+                let (text, counts) = probe(batch, with: probers, json: json, pairing: pairing)
                 context.console.output(text)
                 tally.add(counts)
                 batch.removeAll(keepingCapacity: true)
@@ -84,17 +86,20 @@ enum ProbeCommand {
     /// counter, and the slots are read only after `concurrentPerform` has returned.
     private struct BatchSlots: @unchecked Sendable {
         let probers: [MediaProber]
-        let slots: UnsafeMutableBufferPointer<(text: String, verdict: Verdict)>
+        let slots: UnsafeMutableBufferPointer<(result: ProbeResult?, failure: String?)>
     }
 
-    /// Probes and renders one batch on as many threads as there are probers (each prober on one thread only) and
-    /// returns the text of the whole batch in its order, with the counts.
-    static func probe(_ batch: [(path: String, problem: String?)], with probers: [MediaProber], json: Bool)
-        -> (String, Tally)
-    {
-        var rendered = [(text: String, verdict: Verdict)](repeating: ("", .failed), count: batch.count)
+    /// Probes one batch on as many threads as there are probers (each prober on one thread only), works out what
+    /// its files would pair with (``PairingPreview``; `pairing` nil: turned off), and returns the text of the whole
+    /// batch in its order, with the counts. A file that would join another file's asset (a Live Photo's movie, a
+    /// sidecar) has the outcome `attached`.
+    static func probe(
+        _ batch: [(path: String, problem: String?)], with probers: [MediaProber], json: Bool,
+        pairing: CommitSettings.Pairing? = nil
+    ) -> (String, Tally) {
+        var results = [(result: ProbeResult?, failure: String?)](repeating: (nil, nil), count: batch.count)
         let next = Atomic<Int>(0)
-        rendered.withUnsafeMutableBufferPointer { slots in
+        results.withUnsafeMutableBufferPointer { slots in
             let shared = BatchSlots(probers: probers, slots: slots)
             DispatchQueue.concurrentPerform(iterations: min(probers.count, batch.count)) { worker in
                 let prober = shared.probers[worker]
@@ -103,33 +108,40 @@ enum ProbeCommand {
                     guard index < batch.count else { return }
                     let (path, problem) = batch[index]
                     if let problem {
-                        shared.slots[index] = (failure(problem, path: path, json: json), .failed)
+                        shared.slots[index] = (nil, problem)
                         continue
                     }
                     do {
                         var result = try prober.probe(path: path)
                         result.metadata.adoptFileNameDate((path as NSString).lastPathComponent)
-                        let text =
-                            json
-                            ? CatalogJSON.probeItem(path: path, result: result).text + "\n"
-                            : describe(path: path, result: result)
-                        shared.slots[index] = (text, result.isAccepted ? .accepted : .rejected)
+                        shared.slots[index] = (result, nil)
                     } catch {
-                        shared.slots[index] = (failure("\(error)", path: path, json: json), .failed)
+                        shared.slots[index] = (nil, "\(error)")
                     }
                 }
             }
         }
+        let paths = batch.map(\.path)
+        let preview =
+            pairing.map {
+                PairingPreview(paths: paths, results: results.map(\.result), pairsRawAndJpeg: $0.pairsRawAndJpeg)
+            } ?? PairingPreview(paths: [], results: [])
         var tally = Tally()
         var text = ""
-        text.reserveCapacity(rendered.reduce(0) { $0 + $1.text.utf8.count })
-        for (piece, verdict) in rendered {
-            text += piece
-            switch verdict {
-            case .accepted: tally.accepted += 1
-            case .rejected: tally.rejected += 1
-            case .failed: tally.failed += 1
+        for (index, (result, problem)) in results.enumerated() {
+            let path = paths[index]
+            guard let result else {
+                text += failure(problem ?? "cannot be read", path: path, json: json)
+                tally.failed += 1
+                continue
             }
+            let joins = preview.joins[index].map { (path: paths[$0.primary], type: $0.type) }
+            let partners = (preview.partners[index] ?? []).map { (path: paths[$0.index], type: $0.type) }
+            text +=
+                json
+                ? CatalogJSON.probeItem(path: path, result: result, joins: joins, partners: partners).text + "\n"
+                : describe(path: path, result: result, joins: joins, partners: partners)
+            if result.isAccepted || joins != nil { tally.accepted += 1 } else { tally.rejected += 1 }
         }
         return (text, tally)
     }
@@ -207,9 +219,22 @@ enum ProbeCommand {
     }
 
     /// The text block for one file: outcome, reason, message, MIME type, then the metadata that is known.
-    static func describe(path: String, result: ProbeResult) -> String {
+    static func describe(
+        path: String, result: ProbeResult, joins: (path: String, type: AssetResourceType)? = nil,
+        partners: [(path: String, type: AssetResourceType)] = []
+    ) -> String {
         var lines: [(String, String)] = []
-        lines.append(("outcome", result.outcome))
+        if let joins {
+            lines.append(("outcome", "attached"))
+            lines.append(("joins", "\(joins.path), as its \(joins.type.name)"))
+            if !result.isAccepted {
+                lines.append(("mime", result.mime))
+                return block(path, lines)
+            }
+        } else {
+            lines.append(("outcome", result.outcome))
+        }
+        for partner in partners { lines.append(("with", "\(partner.path) (\(partner.type.name))")) }
         lines.append(("reason", result.rejection?.rawValue ?? "-"))
         lines.append(("message", result.message))
         lines.append(("mime", "\(result.mime) (.\(result.fileExtension))" + (result.isTruncated ? ", truncated" : "")))

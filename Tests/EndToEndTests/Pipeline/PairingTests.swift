@@ -193,6 +193,32 @@ struct PairingTests {
         #expect(sandbox.stagedFiles.isEmpty && sandbox.inboxFiles.isEmpty)
     }
 
+    @Test("probe: files named together say what they would pair with; a sidecar that pairs is attached, not rejected")
+    func probeReportsPairs() async throws {
+        let sandbox = try Sandbox("pair-probe")
+        let folder = sandbox.root.appendingPathComponent("drop")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: try #require(LivePhoto.heic), to: folder.appendingPathComponent("IMG_5195.HEIC"))
+        try await LivePhoto.makeMovie(at: folder.appendingPathComponent("IMG_5195.MOV"))
+        try sandbox.write("drop/IMG_5195.HEIC.xmp", Array(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8))
+        try sandbox.write("drop/lone.xmp", Array(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8))
+        let result = try await sandbox.run(["probe", "--json", folder.path])
+        let items = try result.jsonLines()
+        func item(_ name: String) -> [String: Any]? { items.first { ($0["path"] as? String)?.hasSuffix("/" + name) == true } }
+        let photo = try #require(item("IMG_5195.HEIC"))
+        let partners = ((photo["pairing"] as? [String: Any])?["with"] as? [[String: Any]]) ?? []
+        #expect(Set(partners.compactMap { $0["as"] as? String }) == ["pairedVideo", "sidecar"], "\(photo)")
+        let movie = try #require(item("IMG_5195.MOV"))
+        #expect(movie["outcome"] as? String == "attached")
+        #expect((movie["pairing"] as? [String: Any])?["as"] as? String == "pairedVideo")
+        #expect(((movie["pairing"] as? [String: Any])?["joins"] as? String)?.hasSuffix("/IMG_5195.HEIC") == true)
+        #expect(item("IMG_5195.HEIC.xmp")?["outcome"] as? String == "attached")
+        #expect(item("lone.xmp")?["outcome"] as? String == "rejected", "a sidecar without its media is not accepted")
+        #expect(result.status == 1, "one file is rejected")
+        let text = try await sandbox.run(["probe", folder.path])
+        #expect(text.stdout.contains("joins       \(folder.path)/IMG_5195.HEIC, as its pairedVideo"), "\(text)")
+    }
+
     @Test("import: a Pixel motion photo stays one photo, with the subtype motionPhoto")
     func motionPhoto() async throws {
         let sandbox = try Sandbox("motion")
