@@ -189,8 +189,11 @@ public actor Committer {
                         "a Live Photo's movie was rejected; its photo is stored alone",
                         metadata: ["path": .string(job.displayPath), "reason": .string(probe.message)])
                 }
-                if pairing != nil, PairingStage.takesRejected(named: job.originalName) {
-                    // A sidecar or adjustments: kept with its media file's asset, if that comes.
+                if pairing != nil && PairingStage.takesRejected(named: job.originalName)
+                    || SidecarName.kind(of: job.originalName) == .takeoutAlbum
+                {
+                    // A sidecar or adjustments: kept with its media file's asset, if that comes; a Takeout album's
+                    // metadata.json: describes its album.
                     storable.append(StoreItem(job: job, digest: digest, probe: probe, known: nil))
                 } else {
                     reject(job, probe, bytes: digest.size)
@@ -228,6 +231,8 @@ public actor Committer {
         }
         var groups: [StoreGroup] = []
         var attachments: [StoredPartners.Attachment] = []
+        let albumMetadata = storable.filter { SidecarName.kind(of: $0.job.originalName) == .takeoutAlbum }
+        if !albumMetadata.isEmpty { storable.removeAll { SidecarName.kind(of: $0.job.originalName) == .takeoutAlbum } }
         if var stage = pairing {
             var outcomes: [PairingStage.Outcome] = []
             outcomes += stage.take(storable)
@@ -261,6 +266,7 @@ public actor Committer {
             if !groups.isEmpty { await store(groups) }
             if !attachments.isEmpty { await attach(attachments) }
         }
+        if !albumMetadata.isEmpty { await applyAlbumMetadata(albumMetadata) }
         if !finishedClaims.isEmpty && lostLibrary == nil {
             let ids = finishedClaims
             finishedClaims.removeAll()
@@ -501,7 +507,7 @@ public actor Committer {
 
     /// The library folder for an inbox folder path (`2023`, `2023/Trips`), made with the folders above it when
     /// missing, in a change of its own (they are few, and an empty folder left by a crash is reused).
-    private func folder(forPath path: String) async throws -> CollectionList {
+    func folder(forPath path: String) async throws -> CollectionList {
         if let cached = folders[path] { return cached }
         if let found = try CollectionList.fetchCollectionList(forInboxFolder: path, library: library) {
             folders[path] = found
@@ -693,7 +699,7 @@ public actor Committer {
         reject(job, code: probe.rejection?.rawValue ?? "corrupt", message: probe.message, mime: probe.mime, bytes: bytes)
     }
 
-    private func reject(_ job: IngestJob, code: String, message: String, mime: String?, bytes: Int64) {
+    func reject(_ job: IngestJob, code: String, message: String, mime: String?, bytes: Int64) {
         var rejectedPath: String?
         if settings.quarantinesRejected {
             do {
@@ -724,7 +730,7 @@ public actor Committer {
         markClaimDone(job)
     }
 
-    private func markClaimDone(_ job: IngestJob) {
+    func markClaimDone(_ job: IngestJob) {
         if let id = job.claimID { finishedClaims.append(id) }
     }
 

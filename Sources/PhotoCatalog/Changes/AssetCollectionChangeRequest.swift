@@ -21,6 +21,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     private let placeholder: ObjectPlaceholder?
     private let titleState: Mutex<(title: String, changed: Bool)>
     private let binding: Mutex<(inboxFolder: String?, changed: Bool)>
+    private let summaryState: Mutex<(summary: String?, changed: Bool)>
 
     private init(blockSerial: UInt64, existing: AssetCollection?, title: String) {
         self.blockSerial = blockSerial
@@ -38,6 +39,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
         }
         titleState = Mutex((title, false))
         binding = Mutex((existing?.inboxFolder, false))
+        summaryState = Mutex((existing?.summary, false))
         if existing == nil { placeholder?.attach(collectionRequest: self) }
     }
 
@@ -74,6 +76,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
             identifier: collection.localIdentifier)
         self.titleState = Mutex((collection.title, false))
         self.binding = Mutex((collection.inboxFolder, false))
+        self.summaryState = Mutex((collection.summary, false))
     }
 
     /// A request that changes `collection`, whose index-based changes refer to `assets` (PhotoKit's
@@ -118,6 +121,22 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     }
 
     var currentInboxFolder: String? { binding.withLock { $0.inboxFolder } }
+
+    /// What the album is about (photodrop; see ``AssetCollection/summary``); nil removes it.
+    public var summary: String? {
+        get { summaryState.withLock { $0.summary } }
+        set {
+            guard let context = ChangeContext.active(serial: blockSerial) else { return }
+            let first = summaryState.withLock { state -> Bool in
+                let first = !state.changed
+                state = (newValue, true)
+                return first
+            }
+            if first, uuid == nil { context.operations.append(.describeCollection(self)) }
+        }
+    }
+
+    var currentSummary: String? { summaryState.withLock { $0.summary } }
 
     private func record(_ body: (ChangeContext) throws -> ChangeOperation) {
         ChangeContext.appendOperation(serial: blockSerial, body)

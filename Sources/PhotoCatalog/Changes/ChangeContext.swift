@@ -99,6 +99,7 @@ enum ChangeOperation {
     case moveAssets(AssetCollectionChangeRequest, IndexSet, Int)
     case deleteCollections([CollectionTarget])
     case bindCollectionInboxFolder(AssetCollectionChangeRequest)
+    case describeCollection(AssetCollectionChangeRequest)
     case renameCollectionList(CollectionListChangeRequest)
     case bindCollectionListInboxFolder(CollectionListChangeRequest)
     case addChildCollections(CollectionListChangeRequest, [ChildCollectionTarget])

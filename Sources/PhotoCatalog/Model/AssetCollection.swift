@@ -17,6 +17,7 @@ public struct AssetCollection: PhotoObject, CustomStringConvertible {
         /// The UUID of the folder the album is in; nil at the top level and for smart albums.
         var parentUUID: String? = nil
         var inboxFolder: String? = nil
+        var summary: String? = nil
     }
 
     let record: Record
@@ -50,6 +51,9 @@ public struct AssetCollection: PhotoObject, CustomStringConvertible {
     /// the daemon made the album for it, or first filed into an album of that title, and kept when the album is
     /// renamed (photodrop).
     public var inboxFolder: String? { record.inboxFolder }
+    /// What the album is about, when known: e.g. the `description` of a Google Takeout album's `metadata.json`
+    /// (photodrop; nil for smart albums).
+    public var summary: String? { record.summary }
 
     /// What a change request may do with a collection (`PHCollectionEditOperation`).
     public enum EditOperation: Sendable, CaseIterable {

@@ -192,8 +192,11 @@ final class ChangeApplier {
             try database.run("UPDATE albums SET inbox_folder = NULL WHERE inbox_folder = ?", [.text(folder)])
         }
         try database.run(
-            "INSERT INTO albums(uuid, title, creation_date, inbox_folder) VALUES (?, ?, ?, ?)",
-            [.text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentInboxFolder)])
+            "INSERT INTO albums(uuid, title, creation_date, inbox_folder, summary) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentInboxFolder),
+                .optional(request.currentSummary),
+            ])
         let rowID = database.lastInsertRowID
         createdAlbumRows[uuid] = rowID
         albums[rowID] = (0, 0)
@@ -237,6 +240,11 @@ final class ChangeApplier {
                 guard let deletedDate, deletedDate < (cutoff ?? .infinity) else { continue }
                 try purge(rowID: rowID, uuid: uuid)
             }
+        case .describeCollection(let request):
+            let (rowID, uuid) = try resolve(request.target)
+            try database.run(
+                "UPDATE albums SET summary = ? WHERE id = ?", [.optional(request.currentSummary), .integer(rowID)])
+            changes.note(collection: uuid, .updated)
         case .renameCollection(let request):
             let (rowID, uuid) = try resolve(request.target)
             try database.run(

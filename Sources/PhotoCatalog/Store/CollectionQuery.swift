@@ -22,7 +22,7 @@ struct CollectionQuery: Sendable, Hashable {
     /// The smart albums as rows of the common table: natural order before every album.
     static let smartRows: String = SmartAlbum.allCases.map { album in
         "(NULL, '\(album.localIdentifier)', \(AssetCollectionType.smartAlbum.rawValue), \(album.subtype.rawValue), "
-            + "'\(album.title)', NULL, \(album.rawValue - 100), NULL, NULL, NULL)"
+            + "'\(album.title)', NULL, \(album.rawValue - 100), NULL, NULL, NULL, NULL)"
     }.joined(separator: ", ")
 
     /// For a smart album row `c`, whether the asset `a` belongs to it.
@@ -36,17 +36,17 @@ struct CollectionQuery: Sendable, Hashable {
         sql.append(
             """
             WITH c(row_id, local_identifier, type, subtype, title, creation_date, natural_order, asset_count,
-                   parent_id, inbox_folder) AS (
+                   parent_id, inbox_folder, summary) AS (
                 SELECT id, uuid || '\(LocalIdentifier.collectionSuffix)', \(AssetCollectionType.album.rawValue),
                        \(AssetCollectionSubtype.albumRegular.rawValue), title, creation_date, id, asset_count,
-                       parent_id, inbox_folder
+                       parent_id, inbox_folder, summary
                 FROM albums
                 UNION ALL VALUES \(CollectionQuery.smartRows)
             )
             SELECT c.row_id, c.local_identifier, c.type, c.subtype, c.title, c.creation_date,
                    CASE WHEN c.row_id IS NOT NULL THEN c.asset_count
                         ELSE (SELECT count(*) FROM assets a WHERE \(CollectionQuery.smartMembership)) END,
-                   (SELECT uuid FROM collection_lists l WHERE l.id = c.parent_id), c.inbox_folder
+                   (SELECT uuid FROM collection_lists l WHERE l.id = c.parent_id), c.inbox_folder, c.summary
             FROM c
             """)
         var defaultOrder = "c.natural_order"
@@ -126,7 +126,7 @@ struct CollectionQuery: Sendable, Hashable {
                     subtype: AssetCollectionSubtype(rawValue: row.int(3)) ?? .albumRegular,
                     title: row.string(4), creationDate: row.optionalDouble(5).map(Date.init(timeIntervalSince1970:)),
                     estimatedAssetCount: row.int(6), parentUUID: row.optionalString(7),
-                    inboxFolder: row.optionalString(8)),
+                    inboxFolder: row.optionalString(8), summary: row.optionalString(9)),
                 library: library)
         }
     }

@@ -86,6 +86,7 @@ enum CatalogJSON {
             ("count", .int(collection.estimatedAssetCount)),
             ("type", .string(collection.assetCollectionType == .smartAlbum ? "smartAlbum" : "album")),
             ("parent", .string(collection.parentFolderIdentifier)),
+            ("description", .string(collection.summary)),
         ])
     }
 

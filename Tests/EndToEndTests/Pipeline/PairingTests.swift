@@ -219,6 +219,35 @@ struct PairingTests {
         #expect(text.stdout.contains("joins       \(folder.path)/IMG_5195.HEIC, as its pairedVideo"), "\(text)")
     }
 
+    @Test("a Takeout album's metadata.json describes its album: import, and watch (which removes the file once applied)")
+    func takeoutAlbumMetadata() async throws {
+        let sandbox = try Sandbox("takeout-album")
+        let json = #"{"title": "Trip 2019", "description": "Two weeks in the Alps", "access": "protected"}"#
+        try sandbox.write("drop/Trip/metadata.json", Array(json.utf8))
+        try sandbox.write("drop/Trip/IMG_0001.JPG", SyntheticJPEG.bytes(seed: 11, taken: "2019:07:01 10:00:00"))
+        let imported = try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path, "--json"])
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as? [String: Any])
+        #expect(summary["imported"] as? Int == 1 && summary["attached"] as? Int == 1 && summary["rejected"] as? Int == 0,
+                "\(summary)")
+        var albums = try await sandbox.run(["albums", "--json"]).jsonLines()
+        #expect(albums.first { $0["title"] as? String == "Trip" }?["description"] as? String == "Two weeks in the Alps")
+        #expect(FileManager.default.fileExists(atPath: sandbox.root.appendingPathComponent("drop/Trip/metadata.json").path))
+
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        // Before any photo of its album: the album is made for it.
+        try Data(#"{"title": "Beach", "description": "Summer"}"#.utf8)
+            .write(to: sandbox.inboxAlbum("Beach").appendingPathComponent("metadata.json"))
+        try Data("{not json".utf8).write(to: sandbox.inboxAlbum("Broken").appendingPathComponent("metadata.json"))
+        let outcomes = await daemon.waitForOutcomes(2, timeout: 30)
+        _ = try await daemon.stop()
+        #expect(Set(outcomes.compactMap { $0["outcome"] as? String }) == ["attached", "rejected"], "\(daemon.log)")
+        albums = try await sandbox.run(["albums", "--json"]).jsonLines()
+        #expect(albums.first { $0["title"] as? String == "Beach" }?["description"] as? String == "Summer")
+        #expect(!sandbox.inboxFiles.contains { $0.hasPrefix("Beach/") }, "applied, then removed: \(sandbox.inboxFiles)")
+        #expect(sandbox.files(under: sandbox.rejected).contains { $0.hasSuffix("metadata.json") })
+    }
+
     @Test("import: a Pixel motion photo stays one photo, with the subtype motionPhoto")
     func motionPhoto() async throws {
         let sandbox = try Sandbox("motion")

@@ -1,0 +1,92 @@
+import Foundation
+import MediaProbe
+import PhotoCatalog
+import PhotodropSystem
+
+/// A Google Takeout album's own `metadata.json` (`Takeout/Google Photos/Trip/metadata.json`) describes the album its
+/// folder files into: its `description` becomes the album's ``AssetCollection/summary``. The file is then done with:
+/// removed where a duplicate copy would be (watch, `import --move`), left where it is otherwise.
+extension Committer {
+    func applyAlbumMetadata(_ items: [StoreItem]) async {
+        for item in items {
+            let job = item.job
+            guard let key = job.album else {
+                reject(
+                    job, code: "unsupportedType",
+                    message: "a Google Takeout album's metadata.json outside an album folder: there is no album for "
+                        + "it to describe; drop it into the album's folder", mime: item.mime, bytes: item.digest.size)
+                continue
+            }
+            let metadata: TakeoutMetadata
+            do {
+                let data = FileManager.default.contents(atPath: job.source.path) ?? Data()
+                metadata = try TakeoutMetadata.parse(Array(data))
+            } catch {
+                reject(
+                    job, code: "corrupt",
+                    message: "a Google Takeout album's metadata.json that is not valid JSON (\(error.description)); "
+                        + "the album is left as it is", mime: item.mime, bytes: item.digest.size)
+                continue
+            }
+            let title = AlbumRule.title(forAlbum: key)
+            let description = metadata.description
+            let message =
+                description.map { "applied to album '\(title)' as its description: \($0)" }
+                ?? "a Takeout album's metadata without a description: album '\(title)' is left as it is"
+            if settings.placement == .none {
+                finish(item, message: "would be " + message)
+                continue
+            }
+            if let description {
+                do {
+                    try await describeAlbum(key, as: description, claim: job.claimID)
+                } catch let error as PhotosError where error.code == .libraryVolumeOffline {
+                    loseLibrary(.catalog(error))
+                    putBackUnwritten(job)
+                    continue
+                } catch {
+                    albums.removeAll()
+                    failStored(item, error)
+                    continue
+                }
+            } else {
+                markClaimDone(job)
+            }
+            if settings.removesDuplicateCopies { Committer.remove(job.source, logger: logger) }
+            finish(item, message: message)
+        }
+    }
+
+    /// Sets the description of the album `key` files into, making the album (as storing a file would) when it does
+    /// not exist yet; the file's claim entry goes in the same change.
+    private func describeAlbum(_ key: String, as description: String, claim: Int64?) async throws {
+        let existing = try album(forKey: key)
+        let parent: CollectionList? =
+            if existing == nil, let path = AlbumRule.folders(forAlbum: key).last {
+                try await folder(forPath: path)
+            } else { nil }
+        try await library.performChanges {
+            if let existing {
+                try AssetCollectionChangeRequest(for: existing).summary = description
+            } else {
+                let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
+                    withTitle: AlbumRule.title(forAlbum: key))
+                request.inboxFolder = key
+                request.summary = description
+                if let parent, let placeholder = request.placeholderForCreatedAssetCollection {
+                    try CollectionListChangeRequest(for: parent).addChildCollections([placeholder])
+                }
+            }
+            if let claim { try JournalChangeRequest.removeEntries([claim]) }
+        }
+        // The album may be new, and a cached one has an old description: fetch it again when next needed.
+        albums[key] = nil
+    }
+
+    private func finish(_ item: StoreItem, message: String) {
+        hooks.finished(
+            FileOutcome(
+                path: item.job.displayPath, kind: .attached, message: message, mime: item.mime,
+                album: item.job.album, bytes: item.digest.size, elapsed: item.job.startedAt.duration(to: .now)))
+    }
+}
