@@ -5,11 +5,14 @@
 public enum SyntheticJPEG {
     public static func bytes(
         seed: Int, width: Int = 64, height: Int = 48, taken: String? = nil, offset: String? = nil,
-        xmp: String? = nil, scanBytes: Int = 600, complete: Bool = true
+        xmp: String? = nil, scanBytes: Int = 600, complete: Bool = true, contentIdentifier: String? = nil
     ) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xD8]
         if let taken {
-            bytes += segment(0xE1, Array("Exif".utf8) + [0, 0] + exif(dateTimeOriginal: taken, offset: offset))
+            bytes += segment(
+                0xE1,
+                Array("Exif".utf8) + [0, 0]
+                    + exif(dateTimeOriginal: taken, offset: offset, contentIdentifier: contentIdentifier))
         }
         if let xmp {
             // An XMP packet (APP1, Adobe's namespace header) whose description carries `xmp` as attributes.
@@ -42,19 +45,33 @@ public enum SyntheticJPEG {
     }
 
     /// A big-endian TIFF block with IFD0 → Exif IFD → DateTimeOriginal (`YYYY:MM:DD HH:MM:SS`) and, when given,
-    /// OffsetTimeOriginal (`+09:00`).
-    static func exif(dateTimeOriginal: String, offset: String? = nil) -> [UInt8] {
-        let date = Array(dateTimeOriginal.utf8) + [0]  // 20 bytes
-        let zone = offset.map { Array($0.utf8) + [0] }  // 7 bytes
-        let entries = zone == nil ? 1 : 2
+    /// OffsetTimeOriginal (`+09:00`) and an iPhone's Apple MakerNote carrying a Live Photo content identifier.
+    static func exif(dateTimeOriginal: String, offset: String? = nil, contentIdentifier: String? = nil) -> [UInt8] {
+        // (tag, type, count, value bytes), in tag order; every value is stored after the IFD.
+        var fields: [(UInt16, Int, [UInt8])] = [(0x9003, 2, Array(dateTimeOriginal.utf8) + [0])]
+        if let offset { fields.append((0x9011, 2, Array(offset.utf8) + [0])) }
+        if let contentIdentifier { fields.append((0x927C, 7, appleMakerNote(contentIdentifier))) }
         var tiff: [UInt8] = Array("MM".utf8) + be16(42) + be32(8)
         // IFD0 at 8: one entry, ExifIFD pointer (0x8769, LONG) → 26.
         tiff += be16(1) + be16(0x8769) + be16(4) + be32(1) + be32(26) + be32(0)
-        // Exif IFD at 26: DateTimeOriginal (0x9003, ASCII) and OffsetTimeOriginal (0x9011, ASCII), values after it.
-        let values = 26 + 2 + 12 * entries + 4
-        tiff += be16(entries) + be16(0x9003) + be16(2) + be32(date.count) + be32(values)
-        if let zone { tiff += be16(0x9011) + be16(2) + be32(zone.count) + be32(values + date.count) }
-        tiff += be32(0)
-        return tiff + date + (zone ?? [])
+        var valueOffset = 26 + 2 + 12 * fields.count + 4
+        var values: [UInt8] = []
+        tiff += be16(fields.count)
+        for (tag, type, value) in fields {
+            tiff += be16(Int(tag)) + be16(type) + be32(value.count) + be32(valueOffset)
+            values += value
+            valueOffset += value.count
+        }
+        return tiff + be32(0) + values
+    }
+
+    /// An iPhone's MakerNote: `Apple iOS\0`, version 1, `MM`, then an IFD whose value offsets count from the note's
+    /// first byte, with MakerNoteVersion (SLONG 14) and the content identifier (tag 0x0011, ASCII).
+    static func appleMakerNote(_ identifier: String) -> [UInt8] {
+        let text = Array(identifier.utf8) + [0]
+        let header = Array("Apple iOS".utf8) + [0] + be16(1) + Array("MM".utf8)
+        let values = header.count + 2 + 2 * 12 + 4
+        return header + be16(2) + be16(0x0001) + be16(9) + be32(1) + be32(14)
+            + be16(0x0011) + be16(2) + be32(text.count) + be32(values) + be32(0) + text
     }
 }

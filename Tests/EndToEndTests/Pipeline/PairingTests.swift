@@ -20,6 +20,30 @@ enum LivePhoto {
             ])
         guard result.status == 0 else { throw HarnessError("ffmpeg failed: \(result.stderr)") }
     }
+
+    /// `count` movies made from one ffmpeg movie, each with its own content identifier (`identifier(index)`, as long
+    /// as the template's): the identifier is rewritten in place, so one ffmpeg run makes them all.
+    static func makeMovies(count: Int, into folder: URL, name: (Int) -> String, identifier: (Int) -> String)
+        async throws -> [URL]
+    {
+        let placeholder = "00000000-0000-4000-8000-000000000000"
+        let template = folder.appendingPathComponent(".template.mov")
+        try await makeMovie(at: template, identifier: placeholder)
+        let bytes = try Data(contentsOf: template)
+        try FileManager.default.removeItem(at: template)
+        guard let range = bytes.range(of: Data(placeholder.utf8)) else {
+            throw HarnessError("ffmpeg's movie does not carry the content identifier as written")
+        }
+        return try (0..<count).map { index in
+            let text = Data(identifier(index).utf8)
+            guard text.count == placeholder.utf8.count else { throw HarnessError("identifier of another length") }
+            var movie = bytes
+            movie.replaceSubrange(range, with: text)
+            let url = folder.appendingPathComponent(name(index))
+            try movie.write(to: url)
+            return url
+        }
+    }
 }
 
 @Suite(

@@ -17,12 +17,15 @@ struct WatchCrashTests {
     }
 
     @Test(
-        "kill -9 at random moments during a 1,000-file drop, 10 rounds with restarts: every file ends exactly once",
-        ProcessBudget.alone)
+        "kill -9 at random moments during a drop of 1,000 files and 40 Live Photo pairs, 10 rounds: every file ends once, every pair as one asset",
+        ProcessBudget.alone,
+        .requires(toolExists("/usr/bin/ffmpeg"), "ffmpeg is not installed here (.ci/run installs it)"))
     func killNineRounds() async throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         var random = SeededGenerator(state: seed)
-        let sandbox = try Sandbox("kill9", settings: ["settleMilliseconds": 50])
+        // A short wait, so that halves split by a kill or by rounds both wait out their partner and arrive after it was
+        // stored.
+        let sandbox = try Sandbox("kill9", settings: ["settleMilliseconds": 50, "pairWaitSeconds": 3])
         let source = try sandbox.staging("drop")
         // 900 distinct photos, 50 copies of some of them under other names, 50 text files that are rejected.
         let photos = try TinyJPEG.write(count: 900, into: source)
@@ -36,7 +39,26 @@ struct WatchCrashTests {
             try Data("not a photo, number \(index)\n".utf8).write(to: note)
             inputs.append(note)
         }
+        // 40 Live Photos: a JPEG and a movie sharing a content identifier; their halves land in any round.
+        let pairs = 40
+        func identifier(_ index: Int) -> String { String(format: "C0FFEE00-0000-4000-8000-%012d", index) }
+        let movies = try await LivePhoto.makeMovies(
+            count: pairs, into: source, name: { String(format: "LIVE_%03d.MOV", $0) }, identifier: identifier)
+        var liveContents = Set<String>()
+        for index in 0..<pairs {
+            let still = SyntheticJPEG.bytes(
+                seed: 10_000 + index, taken: "2024:05:01 12:00:00", contentIdentifier: identifier(index))
+            let url = source.appendingPathComponent(String(format: "LIVE_%03d.JPG", index))
+            try Data(still).write(to: url)
+            inputs += [url, movies[index]]
+            liveContents.insert(sha256Hex(Data(still)))
+            liveContents.insert(sha256Hex(try Data(contentsOf: movies[index])))
+        }
         inputs.shuffle(using: &random)
+        let perRound = (inputs.count + 9) / 10
+        func slice(_ round: Int) -> ArraySlice<URL> {
+            inputs[min(round * perRound, inputs.count)..<min((round + 1) * perRound, inputs.count)]
+        }
         let album = try sandbox.inboxAlbum("Crash")
 
         var kills: [String] = []
@@ -52,7 +74,7 @@ struct WatchCrashTests {
             var delay: UInt32 = 0
             var claimedBeforeKill = true
             if round % 4 == 3 {
-                try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
+                try sandbox.move(slice(round), into: album)
                 delay = UInt32.random(in: 0...40_000, using: &random)
                 await pause(delay)
             } else {
@@ -60,7 +82,7 @@ struct WatchCrashTests {
                 let killer = ClaimWatcher(
                     staging: sandbox.inbox.appendingPathComponent(".photodrop/claimed").path,
                     leftOver: leftOver, pid: daemon.pid, delay: delay)
-                try sandbox.move(inputs[(round * 100)..<((round + 1) * 100)], into: album)
+                try sandbox.move(slice(round), into: album)
                 claimedBeforeKill = await killer.wait(timeout: 30)
             }
             daemon.kill9()
@@ -86,10 +108,13 @@ struct WatchCrashTests {
 
         let library = try LibraryCheck(sandbox)
         let stored = try library.storedContents()
-        #expect(Set(stored.keys) == expectedContents, "\(stored.count) contents stored\n\(context)")
+        #expect(Set(stored.keys) == expectedContents.union(liveContents), "\(stored.count) contents stored\n\(context)")
         #expect(stored.values.allSatisfy { $0 == 1 }, "a content is stored twice\n\(context)")
-        #expect(try library.assetCount == 900, "\(context)")
-        #expect(try library.albums() == ["Crash": 900], "\(context)")
+        #expect(try library.assetCount == 900 + pairs, "\(context)")
+        #expect(try library.albums() == ["Crash": 900 + pairs], "\(context)")
+        // Each pair is one Live Photo: its JPEG the photo, its movie the paired video.
+        #expect(try library.count("SELECT count(*) FROM resources WHERE type = 9 AND original_filename LIKE 'LIVE_%.MOV'") == pairs, "\(context)")
+        #expect(try library.count("SELECT count(*) FROM assets WHERE playback_style = 3") == pairs, "\(context)")
         #expect(try library.journalCount == 0, "\(context)")
         let rejected = sandbox.files(under: sandbox.rejected.appendingPathComponent("Crash"))
         let notes = rejected.filter { !$0.hasSuffix(".reason.json") }
