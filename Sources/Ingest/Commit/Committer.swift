@@ -172,6 +172,7 @@ public actor Committer {
         }
         var storable: [StoreItem] = []
         storable.reserveCapacity(batch.count)
+        var albumMetadata: [StoreItem] = []
         for output in batch {
             let job = output.job
             switch output.finding {
@@ -189,11 +190,11 @@ public actor Committer {
                         "a Live Photo's movie was rejected; its photo is stored alone",
                         metadata: ["path": .string(job.displayPath), "reason": .string(probe.message)])
                 }
-                if pairing != nil && PairingStage.takesRejected(named: job.originalName)
-                    || SidecarName.kind(of: job.originalName) == .takeoutAlbum
-                {
-                    // A sidecar or adjustments: kept with its media file's asset, if that comes; a Takeout album's
-                    // metadata.json: describes its album.
+                if SidecarName.kind(of: job.originalName) == .takeoutAlbum {
+                    // A Takeout album's metadata.json: describes its album.
+                    albumMetadata.append(StoreItem(job: job, digest: digest, probe: probe, known: nil))
+                } else if pairing != nil, PairingStage.takesRejected(named: job.originalName) {
+                    // A sidecar or adjustments: kept with its media file's asset, if that comes.
                     storable.append(StoreItem(job: job, digest: digest, probe: probe, known: nil))
                 } else {
                     reject(job, probe, bytes: digest.size)
@@ -231,8 +232,6 @@ public actor Committer {
         }
         var groups: [StoreGroup] = []
         var attachments: [StoredPartners.Attachment] = []
-        let albumMetadata = storable.filter { SidecarName.kind(of: $0.job.originalName) == .takeoutAlbum }
-        if !albumMetadata.isEmpty { storable.removeAll { SidecarName.kind(of: $0.job.originalName) == .takeoutAlbum } }
         if var stage = pairing {
             var outcomes: [PairingStage.Outcome] = []
             outcomes += stage.take(storable)

@@ -121,7 +121,7 @@ enum CatalogJSON {
                 if let altitude = location.altitude { members.append(("altitude", .double(altitude))) }
                 return .object(members)
             } ?? .null
-        return .object([
+        var members: [(String, JSONNode)] = [
             ("path", .string(path)), ("outcome", .string(joins == nil ? result.outcome : "attached")),
             ("reason", .string(joins == nil ? result.rejection?.rawValue : nil)),
             ("message", .string(joins.map { "would be stored with \($0.path) as its \($0.type.name)" } ?? result.message)),
@@ -136,20 +136,16 @@ enum CatalogJSON {
             ("videoCodec", .string(metadata.videoCodec)), ("audioCodec", .string(metadata.audioCodec)),
             ("make", .string(metadata.make)), ("model", .string(metadata.model)), ("location", location),
             ("contentIdentifier", .string(metadata.contentIdentifier)),
-            (
-                "pairing",
-                joins.map { .object([("joins", .string($0.path)), ("as", .string($0.type.name))]) }
-                    ?? (partners.isEmpty
-                        ? .null
-                        : .object([
-                            (
-                                "with",
-                                .array(
-                                    partners.map { .object([("path", .string($0.path)), ("as", .string($0.type.name))]) })
-                            )
-                        ]))
-            ),
-        ])
+        ]
+        // Only for files that pair with others named with them: `{"joins": PATH, "as": TYPE}` for a file that would be
+        // stored as a resource of another file's asset, `{"with": [{"path", "as"}…]}` for that asset's primary file.
+        if let joins {
+            members.append(("pairing", .object([("joins", .string(joins.path)), ("as", .string(joins.type.name))])))
+        } else if !partners.isEmpty {
+            let with = partners.map { JSONNode.object([("path", .string($0.path)), ("as", .string($0.type.name))]) }
+            members.append(("pairing", .object([("with", .array(with))])))
+        }
+        return .object(members)
     }
 
     /// A file `probe` could not read at all (missing, unreadable, not a regular file).
