@@ -7,25 +7,26 @@ import Synchronization
 /// Files whose partner was stored before they came: they join that asset (``StoredPartners``) through
 /// `AssetChangeRequest.addResource(with:file:options:primaryBecomes:)`, in one change block per batch.
 extension Committer {
-    /// Splits what pairing handed back into groups to store as new assets, files that join stored assets, and files
-    /// that need a primary and found none.
-    func matchStoredPartners(_ groups: [StoreGroup], _ unpaired: [StoreItem])
-        -> (groups: [StoreGroup], attachments: [StoredPartners.Attachment], unpaired: [StoreItem])
-    {
+    /// Takes out of `groups` and `unpaired` the files that join stored assets, and returns those as attachments;
+    /// records each group's pairing key on its primary file on the way (its asset will record it). Nothing is copied
+    /// when nothing matches, the common case.
+    func matchStoredPartners(_ groups: inout [StoreGroup], _ unpaired: inout [StoreItem]) -> [StoredPartners.Attachment] {
         var keys = Set<String>()
         var identifiers = Set<String>()
-        var looked: [Bool] = []
-        let candidates = groups + unpaired.map { StoreGroup(primary: $0) }
-        for group in candidates {
-            guard let wanted = StoredPartners.wantsLookup(group) else {
-                looked.append(false)
-                continue
-            }
-            looked.append(true)
-            if let key = wanted.key { keys.insert(key) }
-            if let identifier = wanted.identifier { identifiers.insert(identifier) }
+        func want(_ lookup: StoredPartners.Lookup) {
+            if let identifier = lookup.identifier { identifiers.insert(identifier) } else { keys.insert(lookup.key) }
         }
-        guard !keys.isEmpty || !identifiers.isEmpty else { return (groups, [], unpaired) }
+        for index in groups.indices {
+            guard let lookup = StoredPartners.lookup(for: groups[index]) else { continue }
+            groups[index].primary.pairingKey = lookup.key
+            want(lookup)
+        }
+        for index in unpaired.indices {
+            guard let lookup = StoredPartners.lookup(for: StoreGroup(primary: unpaired[index])) else { continue }
+            unpaired[index].pairingKey = lookup.key
+            want(lookup)
+        }
+        guard !keys.isEmpty || !identifiers.isEmpty else { return [] }
         var partners: StoredPartners
         do {
             partners = try StoredPartners(
@@ -35,29 +36,34 @@ extension Committer {
             logger.warning(
                 "cannot look for stored partners of this batch's files; they are stored on their own",
                 metadata: ["error": .string(IngestFailure(error).description)])
-            return (groups, [], unpaired)
+            return []
         }
-        var keptGroups: [StoreGroup] = []
-        var keptUnpaired: [StoreItem] = []
+        guard !partners.isEmpty else { return [] }
         var attachments: [StoredPartners.Attachment] = []
-        for (index, group) in candidates.enumerated() {
-            if looked[index], case .attach(let attachment) = partners.match(group) {
-                // One change request per asset: files of one batch that join the same asset travel together.
-                if let same = attachments.firstIndex(where: {
-                    $0.asset.localIdentifier == attachment.asset.localIdentifier
-                }) {
-                    attachments[same].files += attachment.files
-                    attachments[same].primaryBecomes = attachments[same].primaryBecomes ?? attachment.primaryBecomes
-                } else {
-                    attachments.append(attachment)
-                }
-            } else if index < groups.count {
-                keptGroups.append(group)
+        func take(_ attachment: StoredPartners.Attachment) {
+            // One change request per asset: files of one batch that join the same asset travel together.
+            if let same = attachments.firstIndex(where: { $0.asset.localIdentifier == attachment.asset.localIdentifier }) {
+                attachments[same].files += attachment.files
+                attachments[same].primaryBecomes = attachments[same].primaryBecomes ?? attachment.primaryBecomes
             } else {
-                keptUnpaired.append(group.primary)
+                attachments.append(attachment)
             }
         }
-        return (keptGroups, attachments, keptUnpaired)
+        var matchedGroups = IndexSet()
+        for index in groups.indices where groups[index].primary.pairingKey != nil {
+            guard case .attach(let attachment) = partners.match(groups[index]) else { continue }
+            take(attachment)
+            matchedGroups.insert(index)
+        }
+        var matchedItems = IndexSet()
+        for index in unpaired.indices where unpaired[index].pairingKey != nil {
+            guard case .attach(let attachment) = partners.match(StoreGroup(primary: unpaired[index])) else { continue }
+            take(attachment)
+            matchedItems.insert(index)
+        }
+        if !matchedGroups.isEmpty { groups = groups.indices.filter { !matchedGroups.contains($0) }.map { groups[$0] } }
+        if !matchedItems.isEmpty { unpaired = unpaired.indices.filter { !matchedItems.contains($0) }.map { unpaired[$0] } }
+        return attachments
     }
 
     /// Adds files to their stored assets; a failed block is retried asset by asset.

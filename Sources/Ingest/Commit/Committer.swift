@@ -244,7 +244,7 @@ public actor Committer {
                 case .unpaired(let item): unpaired.append(item)
                 }
             }
-            (groups, attachments, unpaired) = matchStoredPartners(groups, unpaired)
+            attachments = matchStoredPartners(&groups, &unpaired)
             let waiting = stage.desk.fileCount
             if waiting != reportedPairsWaiting {
                 reportedPairsWaiting = waiting
@@ -418,7 +418,7 @@ public actor Committer {
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
                         fileStatus: item.digest.resourceFileStatus))
-                request.pairingKey = StoredPartners.pairingKey(of: item)
+                request.pairingKey = item.pairingKey ?? StoredPartners.pairingKey(of: item)
                 notes.finished(claim: item.job.claimID)
                 if request.isDuplicate && !group.members.isEmpty {
                     notes.leftOver(index, existing: request.placeholderForCreatedAsset?.localIdentifier ?? "")

@@ -49,7 +49,11 @@ struct PairingStage {
             if name.lowercased().hasSuffix(".aae") { return .adjustments }
             return takesRejected(named: name) ? .sidecar : nil
         }
-        let edited = PairingDesk<Payload>.Candidate.uneditedStem(SidecarName.stem(of: name.lowercased())) != nil
+        // `IMG_E0001.HEIC`: the prefix is checked on bytes first, since this runs for every file.
+        let prefix = name.utf8.prefix(5).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        let edited =
+            prefix == Array("img_e".utf8)
+            && PairingDesk<Payload>.Candidate.uneditedStem(SidecarName.stem(of: name.lowercased())) != nil
         switch probe.kind {
         case .photo?:
             if rawExtensions.contains(probe.fileExtension.lowercased()) { return .raw }

@@ -65,21 +65,28 @@ struct StoredPartners {
         }
     }
 
-    /// Whether a group's primary file could join a stored asset (and so is looked up).
-    static func wantsLookup(_ group: StoreGroup) -> (key: String?, identifier: String?)? {
+    /// What a group's primary file is looked up by: its content identifier when it has one, else its key.
+    struct Lookup {
+        var key: String
+        var identifier: String?
+    }
+
+    /// How a group's primary file could find a stored asset to join; nil when it cannot (a file that never pairs, a
+    /// photo that already has its movie or RAW).
+    static func lookup(for group: StoreGroup) -> Lookup? {
         guard let role = PairingStage.role(of: group.primary) else { return nil }
-        let types = Set(group.members.map(\.type))
-        let identifier = group.primary.probe?.metadata.contentIdentifier
+        if role == .photo, group.members.contains(where: { $0.type == .pairedVideo || $0.type == .alternatePhoto }) {
+            return nil
+        }
+        let key = group.primary.pairingKey ?? pairingKey(of: group.primary)
         switch role {
-        case .photo:
-            guard !types.contains(.pairedVideo), !types.contains(.alternatePhoto) else { return nil }
-            return identifier.map { (nil, $0) } ?? (pairingKey(of: group.primary), nil)
-        case .video, .raw:
-            return identifier.map { (nil, $0) } ?? (pairingKey(of: group.primary), nil)
-        case .editedPhoto, .editedVideo, .adjustments, .sidecar:
-            return (pairingKey(of: group.primary), nil)
+        case .photo, .video, .raw: return Lookup(key: key, identifier: group.primary.probe?.metadata.contentIdentifier)
+        case .editedPhoto, .editedVideo, .adjustments, .sidecar: return Lookup(key: key)
         }
     }
+
+    /// Whether the lookup found no asset at all.
+    var isEmpty: Bool { found.isEmpty }
 
     /// The stored asset a group joins, if any.
     mutating func match(_ group: StoreGroup) -> Match {
