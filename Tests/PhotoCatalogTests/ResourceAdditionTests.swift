@@ -8,14 +8,15 @@ import TestFixtures
 /// `AssetChangeRequest.addResource(with:file:options:primaryBecomes:)`: files that arrive after their asset was stored.
 @Suite("Adding files to stored assets", .timeLimit(.minutes(3)))
 struct ResourceAdditionTests {
-    private func store(_ file: URL, as type: AssetResourceType, in library: PhotoLibrary, key: String? = nil) async throws
-        -> Asset
-    {
+    private func store(
+        _ file: URL, as type: AssetResourceType, in library: PhotoLibrary, key: String? = nil, awaits: Bool = false
+    ) async throws -> Asset {
         let identifier = Locked<String?>(nil)
         try await library.performChanges {
             let request = try AssetCreationRequest.forAsset()
             request.addResource(with: type, fileURL: file, options: nil)
             request.pairingKey = key
+            request.awaitsPartner = awaits
             identifier.value = request.placeholderForCreatedAsset?.localIdentifier
         }
         let id = try #require(identifier.value)
@@ -93,8 +94,12 @@ struct ResourceAdditionTests {
         let folder = try TemporaryDirectory()
         let library = folder.library()
         let movie = try await store(
-            folder.write(TestFiles.distinctBytes(size: 3000), to: "IMG_0003.MOV"), as: .video, in: library)
-        #expect(movie.mediaType == .video)
+            folder.write(TestFiles.distinctBytes(size: 3000), to: "IMG_0003.MOV"), as: .video, in: library,
+            key: "b/img_0003", awaits: true)
+        #expect(movie.mediaType == .video && movie.awaitsPartner)
+        let awaiting = try Asset.fetchAssets(
+            with: FetchOptions(predicate: .awaitingPartner(in: ["b/img_0003"])), library: library)
+        #expect(awaiting.map(\.localIdentifier) == [movie.localIdentifier])
         let photo = try folder.write(TestFiles.distinctBytes(size: 2000), to: "IMG_0003.HEIC")
         // Without primaryBecomes a new primary is refused.
         await #expect(throws: PhotosError.self) {
@@ -110,6 +115,10 @@ struct ResourceAdditionTests {
             change.pixelWidth = 4032
         }
         let live = try refetch(movie)
+        #expect(!live.awaitsPartner, "its photo came")
+        #expect(
+            try Asset.fetchAssets(with: FetchOptions(predicate: .awaitingPartner(in: ["b/img_0003"])), library: library)
+                .isEmpty)
         #expect(live.mediaType == .image)
         #expect(live.playbackStyle == .livePhoto)
         #expect(live.pixelWidth == 4032)

@@ -11,27 +11,22 @@ extension Committer {
     /// records each group's pairing key on its primary file on the way (its asset will record it). Nothing is copied
     /// when nothing matches, the common case.
     func matchStoredPartners(_ groups: inout [StoreGroup], _ unpaired: inout [StoreItem]) -> [StoredPartners.Attachment] {
-        var keys = Set<String>()
-        var identifiers = Set<String>()
-        func want(_ lookup: StoredPartners.Lookup) {
-            if let identifier = lookup.identifier { identifiers.insert(identifier) } else { keys.insert(lookup.key) }
-        }
+        var lookups: [StoredPartners.Lookup] = []
         for index in groups.indices {
             guard let lookup = StoredPartners.lookup(for: groups[index]) else { continue }
             groups[index].primary.pairingKey = lookup.key
-            want(lookup)
+            lookups.append(lookup)
         }
         for index in unpaired.indices {
             guard let lookup = StoredPartners.lookup(for: StoreGroup(primary: unpaired[index])) else { continue }
             unpaired[index].pairingKey = lookup.key
-            want(lookup)
+            lookups.append(lookup)
         }
-        guard !keys.isEmpty || !identifiers.isEmpty else { return [] }
+        guard !lookups.isEmpty else { return [] }
         var partners: StoredPartners
         do {
             partners = try StoredPartners(
-                library: library, pairsRawAndJpeg: settings.pairing?.pairsRawAndJpeg ?? false, keys: keys,
-                identifiers: identifiers)
+                library: library, pairsRawAndJpeg: settings.pairing?.pairsRawAndJpeg ?? false, lookups: lookups)
         } catch {
             logger.warning(
                 "cannot look for stored partners of this batch's files; they are stored on their own",

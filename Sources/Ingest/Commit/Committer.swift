@@ -419,6 +419,7 @@ public actor Committer {
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
                         fileStatus: item.digest.resourceFileStatus))
                 request.pairingKey = item.pairingKey ?? StoredPartners.pairingKey(of: item)
+                if group.members.isEmpty, StoredPartners.awaitsPartner(group) { request.awaitsPartner = true }
                 notes.finished(claim: item.job.claimID)
                 if request.isDuplicate && !group.members.isEmpty {
                     notes.leftOver(index, existing: request.placeholderForCreatedAsset?.localIdentifier ?? "")

@@ -43,46 +43,94 @@ struct StoredPartners {
         pairingKey(folder: item.job.folder, fileName: item.job.originalName)
     }
 
-    /// Looks up the stored assets that `groups` and `alone` could join. Groups that cannot have a stored partner
-    /// (an ordinary photo with nothing to look for: only photos are looked up by key, since a RAW or a movie may be
-    /// there) are skipped by the callers before.
-    init(library: PhotoLibrary, pairsRawAndJpeg: Bool, keys: Set<String>, identifiers: Set<String>) throws {
+    /// Looks up the stored assets that the files of `lookups` could join, through indexes wherever it can: by content
+    /// identifier; a photo by the key of the assets that await one (a RAW or a movie stored alone); a dated file (a
+    /// RAW, a movie, an edit) by its capture time ±2 s, then its key; a sidecar or adjustments file, which has no date
+    /// of its own, by key alone (a scan, for what is rare: a sidecar whose media was stored before it came).
+    init(library: PhotoLibrary, pairsRawAndJpeg: Bool, lookups: [Lookup]) throws {
         self.library = library
         self.pairsRawAndJpeg = pairsRawAndJpeg
-        guard !keys.isEmpty || !identifiers.isEmpty else { return }
-        var predicates: [FetchPredicate] = []
-        if !keys.isEmpty { predicates.append(.pairingKey(in: Array(keys))) }
-        predicates += identifiers.map { .contentIdentifier($0) }
-        let result = try Asset.fetchAssets(
-            with: FetchOptions(
-                predicate: predicates.count == 1 ? predicates[0] : .or(predicates),
-                sortDescriptors: [FetchSortDescriptor(key: .addedDate, ascending: false)], includeHiddenAssets: true),
-            library: library)
-        found = result.map { $0 }
+        var indexed: [FetchPredicate] = []
+        var awaiting = Set<String>()
+        var scanned = Set<String>()
+        for lookup in lookups {
+            switch lookup.route {
+            case .identifier(let identifier): indexed.append(.contentIdentifier(identifier))
+            case .awaitingPhoto: awaiting.insert(lookup.key)
+            case .captureTime(let date):
+                indexed.append(
+                    .and([
+                        .creationDate(from: date.addingTimeInterval(-2.001), to: date.addingTimeInterval(2.001)),
+                        .pairingKey(in: [lookup.key]),
+                    ]))
+            case .key: scanned.insert(lookup.key)
+            }
+        }
+        if !awaiting.isEmpty { indexed.append(.awaitingPartner(in: Array(awaiting))) }
+        var assets: [Asset] = []
+        var seen = Set<String>()
+        for predicate in [indexed.isEmpty ? nil : FetchPredicate.or(indexed), scanned.isEmpty ? nil : .pairingKey(in: Array(scanned))] {
+            guard let predicate else { continue }
+            for asset in try Asset.fetchAssets(
+                with: FetchOptions(predicate: predicate, includeHiddenAssets: true), library: library)
+            where seen.insert(asset.localIdentifier).inserted {
+                assets.append(asset)
+            }
+        }
+        // The most recently added first: a late sidecar whose stem names two stored assets joins the newer one.
+        found = assets.sorted { $0.addedDate > $1.addedDate }
         for (index, asset) in found.enumerated() {
             if let key = asset.pairingKey { byKey[key, default: []].append(index) }
             if let identifier = asset.contentIdentifier { byIdentifier[identifier, default: []].append(index) }
         }
     }
 
-    /// What a group's primary file is looked up by: its content identifier when it has one, else its key.
+    /// How a group's primary file looks for a stored asset to join.
     struct Lookup {
+        enum Route {
+            /// By content identifier (a Live Photo half).
+            case identifier(String)
+            /// A photo without identifier: among the assets awaiting a photo (a RAW or a movie stored alone).
+            case awaitingPhoto
+            /// A RAW, a movie or an edit: its capture time ±2 s, then its key.
+            case captureTime(Date)
+            /// By key alone (sidecars and adjustments, which carry no capture time of their own).
+            case key
+        }
+
         var key: String
-        var identifier: String?
+        var route: Route
     }
 
     /// How a group's primary file could find a stored asset to join; nil when it cannot (a file that never pairs, a
-    /// photo that already has its movie or RAW).
+    /// photo that already has its movie or RAW, a movie without identifier or capture time).
     static func lookup(for group: StoreGroup) -> Lookup? {
         guard let role = PairingStage.role(of: group.primary) else { return nil }
         if role == .photo, group.members.contains(where: { $0.type == .pairedVideo || $0.type == .alternatePhoto }) {
             return nil
         }
         let key = group.primary.pairingKey ?? pairingKey(of: group.primary)
-        switch role {
-        case .photo, .video, .raw: return Lookup(key: key, identifier: group.primary.probe?.metadata.contentIdentifier)
-        case .editedPhoto, .editedVideo, .adjustments, .sidecar: return Lookup(key: key)
+        let metadata = group.primary.probe?.metadata
+        if let identifier = metadata?.contentIdentifier, role == .photo || role == .video {
+            return Lookup(key: key, route: .identifier(identifier))
         }
+        switch role {
+        case .photo:
+            return Lookup(key: key, route: .awaitingPhoto)
+        case .video:
+            return metadata?.captureDate.map { Lookup(key: key, route: .captureTime($0)) }
+        case .raw, .editedPhoto, .editedVideo:
+            return Lookup(key: key, route: metadata?.captureDate.map { .captureTime($0) } ?? .key)
+        case .adjustments, .sidecar:
+            return Lookup(key: key, route: .key)
+        }
+    }
+
+    /// Whether a group stored as a new asset may later get its primary file from a partner: a RAW or a movie without
+    /// content identifier stored alone (its JPEG or Live Photo still may follow).
+    static func awaitsPartner(_ group: StoreGroup) -> Bool {
+        guard let role = PairingStage.role(of: group.primary), role == .raw || role == .video else { return false }
+        return group.primary.probe?.metadata.contentIdentifier == nil
     }
 
     /// Whether the lookup found no asset at all.

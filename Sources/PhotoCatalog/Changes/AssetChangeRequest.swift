@@ -14,7 +14,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         enum Field: Int, Sendable {
             case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
             case contentIdentifier, creationTimeZoneOffset, isCreationDateFloating, title, caption, keywords, rating
-            case pairingKey
+            case pairingKey, awaitsPartner
         }
 
         /// The fields a request set, as bits: a `Set` cost every creation request a heap allocation and each
@@ -42,6 +42,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         var keywords: [String] = []
         var rating: Int?
         var pairingKey: String?
+        var awaitsPartner = false
         var changed = Fields()
     }
 
@@ -74,7 +75,7 @@ public class AssetChangeRequest: @unchecked Sendable {
                 location: record.location, isFavorite: record.isFavorite, isHidden: record.isHidden,
                 pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight, duration: record.duration,
                 contentIdentifier: record.contentIdentifier, title: record.title, caption: record.caption,
-                keywords: record.keywords, rating: record.rating, pairingKey: record.pairingKey))
+                keywords: record.keywords, rating: record.rating, pairingKey: record.pairingKey, awaitsPartner: record.awaitsPartner))
         context.operations.append(.updateAsset(self))
     }
 
@@ -135,6 +136,14 @@ public class AssetChangeRequest: @unchecked Sendable {
     public var pairingKey: String? {
         get { properties.withLock { $0.pairingKey } }
         set { set(.pairingKey, \.pairingKey, newValue) }
+    }
+
+    /// Whether a file that arrives later may become this asset's primary file (photodrop: a RAW or a movie stored
+    /// alone, whose JPEG or Live Photo still may follow): such assets are found by key through an index of their own
+    /// (``FetchPredicate/awaitingPartner(in:)``). Adding a primary file clears it.
+    public var awaitsPartner: Bool {
+        get { properties.withLock { $0.awaitsPartner } }
+        set { set(.awaitsPartner, \.awaitsPartner, newValue) }
     }
 
     /// The rating, −1 … 5, or nil (photodrop).

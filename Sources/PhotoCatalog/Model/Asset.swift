@@ -31,6 +31,7 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
         var keywords: [String] = []
         var rating: Int? = nil
         var pairingKey: String? = nil
+        var awaitsPartner = false
         var resources: [AssetResource]
     }
 
@@ -102,6 +103,8 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
     public var contentIdentifier: String? { record.contentIdentifier }
     /// The key the asset's files share (``AssetChangeRequest/pairingKey``; photodrop).
     public var pairingKey: String? { record.pairingKey }
+    /// Whether a later file may become its primary (``AssetChangeRequest/awaitsPartner``; photodrop).
+    public var awaitsPartner: Bool { record.awaitsPartner }
     /// Its stored originals; the first is the primary one (the photo of a photo, the movie of a video).
     public var resources: [AssetResource] { record.resources }
 

@@ -21,7 +21,7 @@ struct AssetQuery: Sendable, Hashable {
         a.id, a.uuid, a.media_type, a.media_subtypes, a.playback_style, a.creation_date, a.creation_date_source, \
         a.added_date, a.modification_date, a.pixel_width, a.pixel_height, a.duration, a.latitude, a.longitude, \
         a.altitude, a.is_favorite, a.is_hidden, a.deleted_date, a.content_identifier, a.creation_time_zone_offset, \
-        a.creation_date_is_floating, a.title, a.caption, a.keywords, a.rating, a.pairing_key
+        a.creation_date_is_floating, a.title, a.caption, a.keywords, a.rating, a.pairing_key, a.awaits_partner
         """
 
     /// Compiles the query.
@@ -112,7 +112,8 @@ struct AssetQuery: Sendable, Hashable {
             deletedDate: row.optionalDouble(17).map(Date.init(timeIntervalSince1970:)),
             contentIdentifier: row.optionalString(18), title: row.optionalString(21), caption: row.optionalString(22),
             keywords: row.optionalString(23).map(AssetQuery.decodeKeywords) ?? [],
-            rating: row.optionalInt64(24).map { Int($0) }, pairingKey: row.optionalString(25), resources: [])
+            rating: row.optionalInt64(24).map { Int($0) }, pairingKey: row.optionalString(25),
+            awaitsPartner: row.bool(26), resources: [])
     }
 
     /// Loads the resources of `records` with one statement and attaches them, primary resource first.
@@ -194,6 +195,10 @@ struct AssetQuery: Sendable, Hashable {
         case .contentIdentifier(let identifier):
             sql.append("a.content_identifier = ")
             sql.bind(.text(identifier))
+        case .awaitingPartner(let keys):
+            sql.append("a.awaits_partner = 1 AND a.pairing_key IN (SELECT value FROM json_each(")
+            sql.bind(.text(jsonArray(keys)))
+            sql.append("))")
         case .pairingKey(let keys):
             sql.append("a.pairing_key IN (SELECT value FROM json_each(")
             sql.bind(.text(jsonArray(keys)))

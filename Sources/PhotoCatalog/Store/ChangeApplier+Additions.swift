@@ -88,12 +88,14 @@ extension ChangeApplier {
         let mediaType: AssetMediaType = primary == .photo ? .image : .video
         try database.run(
             """
-            UPDATE assets SET media_type = ?, media_subtypes = ?, playback_style = ?, modification_date = ?
+            UPDATE assets SET media_type = ?, media_subtypes = ?, playback_style = ?, modification_date = ?,
+                awaits_partner = awaits_partner AND ?
             WHERE id = ?
             """,
             [
                 .integer(Int64(mediaType.rawValue)), .integer(Int64(subtypes.rawValue)),
-                .integer(Int64(style.rawValue)), .real(now), .integer(rowID),
+                .integer(Int64(style.rawValue)), .real(now),
+                .bool(!(types.contains(.pairedVideo) || types.contains(.alternatePhoto))), .integer(rowID),
             ])
         changes.note(asset: request.uuid, .updated)
     }

@@ -161,6 +161,7 @@ final class ChangeApplier {
         try insert.bind(AssetQuery.encodeKeywords(properties.keywords), at: 22)
         try insert.bind(properties.rating.map { Int64($0) }, at: 23)
         try insert.bind(properties.pairingKey, at: 24)
+        try insert.bind(properties.awaitsPartner, at: 25)
         _ = try insert.step()
         insert.reset()
         let rowID = database.lastInsertRowID
@@ -390,6 +391,7 @@ final class ChangeApplier {
             (.keywords, "keywords", .optional(AssetQuery.encodeKeywords(properties.keywords))),
             (.rating, "rating", properties.rating.map { .integer(Int64($0)) } ?? .null),
             (.pairingKey, "pairing_key", .optional(properties.pairingKey)),
+            (.awaitsPartner, "awaits_partner", .bool(properties.awaitsPartner)),
         ]
         for (field, column, value) in fields where properties.changed.contains(field) {
             sql.append(", \(column) = ")

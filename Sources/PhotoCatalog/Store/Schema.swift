@@ -22,8 +22,11 @@
 ///   array of strings) and `rating` (−1 … 5).
 /// - v9: files that belong together: `assets.pairing_key` (an opaque key the files of one asset share, set by the
 ///   caller; photodrop's ingest uses the inbox folder and file stem, so that a RAW, a sidecar or a Live Photo half
-///   arriving after its asset was stored finds it), indexed where set; `albums.summary` (an album's description, e.g.
-///   from a Google Takeout album's `metadata.json`).
+///   arriving after its asset was stored finds it) and `assets.awaits_partner` (its primary file may be replaced by a
+///   later one: a RAW or a movie stored alone). Only awaiting assets are indexed by key: an index of every asset's key
+///   cost each commit about 4 % (random keys, a dirty page per new asset), and the other lookups go through the
+///   capture date's index or, for the rare late sidecar, a scan. `albums.summary`: an album's description (e.g. from
+///   a Google Takeout album's `metadata.json`).
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
@@ -222,7 +225,8 @@ enum Schema {
         version: 9, name: "pairing keys and album descriptions",
         sql: """
             ALTER TABLE assets ADD COLUMN pairing_key TEXT;
-            CREATE INDEX assets_by_pairing_key ON assets(pairing_key) WHERE pairing_key IS NOT NULL;
+            ALTER TABLE assets ADD COLUMN awaits_partner INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX assets_awaiting_partner ON assets(pairing_key) WHERE awaits_partner = 1;
             ALTER TABLE albums ADD COLUMN summary TEXT;
             """)
 }
