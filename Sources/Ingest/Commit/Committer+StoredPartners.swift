@@ -119,14 +119,7 @@ extension Committer {
                 let change = try AssetChangeRequest(for: attachment.asset)
                 for (item, type) in attachment.files {
                     change.addResource(
-                        with: type, file: item.job.source,
-                        options: AssetResourceCreationOptions(
-                            shouldMoveFile: move, originalFilename: item.job.originalName,
-                            mimeType: item.probe?.isAccepted == true ? item.mime : nil,
-                            contentSHA256: item.digest.sha256.hex,
-                            fileExtension: item.probe?.isAccepted == true
-                                ? item.probe?.fileExtension : Path.pathExtension(of: item.job.originalName),
-                            fileStatus: item.digest.resourceFileStatus),
+                        with: type, file: item.job.source, options: item.resourceOptions(move: move),
                         primaryBecomes: type.isPrimary ? attachment.primaryBecomes : nil)
                     notes.finished(claim: item.job.claimID)
                 }

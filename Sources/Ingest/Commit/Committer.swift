@@ -426,14 +426,7 @@ public actor Committer {
                 } else {
                     for (member, type) in group.members {
                         request.addResource(
-                            with: type, file: member.job.source,
-                            options: AssetResourceCreationOptions(
-                                shouldMoveFile: move, originalFilename: member.job.originalName,
-                                mimeType: member.probe?.isAccepted == true ? member.mime : nil,
-                                contentSHA256: member.digest.sha256.hex,
-                                fileExtension: member.probe?.isAccepted == true
-                                    ? member.probe?.fileExtension : Path.pathExtension(of: member.job.originalName),
-                                fileStatus: member.digest.resourceFileStatus))
+                            with: type, file: member.job.source, options: member.resourceOptions(move: move))
                         notes.finished(claim: member.job.claimID)
                     }
                 }

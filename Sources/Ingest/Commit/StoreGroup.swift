@@ -1,5 +1,6 @@
 import MediaProbe
 import PhotoCatalog
+import PhotodropSystem
 
 /// A file to store, with what the worker learned.
 struct StoreItem: Sendable {
@@ -13,6 +14,17 @@ struct StoreItem: Sendable {
 
     var isVideo: Bool { probe.map { $0.kind == .video } ?? known?.isVideo ?? false }
     var mime: String? { probe?.mime ?? known?.mime }
+
+    /// How the library takes the file as a resource beside an asset's first (the hash, size and status the worker found; a
+    /// sidecar's type from its name, since the probe rejected it as media).
+    func resourceOptions(move: Bool) -> AssetResourceCreationOptions {
+        let isMedia = probe?.isAccepted == true
+        return AssetResourceCreationOptions(
+            shouldMoveFile: move, originalFilename: job.originalName, mimeType: isMedia ? mime : nil,
+            contentSHA256: digest.sha256.hex,
+            fileExtension: isMedia ? probe?.fileExtension : Path.pathExtension(of: job.originalName),
+            fileStatus: digest.resourceFileStatus)
+    }
 }
 
 /// Files stored as one asset: the primary file and the others with their resource types (``PairingDesk``).

@@ -54,22 +54,7 @@ extension ChangeApplier {
             }
             types.append(resource.type)
         }
-        let insert = writerStatements.insertResource
-        for resource in added {
-            guard let destination = resource.destination else {
-                throw PhotosError(.internalError, title: "Unplaced resource", message: resource.sourcePath)
-            }
-            try insert.bind(rowID, at: 1)
-            try insert.bind(resource.type.rawValue, at: 2)
-            try insert.bind(resource.sha256, at: 3)
-            try insert.bind(resource.byteCount, at: 4)
-            try insert.bind(resource.mimeType, at: 5)
-            try insert.bind(resource.uniformTypeIdentifier, at: 6)
-            try insert.bind(resource.originalFilename, at: 7)
-            try insert.bind(destination, at: 8)
-            _ = try insert.step()
-            insert.reset()
-        }
+        for resource in added { try insertResource(resource, of: rowID) }
         var subtypes = AssetMediaSubtypes(rawValue: subtypeBits)
         if types.contains(.alternatePhoto) { subtypes.insert(.photoRAWAndJPEG) }
         if types.contains(.fullSizePhoto) || types.contains(.fullSizeVideo) { subtypes.insert(.edited) }

@@ -41,7 +41,6 @@ struct ChangeSet: Sendable {
 /// the block.
 final class ChangeApplier {
     private let writer: WriterConnection
-    var writerStatements: WriterStatements { writer.statements }
     let database: Database
     let now: Double
     /// What the block changed (folder operations in `ChangeApplier+Folders.swift` note theirs too).
@@ -166,24 +165,27 @@ final class ChangeApplier {
         insert.reset()
         let rowID = database.lastInsertRowID
 
-        let insertResource = writer.statements.insertResource
-        for resource in state.resources where !resource.isSkipped {
-            guard let destination = resource.destination else {
-                throw PhotosError(.internalError, title: "Unplaced resource", message: resource.sourcePath)
-            }
-            try insertResource.bind(rowID, at: 1)
-            try insertResource.bind(resource.type.rawValue, at: 2)
-            try insertResource.bind(resource.sha256, at: 3)
-            try insertResource.bind(resource.byteCount, at: 4)
-            try insertResource.bind(resource.mimeType, at: 5)
-            try insertResource.bind(resource.uniformTypeIdentifier, at: 6)
-            try insertResource.bind(resource.originalFilename, at: 7)
-            try insertResource.bind(destination, at: 8)
-            _ = try insertResource.step()
-            insertResource.reset()
-        }
+        for resource in state.resources where !resource.isSkipped { try insertResource(resource, of: rowID) }
         request.creation.withLock { $0.rowID = rowID }
         changes.note(asset: request.uuid, .inserted)
+    }
+
+    /// Inserts the row of a placed resource of the asset `rowID`.
+    func insertResource(_ resource: AssetCreationRequest.Resource, of rowID: Int64) throws {
+        guard let destination = resource.destination else {
+            throw PhotosError(.internalError, title: "Unplaced resource", message: resource.sourcePath)
+        }
+        let insert = writer.statements.insertResource
+        try insert.bind(rowID, at: 1)
+        try insert.bind(resource.type.rawValue, at: 2)
+        try insert.bind(resource.sha256, at: 3)
+        try insert.bind(resource.byteCount, at: 4)
+        try insert.bind(resource.mimeType, at: 5)
+        try insert.bind(resource.uniformTypeIdentifier, at: 6)
+        try insert.bind(resource.originalFilename, at: 7)
+        try insert.bind(destination, at: 8)
+        _ = try insert.step()
+        insert.reset()
     }
 
     /// Inserts the album of a creation request.

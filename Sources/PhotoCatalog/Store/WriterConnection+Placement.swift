@@ -66,6 +66,18 @@ struct Placement {
         self.repairs = repairs
     }
 
+    /// The placement of a new resource (not a repair) at `folder/name`.
+    init(
+        request: AssetCreationRequest, resourceIndex: Int, _ resource: AssetCreationRequest.Resource, folder: String,
+        name: String
+    ) {
+        self.init(
+            request: request, resourceIndex: resourceIndex, source: resource.source, sourcePath: resource.sourcePath,
+            sourceInode: resource.inode, sourceSize: resource.byteCount,
+            sourceModification: resource.modificationDate, folder: folder, name: name, move: resource.shouldMove,
+            repairs: nil, vouched: resource.vouched)
+    }
+
     /// What the ``IntentLog`` records for this placement.
     var intent: IntentLog.Entry {
         IntentLog.Entry(
@@ -119,11 +131,7 @@ extension WriterConnection {
                     state.resources[index].destination = "\(folder)/\(fileName)"
                     number += 1
                     placements.append(
-                        Placement(
-                            request: request, resourceIndex: index, source: resource.source,
-                            sourcePath: resource.sourcePath, sourceInode: resource.inode,
-                            sourceSize: resource.byteCount, sourceModification: resource.modificationDate, folder: folder,
-                            name: fileName, move: resource.shouldMove, repairs: nil, vouched: resource.vouched))
+                        Placement(request: request, resourceIndex: index, resource, folder: folder, name: fileName))
                 }
             }
         }
@@ -157,11 +165,7 @@ extension WriterConnection {
                     let fileName = "\(base)-\(number)\(dot)\(resource.fileExtension)"
                     state.resources[index].destination = "\(folder)/\(fileName)"
                     placements.append(
-                        Placement(
-                            request: request, resourceIndex: index, source: resource.source,
-                            sourcePath: resource.sourcePath, sourceInode: resource.inode,
-                            sourceSize: resource.byteCount, sourceModification: resource.modificationDate, folder: folder,
-                            name: fileName, move: resource.shouldMove, repairs: nil, vouched: resource.vouched))
+                        Placement(request: request, resourceIndex: index, resource, folder: folder, name: fileName))
                 }
             }
         }
