@@ -8,18 +8,19 @@ import Synchronization
 /// `AssetChangeRequest.addResource(with:file:options:primaryBecomes:)`, in one change block per batch.
 extension Committer {
     /// Takes out of `groups` and `unpaired` the files that join stored assets, and returns those as attachments;
-    /// records each group's pairing key on its primary file on the way (its asset will record it). Nothing is copied
-    /// when nothing matches, the common case.
+    /// nothing is copied when nothing matches, the common case.
     func matchStoredPartners(_ groups: inout [StoreGroup], _ unpaired: inout [StoreItem]) -> [StoredPartners.Attachment] {
         var lookups: [StoredPartners.Lookup] = []
+        var lookedGroups = IndexSet()
+        var lookedItems = IndexSet()
         for index in groups.indices {
             guard let lookup = StoredPartners.lookup(for: groups[index]) else { continue }
-            groups[index].primary.pairingKey = lookup.key
+            lookedGroups.insert(index)
             lookups.append(lookup)
         }
         for index in unpaired.indices {
             guard let lookup = StoredPartners.lookup(for: StoreGroup(primary: unpaired[index])) else { continue }
-            unpaired[index].pairingKey = lookup.key
+            lookedItems.insert(index)
             lookups.append(lookup)
         }
         guard !lookups.isEmpty else { return [] }
@@ -45,13 +46,13 @@ extension Committer {
             }
         }
         var matchedGroups = IndexSet()
-        for index in groups.indices where groups[index].primary.pairingKey != nil {
+        for index in lookedGroups {
             guard case .attach(let attachment) = partners.match(groups[index]) else { continue }
             take(attachment)
             matchedGroups.insert(index)
         }
         var matchedItems = IndexSet()
-        for index in unpaired.indices where unpaired[index].pairingKey != nil {
+        for index in lookedItems {
             guard case .attach(let attachment) = partners.match(StoreGroup(primary: unpaired[index])) else { continue }
             take(attachment)
             matchedItems.insert(index)

@@ -418,7 +418,7 @@ public actor Committer {
                         shouldMoveFile: move, originalFilename: item.job.originalName, mimeType: item.mime,
                         contentSHA256: item.digest.sha256.hex, fileExtension: item.probe?.fileExtension,
                         fileStatus: item.digest.resourceFileStatus))
-                request.pairingKey = item.pairingKey ?? StoredPartners.pairingKey(of: item)
+                request.pairingKey = item.job.pairingKey
                 if group.members.isEmpty, StoredPartners.awaitsPartner(group) { request.awaitsPartner = true }
                 notes.finished(claim: item.job.claimID)
                 if request.isDuplicate && !group.members.isEmpty {

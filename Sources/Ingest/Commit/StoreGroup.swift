@@ -9,8 +9,6 @@ struct StoreItem: Sendable {
     /// The probe's verdict; a sidecar or adjustments file that pairing took is one the probe rejected.
     var probe: ProbeResult?
     var known: KnownContent?
-    /// The inbox folder and stem its asset records (``StoredPartners/pairingKey(of:)``), once worked out.
-    var pairingKey: String?
 
     var isVideo: Bool { probe.map { $0.kind == .video } ?? known?.isVideo ?? false }
     var mime: String? { probe?.mime ?? known?.mime }

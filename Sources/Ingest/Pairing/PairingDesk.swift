@@ -30,7 +30,8 @@ struct PairingDesk<Payload> {
     struct Candidate {
         init(
             payload: Payload, folder: String, fileName: String, role: Role, contentIdentifier: String?,
-            captureDate: Date?, model: String?, hasSameStemSibling: Bool, arrived: ContinuousClock.Instant
+            captureDate: Date?, model: String?, hasSameStemSibling: Bool, arrived: ContinuousClock.Instant,
+            stem: String? = nil
         ) {
             self.payload = payload
             self.folder = folder
@@ -41,7 +42,7 @@ struct PairingDesk<Payload> {
             self.model = model
             self.hasSameStemSibling = hasSameStemSibling
             self.arrived = arrived
-            stem = StemSiblings.pairingStem(of: fileName)
+            self.stem = stem ?? StemSiblings.pairingStem(of: fileName)
         }
 
         var payload: Payload

@@ -50,9 +50,8 @@ struct PairingStage {
             return takesRejected(named: name) ? .sidecar : nil
         }
         // `IMG_E0001.HEIC`: the prefix is checked on bytes first, since this runs for every file.
-        let prefix = name.utf8.prefix(5).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         let edited =
-            prefix == Array("img_e".utf8)
+            hasEditedPrefix(name)
             && PairingDesk<Payload>.Candidate.uneditedStem(SidecarName.stem(of: name.lowercased())) != nil
         switch probe.kind {
         case .photo?:
@@ -61,6 +60,17 @@ struct PairingStage {
         case .video?: return edited ? .editedVideo : .video
         default: return nil
         }
+    }
+
+    /// Whether `name` starts with `IMG_E`, in any case, looked at without allocating.
+    static func hasEditedPrefix(_ name: String) -> Bool {
+        var bytes = name.utf8.makeIterator()
+        for expected in "img_e".utf8 {
+            guard var byte = bytes.next() else { return false }
+            if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+            if byte != expected { return false }
+        }
+        return true
     }
 
     /// Takes the files of one batch; returns what is ready now (a file at once when it cannot pair).
@@ -84,7 +94,7 @@ struct PairingStage {
             let candidate = PairingDesk<StoreItem>.Candidate(
                 payload: item, folder: folder, fileName: item.job.originalName, role: role,
                 contentIdentifier: metadata?.contentIdentifier, captureDate: metadata?.captureDate,
-                model: metadata?.model, hasSameStemSibling: hasSibling, arrived: now)
+                model: metadata?.model, hasSameStemSibling: hasSibling, arrived: now, stem: item.job.pairingStem)
             ready += desk.offer(candidate).flatMap(Self.outcomes)
         }
         return ready
@@ -116,7 +126,7 @@ struct PairingStage {
             if listings.count > 4096 { listings.removeAll() }
             listings[path] = StemSiblings(listing: try? Directory.open(atPath: path))
         }
-        return listings[path]?.hasSibling(item.job.originalName) ?? false
+        return listings[path]?.hasSibling(stem: item.job.pairingStem) ?? false
     }
 
     /// The stem a file pairs by (``StemSiblings/pairingStem(of:)``).

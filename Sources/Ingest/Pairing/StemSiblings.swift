@@ -26,7 +26,10 @@ struct StemSiblings {
     }
 
     /// Whether another name of the folder has the stem of `name`, which is one of the folder's names.
-    func hasSibling(_ name: String) -> Bool { shared.contains(Self.pairingStem(of: name)) }
+    func hasSibling(_ name: String) -> Bool { hasSibling(stem: Self.pairingStem(of: name)) }
+
+    /// Whether another name of the folder has this pairing stem (``pairingStem(of:)`` of one of its names).
+    func hasSibling(stem: String) -> Bool { shared.contains(stem) }
 
     /// The stem a file pairs by, lowercased: the name without its extension (`img_0001` for `IMG_0001.JPG`), and
     /// without a sidecar's own suffix first (`IMG_0001.CR2.xmp`, `IMG_0001.jpg.supplemental-metadata(1).json`), with

@@ -39,9 +39,7 @@ struct StoredPartners {
         folder + "/" + StemSiblings.pairingStem(of: fileName)
     }
 
-    static func pairingKey(of item: StoreItem) -> String {
-        pairingKey(folder: item.job.folder, fileName: item.job.originalName)
-    }
+    static func pairingKey(of item: StoreItem) -> String { item.job.pairingKey }
 
     /// Looks up the stored assets that the files of `lookups` could join, through indexes wherever it can: by content
     /// identifier; a photo by the key of the assets that await one (a RAW or a movie stored alone); a dated file (a
@@ -109,7 +107,7 @@ struct StoredPartners {
         if role == .photo, group.members.contains(where: { $0.type == .pairedVideo || $0.type == .alternatePhoto }) {
             return nil
         }
-        let key = group.primary.pairingKey ?? pairingKey(of: group.primary)
+        let key = group.primary.job.pairingKey
         let metadata = group.primary.probe?.metadata
         if let identifier = metadata?.contentIdentifier, role == .photo || role == .video {
             return Lookup(key: key, route: .identifier(identifier))
@@ -129,8 +127,14 @@ struct StoredPartners {
     /// Whether a group stored as a new asset may later get its primary file from a partner: a RAW or a movie without
     /// content identifier stored alone (its JPEG or Live Photo still may follow).
     static func awaitsPartner(_ group: StoreGroup) -> Bool {
-        guard let role = PairingStage.role(of: group.primary), role == .raw || role == .video else { return false }
-        return group.primary.probe?.metadata.contentIdentifier == nil
+        guard let probe = group.primary.probe, probe.isAccepted, probe.metadata.contentIdentifier == nil else {
+            return false
+        }
+        switch probe.kind {
+        case .video?: return true
+        case .photo?: return PairingStage.rawExtensions.contains(probe.fileExtension.lowercased())
+        default: return false
+        }
     }
 
     /// Whether the lookup found no asset at all.

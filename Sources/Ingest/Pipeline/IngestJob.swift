@@ -11,7 +11,13 @@ public struct IngestJob: Sendable {
     public var displayPath: String
     /// The folder the file was found in, relative to the inbox (watch) or the import root (import), `""` at the top:
     /// files of one folder pair, and a stored asset records it in its pairing key (``StoredPartners``).
-    public var folder: String
+    public let folder: String
+    /// The file's pairing stem (``StemSiblings/pairingStem(of:)``: `img_0001` for `IMG_0001.JPG`,
+    /// `IMG_0001.CR2.xmp` or `IMG_E0001.HEIC`).
+    public let pairingStem: String
+    /// ``folder`` and ``pairingStem``: the key the file's asset records, so that a partner arriving later finds it.
+    /// Worked out once here, off the committer's serial path.
+    public let pairingKey: String
     /// The album title (NFC), or nil for "library only".
     public var album: String?
     /// The file's name as it arrived: the asset's original filename, and its name in `Rejected/`.
@@ -44,7 +50,11 @@ public struct IngestJob: Sendable {
         hasSameStemSibling: Bool = false, folder: String? = nil
     ) {
         self.hasSameStemSibling = hasSameStemSibling
-        self.folder = folder ?? Path.parent(of: displayPath)
+        let folder = folder ?? Path.parent(of: displayPath)
+        let stem = StemSiblings.pairingStem(of: originalName)
+        self.folder = folder
+        self.pairingStem = stem
+        self.pairingKey = folder + "/" + stem
         self.source = source
         self.displayPath = displayPath
         self.album = album
