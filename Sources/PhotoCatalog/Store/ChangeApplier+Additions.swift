@@ -55,22 +55,13 @@ extension ChangeApplier {
             types.append(resource.type)
         }
         for resource in added { try insertResource(resource, of: rowID) }
-        var subtypes = AssetMediaSubtypes(rawValue: subtypeBits)
-        if types.contains(.alternatePhoto) { subtypes.insert(.photoRAWAndJPEG) }
-        if types.contains(.fullSizePhoto) || types.contains(.fullSizeVideo) { subtypes.insert(.edited) }
-        let style: AssetPlaybackStyle
-        if primary == .video {
-            style = .video
-            subtypes.remove(.photoLive)
-        } else if AssetPlaybackStyle(rawValue: styleValue) == .imageAnimated {
-            style = .imageAnimated
-        } else if types.contains(.pairedVideo) {
-            style = .livePhoto
-            subtypes.insert(.photoLive)
-        } else {
-            style = .image
-        }
-        let mediaType: AssetMediaType = primary == .photo ? .image : .video
+        // A new primary file says itself whether it is animated; else the stored asset's style does.
+        let isAnimated =
+            added.first(where: { $0.type.isPrimary }).map { $0.mimeType == "image/gif" }
+            ?? (AssetPlaybackStyle(rawValue: styleValue) == .imageAnimated)
+        let (mediaType, subtypes, style) = ChangeApplier.kind(
+            primary: primary, types: types, isAnimated: isAnimated,
+            subtypes: AssetMediaSubtypes(rawValue: subtypeBits))
         try database.run(
             """
             UPDATE assets SET media_type = ?, media_subtypes = ?, playback_style = ?, modification_date = ?,

@@ -103,7 +103,6 @@ final class ChangeApplier {
         let properties = request.properties.withLock { $0 }
         try ChangeApplier.validate(properties)
         let isPhoto = primary.type == .photo
-        let hasPairedVideo = state.resources.contains { $0.type == .pairedVideo }
         if let misfit = state.resources.first(where: { $0.type.requiredPrimary.map { $0 != primary.type } ?? false }) {
             throw PhotosError(
                 .invalidResource, title: "Resource without its primary",
@@ -111,24 +110,9 @@ final class ChangeApplier {
                     "A .\(misfit.type.name) resource ('\(misfit.sourcePath)') needs a .\(misfit.type.requiredPrimary!.name) "
                     + "resource in the same request.")
         }
-        let mediaType: AssetMediaType = isPhoto ? .image : .video
-        var subtypes = AssetMediaSubtypes()
-        if state.resources.contains(where: { $0.type == .alternatePhoto }) { subtypes.insert(.photoRAWAndJPEG) }
-        if state.isMotionPhoto && isPhoto { subtypes.insert(.photoMotion) }
-        if state.resources.contains(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) {
-            subtypes.insert(.edited)
-        }
-        let style: AssetPlaybackStyle
-        if !isPhoto {
-            style = .video
-        } else if primary.mimeType == "image/gif" {
-            style = .imageAnimated
-        } else if hasPairedVideo {
-            style = .livePhoto
-            subtypes.insert(.photoLive)
-        } else {
-            style = .image
-        }
+        let (mediaType, subtypes, style) = ChangeApplier.kind(
+            primary: primary.type, types: state.resources.map(\.type), isAnimated: primary.mimeType == "image/gif",
+            subtypes: state.isMotionPhoto && isPhoto ? [.photoMotion] : [])
         let dateGiven = properties.changed.contains(.creationDate)
         let creationDate = dateGiven ? properties.creationDate : primary.modificationDate
         let creationDateSource =
@@ -168,6 +152,30 @@ final class ChangeApplier {
         for resource in state.resources where !resource.isSkipped { try insertResource(resource, of: rowID) }
         request.creation.withLock { $0.rowID = rowID }
         changes.note(asset: request.uuid, .inserted)
+    }
+
+    /// What an asset's files make it: its media type from the primary file, and the subtypes and playback style its
+    /// other files give it (a `.pairedVideo` makes a Live Photo, an `.alternatePhoto` a RAW+JPEG pair, a
+    /// `.fullSizePhoto`/`.fullSizeVideo` an edited asset), keeping the other bits of `subtypes` (a motion photo's).
+    static func kind(
+        primary: AssetResourceType, types: [AssetResourceType], isAnimated: Bool, subtypes: AssetMediaSubtypes
+    ) -> (AssetMediaType, AssetMediaSubtypes, AssetPlaybackStyle) {
+        var subtypes = subtypes
+        if types.contains(.alternatePhoto) { subtypes.insert(.photoRAWAndJPEG) }
+        if types.contains(.fullSizePhoto) || types.contains(.fullSizeVideo) { subtypes.insert(.edited) }
+        let style: AssetPlaybackStyle
+        if primary == .video {
+            style = .video
+            subtypes.remove(.photoLive)
+        } else if isAnimated {
+            style = .imageAnimated
+        } else if types.contains(.pairedVideo) {
+            style = .livePhoto
+            subtypes.insert(.photoLive)
+        } else {
+            style = .image
+        }
+        return (primary == .photo ? .image : .video, subtypes, style)
     }
 
     /// Inserts the row of a placed resource of the asset `rowID`.
