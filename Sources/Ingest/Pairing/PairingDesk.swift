@@ -254,22 +254,20 @@ struct PairingDesk<Payload> {
     }
 
     private func livePartners(_ photo: Candidate, _ movie: Candidate) -> Bool {
-        if let a = photo.contentIdentifier, let b = movie.contentIdentifier { return a == b }
-        if photo.contentIdentifier != nil || movie.contentIdentifier != nil { return false }
-        return photo.stem == movie.stem && closeInTime(photo.captureDate, movie.captureDate, requireBoth: true)
+        // Without identifiers the rule needs the same stem; the folder is already the same.
+        if photo.contentIdentifier == nil, movie.contentIdentifier == nil, photo.stem != movie.stem { return false }
+        return PairingRules.livePartners(
+            (photo.contentIdentifier, photo.captureDate), (movie.contentIdentifier, movie.captureDate))
     }
 
     private func shotTogether(_ photo: Candidate, _ raw: Candidate) -> Bool {
-        guard photo.stem == raw.stem, closeInTime(photo.captureDate, raw.captureDate, requireBoth: false) else {
+        guard photo.stem == raw.stem,
+            PairingRules.closeInTime(photo.captureDate, raw.captureDate, requireBoth: false)
+        else {
             return false
         }
         if let a = photo.model, let b = raw.model, !a.isEmpty, !b.isEmpty { return a == b }
         return true
-    }
-
-    private func closeInTime(_ a: Date?, _ b: Date?, requireBoth: Bool) -> Bool {
-        guard let a, let b else { return !requireBoth }
-        return abs(a.timeIntervalSince(b)) <= 2
     }
 
     /// Adds a file to a group in its role: a primary-capable file without a primary becomes it; a photo displaces a

@@ -129,6 +129,4 @@ struct PairingStage {
         return listings[path]?.hasSibling(stem: item.job.pairingStem) ?? false
     }
 
-    /// The stem a file pairs by (``StemSiblings/pairingStem(of:)``).
-    static func pairingStem(of name: String) -> String { StemSiblings.pairingStem(of: name) }
 }

@@ -5,9 +5,9 @@ import PhotodropSystem
 
 /// Finds, for files whose partner did not come within the wait, the asset that partner was stored as earlier: a Live
 /// Photo's movie whose photo is in the library (by content identifier), a RAW whose JPEG is (same folder and stem,
-/// capture times within 2 s), a sidecar, adjustments or an edited rendition whose asset is. One fetch per batch, by
-/// content identifier and by ``pairingKey(folder:fileName:)`` (the inbox folder and the file's pairing stem, which
-/// every stored asset records).
+/// capture times within 2 s), a sidecar, adjustments or an edited rendition whose asset is. One or two fetches per
+/// batch (``init(library:pairsRawAndJpeg:lookups:)``), by content identifier, capture time and
+/// ``IngestJob/pairingKey`` (the inbox folder and the file's pairing stem, which every stored asset records).
 struct StoredPartners {
     /// Files that join a stored asset.
     struct Attachment {
@@ -34,13 +34,6 @@ struct StoredPartners {
     /// Resource types an earlier match of this batch gave each asset, by index into ``found``.
     private var added: [Int: [AssetResourceType]] = [:]
 
-    /// The key every stored asset records: the inbox folder it came from and its pairing stem (`Trip/img_0001`).
-    static func pairingKey(folder: String, fileName: String) -> String {
-        folder + "/" + StemSiblings.pairingStem(of: fileName)
-    }
-
-    static func pairingKey(of item: StoreItem) -> String { item.job.pairingKey }
-
     /// Looks up the stored assets that the files of `lookups` could join, through indexes wherever it can: by content
     /// identifier; a photo by the key of the assets that await one (a RAW or a movie stored alone); a dated file (a
     /// RAW, a movie, an edit) by its capture time ±2 s, then its key; a sidecar or adjustments file, which has no date
@@ -51,6 +44,8 @@ struct StoredPartners {
         var indexed: [FetchPredicate] = []
         var awaiting = Set<String>()
         var scanned = Set<String>()
+        // The creation-date range is half-open: widened by a millisecond so that 2 s apart still matches.
+        let window = PairingRules.maximumSecondsApart + 0.001
         for lookup in lookups {
             switch lookup.route {
             case .identifier(let identifier): indexed.append(.contentIdentifier(identifier))
@@ -58,7 +53,7 @@ struct StoredPartners {
             case .captureTime(let date):
                 indexed.append(
                     .and([
-                        .creationDate(from: date.addingTimeInterval(-2.001), to: date.addingTimeInterval(2.001)),
+                        .creationDate(from: date.addingTimeInterval(-window), to: date.addingTimeInterval(window)),
                         .pairingKey(in: [lookup.key]),
                     ]))
             case .key: scanned.insert(lookup.key)
@@ -147,7 +142,7 @@ struct StoredPartners {
         let metadata = primary.probe?.metadata
         let identifier = metadata?.contentIdentifier
         let candidates =
-            identifier.map { byIdentifier[$0] ?? [] } ?? byKey[Self.pairingKey(of: primary)] ?? []
+            identifier.map { byIdentifier[$0] ?? [] } ?? byKey[primary.job.pairingKey] ?? []
         for index in candidates {
             let asset = found[index]
             let types = asset.resources.map(\.type) + (added[index] ?? [])
@@ -159,7 +154,8 @@ struct StoredPartners {
                 if stored == .video, !types.contains(.pairedVideo), livePartners(identifier, asset, metadata) {
                     attachment = Attachment(asset: asset, files: [(primary, .photo)], primaryBecomes: .pairedVideo)
                 } else if identifier == nil, pairsRawAndJpeg, stored == .photo, storedIsRaw,
-                    !types.contains(.alternatePhoto), closeInTime(metadata?.captureDate, asset.creationDate, both: false)
+                    !types.contains(.alternatePhoto),
+                    PairingRules.closeInTime(metadata?.captureDate, asset.creationDate, requireBoth: false)
                 {
                     attachment = Attachment(asset: asset, files: [(primary, .photo)], primaryBecomes: .alternatePhoto)
                 }
@@ -172,7 +168,7 @@ struct StoredPartners {
             case .raw:
                 if pairsRawAndJpeg, identifier == nil, stored == .photo, !storedIsRaw, !types.contains(.alternatePhoto),
                     asset.playbackStyle != .imageAnimated,
-                    closeInTime(metadata?.captureDate, asset.creationDate, both: false)
+                    PairingRules.closeInTime(metadata?.captureDate, asset.creationDate, requireBoth: false)
                 {
                     attachment = Attachment(asset: asset, files: [(primary, .alternatePhoto)])
                 }
@@ -187,8 +183,7 @@ struct StoredPartners {
             var typesAfter = types + attachment.files.map(\.type)
             if let demoted = attachment.primaryBecomes { typesAfter.append(demoted) }
             for member in group.members {
-                if member.type != .sidecar && typesAfter.contains(member.type) { return .none }
-                if let required = member.type.requiredPrimary, required != primaryAfter { return .none }
+                guard Self.fits(member.type, primary: primaryAfter, types: typesAfter) else { return .none }
                 attachment.files.append((member.item, member.type))
                 typesAfter.append(member.type)
             }
@@ -202,7 +197,13 @@ struct StoredPartners {
     /// of a type (sidecars excepted), and a type that goes with the asset's primary type.
     static func fits(_ type: AssetResourceType, asset: Asset, adding planned: [AssetResourceType]) -> Bool {
         let types = asset.resources.map(\.type) + planned
-        guard !type.isPrimary, let primary = types.first(where: \.isPrimary) else { return false }
+        guard let primary = types.first(where: \.isPrimary) else { return false }
+        return fits(type, primary: primary, types: types)
+    }
+
+    /// Whether a secondary file of `type` fits an asset whose primary type is `primary` and whose files have `types`.
+    static func fits(_ type: AssetResourceType, primary: AssetResourceType, types: [AssetResourceType]) -> Bool {
+        guard !type.isPrimary else { return false }
         if type != .sidecar && types.contains(type) { return false }
         return type.requiredPrimary.map { $0 == primary } ?? true
     }
@@ -234,16 +235,8 @@ struct StoredPartners {
         return PairingStage.rawExtensions.contains(ext)
     }
 
-    /// The Live Photo rule against a stored half: equal content identifiers; with neither, capture times within 2 s
-    /// (the key already matched folder and stem).
+    /// The Live Photo rule against a stored half (the key already matched folder and stem).
     private func livePartners(_ identifier: String?, _ asset: Asset, _ metadata: MediaMetadata?) -> Bool {
-        if let identifier, let other = asset.contentIdentifier { return identifier == other }
-        if identifier != nil || asset.contentIdentifier != nil { return false }
-        return closeInTime(metadata?.captureDate, asset.creationDate, both: true)
-    }
-
-    private func closeInTime(_ a: Date?, _ b: Date?, both: Bool) -> Bool {
-        guard let a, let b else { return !both }
-        return abs(a.timeIntervalSince(b)) <= 2
+        PairingRules.livePartners((identifier, metadata?.captureDate), (asset.contentIdentifier, asset.creationDate))
     }
 }
