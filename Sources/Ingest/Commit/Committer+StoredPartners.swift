@@ -64,33 +64,8 @@ extension Committer {
 
     /// Adds files to their stored assets; a failed block is retried asset by asset.
     func attach(_ attachments: [StoredPartners.Attachment]) async {
-        do {
-            let skipped = try await attachBlock(attachments)
-            deliver(attachments, alreadyStored: skipped)
-        } catch let error as PhotosError where error.code == .libraryVolumeOffline {
-            loseLibrary(.catalog(error))
-            for attachment in attachments { for file in attachment.files { putBackUnwritten(file.item.job) } }
-        } catch {
-            albums.removeAll()
-            guard attachments.count > 1 else {
-                for file in attachments[0].files { failStored(file.item, error) }
-                return
-            }
-            for attachment in attachments {
-                if lostLibrary != nil {
-                    for file in attachment.files { putBackUnwritten(file.item.job) }
-                    continue
-                }
-                do {
-                    deliver([attachment], alreadyStored: try await attachBlock([attachment]))
-                } catch let error as PhotosError where error.code == .libraryVolumeOffline {
-                    loseLibrary(.catalog(error))
-                    for file in attachment.files { putBackUnwritten(file.item.job) }
-                } catch {
-                    albums.removeAll()
-                    for file in attachment.files { failStored(file.item, error) }
-                }
-            }
+        await commitOneByOneOnFailure(attachments, files: { $0.files.map(\.item) }) { committer, attachments in
+            committer.deliver(attachments, alreadyStored: try await committer.attachBlock(attachments))
         }
     }
 

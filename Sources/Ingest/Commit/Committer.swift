@@ -283,39 +283,50 @@ public actor Committer {
     // MARK: - Storing
 
     private func store(_ groups: [StoreGroup]) async {
+        await commitOneByOneOnFailure(groups, files: \.items) { committer, groups in
+            let (outcomes, leftovers) = try await committer.storeBlock(groups)
+            committer.deliver(groups, outcomes)
+            await committer.storeLeftovers(leftovers)
+        }
+    }
+
+    /// Runs `commit` (one change block and what follows it) for all of `works`; when it fails for another reason than
+    /// a lost library, runs it for each work alone, so that one bad file fails on its own. Once the library is lost,
+    /// every work's claimed files go back into the inbox.
+    func commitOneByOneOnFailure<Work>(
+        _ works: [Work], files: (Work) -> [StoreItem],
+        _ commit: (isolated Committer, [Work]) async throws -> Void
+    ) async {
+        // The closure runs on the committer (`isolated`), as the code it replaced did: no hop off the writer queue.
         do {
-            let (outcomes, leftovers) = try await storeBlock(groups)
-            deliver(groups, outcomes)
-            await storeLeftovers(leftovers)
+            try await commit(self, works)
         } catch let error as PhotosError where error.code == .libraryVolumeOffline {
             loseLibrary(.catalog(error))
-            for group in groups { for item in group.items { putBackUnwritten(item.job) } }
+            for work in works { for item in files(work) { putBackUnwritten(item.job) } }
         } catch {
             albums.removeAll()
             folders.removeAll()
-            guard groups.count > 1 else {
-                for item in groups[0].items { failStored(item, error) }
+            guard works.count > 1 else {
+                for item in files(works[0]) { failStored(item, error) }
                 return
             }
             logger.warning(
                 "a group commit failed; committing its files one by one",
-                metadata: ["files": .count(groups.count), "error": .string(IngestFailure(error).description)])
-            for group in groups {
+                metadata: ["files": .count(works.count), "error": .string(IngestFailure(error).description)])
+            for work in works {
                 if lostLibrary != nil {
-                    for item in group.items { putBackUnwritten(item.job) }
+                    for item in files(work) { putBackUnwritten(item.job) }
                     continue
                 }
                 do {
-                    let (outcomes, leftovers) = try await storeBlock([group])
-                    deliver([group], outcomes)
-                    await storeLeftovers(leftovers)
+                    try await commit(self, [work])
                 } catch let error as PhotosError where error.code == .libraryVolumeOffline {
                     loseLibrary(.catalog(error))
-                    for item in group.items { putBackUnwritten(item.job) }
+                    for item in files(work) { putBackUnwritten(item.job) }
                 } catch {
                     albums.removeAll()
                     folders.removeAll()
-                    for item in group.items { failStored(item, error) }
+                    for item in files(work) { failStored(item, error) }
                 }
             }
         }
