@@ -17,15 +17,21 @@ extension Committer {
                         + "it to describe; drop it into the album's folder", mime: item.mime, bytes: item.digest.size)
                 continue
             }
-            let metadata: TakeoutMetadata
-            do {
-                let data = FileManager.default.contents(atPath: job.source.path) ?? Data()
-                metadata = try TakeoutMetadata.parse(Array(data))
-            } catch {
+            func unreadable(_ why: String) {
                 reject(
                     job, code: "corrupt",
-                    message: "a Google Takeout album's metadata.json that is not valid JSON (\(error.description)); "
-                        + "the album is left as it is", mime: item.mime, bytes: item.digest.size)
+                    message: "a Google Takeout album's metadata.json that is not valid JSON (\(why)); the album is left "
+                        + "as it is", mime: item.mime, bytes: item.digest.size)
+            }
+            guard let bytes = item.contents(atMost: TakeoutMetadata.maximumBytes) else {
+                unreadable("larger than \(TakeoutMetadata.maximumBytes >> 20) MB, or unreadable")
+                continue
+            }
+            let metadata: TakeoutMetadata
+            do {
+                metadata = try TakeoutMetadata.parse(bytes)
+            } catch {
+                unreadable(error.description)
                 continue
             }
             let title = AlbumRule.title(forAlbum: key)
@@ -69,13 +75,7 @@ extension Committer {
             if let existing {
                 try AssetCollectionChangeRequest(for: existing).summary = description
             } else {
-                let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
-                    withTitle: AlbumRule.title(forAlbum: key))
-                request.inboxFolder = key
-                request.summary = description
-                if let parent, let placeholder = request.placeholderForCreatedAssetCollection {
-                    try CollectionListChangeRequest(for: parent).addChildCollections([placeholder])
-                }
+                try Committer.newAlbum(forKey: key, in: parent).summary = description
             }
             if let claim { try JournalChangeRequest.removeEntries([claim]) }
         }

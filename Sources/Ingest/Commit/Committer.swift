@@ -458,14 +458,9 @@ public actor Committer {
                     // An album found by its title files this folder from now on, whatever it is renamed to.
                     if album.inboxFolder != key { albumRequest.inboxFolder = key }
                 } else {
-                    albumRequest = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
-                        withTitle: AlbumRule.title(forAlbum: key))
-                    albumRequest.inboxFolder = key
+                    albumRequest = try Committer.newAlbum(forKey: key, in: knownParents[key])
                     if let placeholder = albumRequest.placeholderForCreatedAssetCollection {
                         created.record(key, placeholder.localIdentifier)
-                        if let parent = knownParents[key] {
-                            try CollectionListChangeRequest(for: parent).addChildCollections([placeholder])
-                        }
                     }
                 }
                 albumRequest.addAssets(members[key] ?? [])
@@ -491,6 +486,18 @@ public actor Committer {
             groups[index].members.map { (item: $0.item, type: $0.type, existing: existing) }
         }
         return (report.assetCreations, leftovers)
+    }
+
+    /// A request, inside a change block, for the album an inbox folder key files into: titled by ``AlbumRule``, bound to
+    /// the key, inside `parent` (the library folder the `path` mode makes) when given.
+    static func newAlbum(forKey key: String, in parent: CollectionList?) throws -> AssetCollectionChangeRequest {
+        let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
+            withTitle: AlbumRule.title(forAlbum: key))
+        request.inboxFolder = key
+        if let parent, let placeholder = request.placeholderForCreatedAssetCollection {
+            try CollectionListChangeRequest(for: parent).addChildCollections([placeholder])
+        }
+        return request
     }
 
     /// The album for an album key (``AlbumRule``), from the cache or the library: the album bound to that inbox

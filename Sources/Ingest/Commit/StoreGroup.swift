@@ -1,3 +1,4 @@
+import Foundation
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
@@ -12,6 +13,15 @@ struct StoreItem: Sendable {
 
     var isVideo: Bool { probe.map { $0.kind == .video } ?? known?.isVideo ?? false }
     var mime: String? { probe?.mime ?? known?.mime }
+
+    /// The file's bytes when it has at most `limit` (a sidecar is read whole, so its size is checked first); nil when
+    /// it is larger or cannot be read.
+    func contents(atMost limit: Int) -> [UInt8]? {
+        guard digest.size <= Int64(limit), let data = FileManager.default.contents(atPath: job.source.path) else {
+            return nil
+        }
+        return Array(data)
+    }
 
     /// How the library takes the file as a resource beside an asset's first (the hash, size and status the worker found; a
     /// sidecar's type from its name, since the probe rejected it as media).

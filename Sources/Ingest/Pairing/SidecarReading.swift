@@ -14,21 +14,20 @@ struct SidecarReading: Sendable {
     init(item: StoreItem) {
         switch SidecarName.kind(of: item.job.originalName) {
         case .xmp?:
-            guard let bytes = Self.read(item) else { return }
+            guard let bytes = item.contents(atMost: XMPMetadata.maximumBytes) else {
+                problem = "larger than \(XMPMetadata.maximumBytes >> 20) MB, or unreadable"
+                return
+            }
             do { xmp = try XMPMetadata.parse(bytes) } catch { problem = error.description }
         case .takeout?:
-            guard let bytes = Self.read(item) else { return }
+            guard let bytes = item.contents(atMost: TakeoutMetadata.maximumBytes) else {
+                problem = "larger than \(TakeoutMetadata.maximumBytes >> 20) MB, or unreadable"
+                return
+            }
             do { takeout = try TakeoutMetadata.parse(bytes) } catch { problem = error.description }
         default:
             return
         }
-    }
-
-    private static func read(_ item: StoreItem) -> [UInt8]? {
-        guard item.digest.size <= Int64(XMPMetadata.maximumBytes),
-            let data = FileManager.default.contents(atPath: item.job.source.path)
-        else { return nil }
-        return Array(data)
     }
 
     /// Applies what the sidecar says to the media file's metadata through the capture-date precedence (an XMP
