@@ -79,15 +79,7 @@ extension Committer {
         }
         let knownAlbums = albumsByKey
         let move = settings.placement == .move
-        let readings = attachments.map { $0.files.map { SidecarReading(item: $0.item) } }
-        for (attachment, fileReadings) in zip(attachments, readings) {
-            for (file, reading) in zip(attachment.files, fileReadings) {
-                guard let problem = reading.problem else { continue }
-                logger.warning(
-                    "a sidecar could not be read; it is stored as it is, and its photo without what it says",
-                    metadata: ["path": .string(file.item.job.displayPath), "problem": .string(problem)])
-            }
-        }
+        let readings = attachments.map { readSidecars($0.files.map(\.item)) }
         let notes = BlockNotes()
         let requests = Mutex<[AssetChangeRequest]>([])
         try await library.performChanges {

@@ -407,15 +407,7 @@ public actor Committer {
         let notes = BlockNotes()
         let move = settings.placement == .move
         let skipDuplicates = settings.duplicates == .skip
-        let sidecars = groups.map { group in group.members.map { SidecarReading(item: $0.item) } }
-        for (group, readings) in zip(groups, sidecars) {
-            for (member, reading) in zip(group.members, readings) {
-                guard let problem = reading.problem else { continue }
-                logger.warning(
-                    "a sidecar could not be read; it is stored as it is, and its photo without what it says",
-                    metadata: ["path": .string(member.item.job.displayPath), "problem": .string(problem)])
-            }
-        }
+        let sidecars = groups.map { group in readSidecars(group.members.map(\.item)) }
         let report = try await library.performChanges {
             var order: [String] = []
             var members: [String: [ObjectPlaceholder]] = [:]
@@ -486,6 +478,20 @@ public actor Committer {
             groups[index].members.map { (item: $0.item, type: $0.type, existing: existing) }
         }
         return (report.assetCreations, leftovers)
+    }
+
+    /// What the sidecars among `items` say (an empty reading for any other file), each read once; a sidecar that
+    /// cannot be read is logged, and stored as it is.
+    func readSidecars(_ items: [StoreItem]) -> [SidecarReading] {
+        items.map { item in
+            let reading = SidecarReading(item: item)
+            if let problem = reading.problem {
+                logger.warning(
+                    "a sidecar could not be read; it is stored as it is, and its photo without what it says",
+                    metadata: ["path": .string(item.job.displayPath), "problem": .string(problem)])
+            }
+            return reading
+        }
     }
 
     /// A request, inside a change block, for the album an inbox folder key files into: titled by ``AlbumRule``, bound to
