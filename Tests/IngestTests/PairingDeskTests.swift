@@ -155,9 +155,21 @@ struct StemSiblingsTests {
             ("IMG_0001.jpg.json", "img_0001"), ("IMG_0001.jpg.supplemental-metadata.json", "img_0001"),
             ("IMG_0001.jpg.supplemental-metadata(1).json", "img_0001"), ("IMG_0001.jpg.suppl.json", "img_0001"),
             ("notes", "notes"), (".hidden", ".hidden"), ("IMG_EDIT.JPG", "img_edit"), ("Café.JPG", "café"),
+            ("IMG_E0001", "img_0001"), ("IMG_E12a.JPG", "img_e12a"), ("IMG_0001.JPG.XMP", "img_0001"),
+            (".xmp", ".xmp"), ("a.xmp", "a"), ("IMG_E.JPG", "img_e"), ("A_Long_Name_Of_Many_Bytes.HEIC", "a_long_name_of_many_bytes"),
         ])
     func stems(name: String, stem: String) {
         #expect(StemSiblings.pairingStem(of: name) == stem)
+    }
+
+    @Test(
+        "a path names an entry of a folder itself, not of a folder below it",
+        arguments: [
+            ("a/b.jpg", "a", true), ("a/b/c.jpg", "a", false), ("ab/c.jpg", "a", false), ("a/", "a", false),
+            ("b.jpg", "", true), ("a/b.jpg", "", false), ("/x/y.jpg", "/x", true), ("a", "a", false),
+        ])
+    func directEntries(path: String, folder: String, isEntry: Bool) {
+        #expect(PairingStage.isDirectly(path, in: folder) == isEntry)
     }
 
     @Test("a sibling is another name of the same stem, whatever its case")

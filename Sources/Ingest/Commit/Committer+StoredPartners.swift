@@ -13,13 +13,24 @@ extension Committer {
         var lookups: [StoredPartners.Lookup] = []
         var lookedGroups = IndexSet()
         var lookedItems = IndexSet()
+        // Most files of a batch are photos without a content identifier, which could only join an asset that awaits
+        // a photo (a RAW or a movie stored alone): when the library has none, which one indexed row answers, they
+        // are not looked up at all.
+        var someAssetAwaits: Bool?
+        func wanted(_ lookup: StoredPartners.Lookup) -> Bool {
+            guard case .awaitingPhoto = lookup.route else { return true }
+            if someAssetAwaits == nil { someAssetAwaits = StoredPartners.someAssetAwaitsPartner(in: library) }
+            return someAssetAwaits ?? true
+        }
         for index in groups.indices {
-            guard let lookup = StoredPartners.lookup(for: groups[index]) else { continue }
+            guard let lookup = StoredPartners.lookup(for: groups[index]), wanted(lookup) else { continue }
             lookedGroups.insert(index)
             lookups.append(lookup)
         }
         for index in unpaired.indices {
-            guard let lookup = StoredPartners.lookup(for: StoreGroup(primary: unpaired[index])) else { continue }
+            guard let lookup = StoredPartners.lookup(for: StoreGroup(primary: unpaired[index])), wanted(lookup) else {
+                continue
+            }
             lookedItems.insert(index)
             lookups.append(lookup)
         }

@@ -3,13 +3,26 @@ import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
 
-/// A file to store, with what the worker learned.
-struct StoreItem: Sendable {
-    var job: IngestJob
-    var digest: FileDigest
+/// A file to store, with what the worker learned. A class: the committer hands each file through the pairing stage,
+/// its groups and the change block, and a reference moves where the value (the job, the probe's findings) would be
+/// copied at every step.
+final class StoreItem: Sendable {
+    let job: IngestJob
+    let digest: FileDigest
     /// The probe's verdict; a sidecar or adjustments file that pairing took is one the probe rejected.
-    var probe: ProbeResult?
-    var known: KnownContent?
+    let probe: ProbeResult?
+    let known: KnownContent?
+    /// Its part in pairing (``PairingStage/role(name:probe:)``), worked out once: the stage, the stored-partner lookup
+    /// and the match all ask. Nil when it never pairs.
+    let role: PairingDesk<StoreItem>.Role?
+
+    init(job: IngestJob, digest: FileDigest, probe: ProbeResult?, known: KnownContent?) {
+        self.job = job
+        self.digest = digest
+        self.probe = probe
+        self.known = known
+        role = probe.flatMap { PairingStage.role(name: job.originalName, probe: $0) }
+    }
 
     var isVideo: Bool { probe.map { $0.kind == .video } ?? known?.isVideo ?? false }
     var mime: String? { probe?.mime ?? known?.mime }

@@ -13,6 +13,8 @@ struct PairingStage {
     let listsFolders: Bool
     /// An import's folders, each listed once.
     private var listings: [String: StemSiblings] = [:]
+    /// The folder (as ``IngestJob/displayPath`` names it) whose listing answered last.
+    private var lastListing: (folder: String, siblings: StemSiblings)?
 
     /// What the committer does with a group the desk handed back.
     enum Outcome {
@@ -39,9 +41,7 @@ struct PairingStage {
     }
 
     /// The role of a file, or nil when it never pairs (a GIF, a known duplicate).
-    static func role(of item: StoreItem) -> PairingDesk<StoreItem>.Role? {
-        item.probe.flatMap { role(name: item.job.originalName, probe: $0) }
-    }
+    static func role(of item: StoreItem) -> PairingDesk<StoreItem>.Role? { item.role }
 
     /// The role of a file named `name` that the probe judged `probe`, or nil when it never pairs.
     static func role<Payload>(name: String, probe: ProbeResult) -> PairingDesk<Payload>.Role? {
@@ -119,14 +119,39 @@ struct PairingStage {
     /// or adjustments of it, a sidecar of it). A watched inbox's claims already say (the folder was listed before
     /// its files left it); an import's sources stay where they are, so their folder is listed once.
     private mutating func hasSameStemSibling(_ item: StoreItem) -> Bool {
-        let folder = Path.parent(of: item.job.displayPath)
         if item.job.hasSameStemSibling || !listsFolders { return item.job.hasSameStemSibling }
-        let path = folder.isEmpty ? "." : folder
-        if listings[path] == nil {
-            if listings.count > 4096 { listings.removeAll() }
-            listings[path] = StemSiblings(listing: try? Directory.open(atPath: path))
+        // An import sends a folder's files one after another: the last folder's listing answers without a lookup.
+        let displayPath = item.job.displayPath
+        if let last = lastListing, Self.isDirectly(displayPath, in: last.folder) {
+            return last.siblings.hasSibling(stem: item.job.pairingStem)
         }
-        return listings[path]?.hasSibling(stem: item.job.pairingStem) ?? false
+        let folder = Path.parent(of: displayPath)
+        let path = folder.isEmpty ? "." : folder
+        let siblings: StemSiblings
+        if let listed = listings[path] {
+            siblings = listed
+        } else {
+            if listings.count > 4096 { listings.removeAll() }
+            siblings = StemSiblings(listing: try? Directory.open(atPath: path))
+            listings[path] = siblings
+        }
+        lastListing = (folder, siblings)
+        return siblings.hasSibling(stem: item.job.pairingStem)
+    }
+
+    /// Whether `path` names an entry of `folder` itself (`folder/name`, or `name` for the empty folder), compared
+    /// without allocating.
+    static func isDirectly(_ path: String, in folder: String) -> Bool {
+        let path = path.utf8
+        let folder = folder.utf8
+        var rest = path[...]
+        if !folder.isEmpty {
+            guard path.count > folder.count + 1, path.starts(with: folder) else { return false }
+            rest = path[path.index(path.startIndex, offsetBy: folder.count)...]
+            guard rest.first == UInt8(ascii: "/") else { return false }
+            rest = rest.dropFirst()
+        }
+        return !rest.isEmpty && !rest.contains(UInt8(ascii: "/"))
     }
 
 }

@@ -29,28 +29,51 @@ struct StemSiblings {
     func hasSibling(_ name: String) -> Bool { hasSibling(stem: Self.pairingStem(of: name)) }
 
     /// Whether another name of the folder has this pairing stem (``pairingStem(of:)`` of one of its names).
-    func hasSibling(stem: String) -> Bool { shared.contains(stem) }
+    func hasSibling(stem: String) -> Bool { !shared.isEmpty && shared.contains(stem) }
 
     /// The stem a file pairs by, lowercased: the name without its extension (`img_0001` for `IMG_0001.JPG`), and
     /// without a sidecar's own suffix first (`IMG_0001.CR2.xmp`, `IMG_0001.jpg.supplemental-metadata(1).json`), with
     /// an edited rendition's `E` taken out (`IMG_E0001.HEIC`). Works on bytes: it runs for every file an import or
     /// a claim sees.
     static func pairingStem(of name: String) -> String {
+        var name = name
+        // Runs for every file an import lists and every job: read in place, one String made (none when it is short).
+        let stem = name.withUTF8 { bytes -> String? in
+            func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+            func hasSuffix(_ suffix: StaticString, before end: Int) -> Bool {
+                let count = suffix.utf8CodeUnitCount
+                guard end > count else { return false }
+                return suffix.withUTF8Buffer { suffix in
+                    (0..<count).allSatisfy { lower(bytes[end - count + $0]) == suffix[$0] }
+                }
+            }
+            var end = bytes.count
+            if hasSuffix(".json", before: end) { return nil }  // Takeout: the slow path below
+            if hasSuffix(".xmp", before: end) { end -= 4 }
+            if let dot = bytes[..<end].lastIndex(of: UInt8(ascii: ".")), dot > 0 { end = dot }
+            // img_e0001 → img_0001
+            let edited =
+                end > 5 && zip(bytes[..<5], "img_e".utf8).allSatisfy { lower($0) == $1 }
+                && bytes[5..<end].allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+            return String(unsafeUninitializedCapacity: edited ? end - 1 : end) { out in
+                var written = 0
+                for index in 0..<end where !(edited && index == 4) {
+                    out[written] = lower(bytes[index])
+                    written += 1
+                }
+                return written
+            }
+        }
+        return stem ?? takeoutStem(of: name)
+    }
+
+    /// ``pairingStem(of:)`` of a `.json` name: Takeout's copy number and (maybe cut) `.supplemental-metadata`
+    /// marker taken off, as SidecarName reads them.
+    private static func takeoutStem(of name: String) -> String {
         var bytes = Array(name.utf8)
         for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] |= 0x20 }
-        func hasSuffix(_ suffix: StaticString) -> Bool {
-            let count = suffix.utf8CodeUnitCount
-            guard bytes.count > count else { return false }
-            return suffix.withUTF8Buffer { bytes[(bytes.count - count)...].elementsEqual($0) }
-        }
-        if hasSuffix(".xmp") {
-            bytes.removeLast(4)
-        } else if hasSuffix(".json") {
-            // Takeout's copy number and (maybe cut) `.supplemental-metadata` marker, read as SidecarName reads them.
-            bytes = Array(SidecarName.takeoutBase(String(decoding: bytes, as: UTF8.self)).base.utf8)
-        }
+        bytes = Array(SidecarName.takeoutBase(String(decoding: bytes, as: UTF8.self)).base.utf8)
         if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 { bytes.removeSubrange(dot...) }
-        // img_e0001 → img_0001
         if bytes.count > 5, bytes.starts(with: "img_e".utf8), bytes[5...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             bytes.remove(at: 4)
         }

@@ -132,6 +132,14 @@ struct StoredPartners {
         }
     }
 
+    /// Whether any asset of the library awaits a partner (one row of an index); true when that cannot be asked, so
+    /// that the lookup itself runs and says what went wrong.
+    static func someAssetAwaitsPartner(in library: PhotoLibrary) -> Bool {
+        let options = FetchOptions(predicate: .awaitingPartner(in: nil), fetchLimit: 1, includeHiddenAssets: true)
+        guard let found = try? Asset.fetchAssets(with: options, library: library) else { return true }
+        return found.count > 0
+    }
+
     /// Whether the lookup found no asset at all.
     var isEmpty: Bool { found.isEmpty }
 

@@ -33,8 +33,9 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     /// Assets whose ``Asset/pairingKey`` is one of these (photodrop). Not indexed: combine it with an indexed
     /// predicate (a creation date range) where you can.
     case pairingKey(in: [String])
-    /// Assets that await a partner (``Asset/awaitsPartner``) whose pairing key is one of these; indexed (photodrop).
-    case awaitingPartner(in: [String])
+    /// Assets that await a partner (``Asset/awaitsPartner``) whose pairing key is one of these, or any key when nil;
+    /// indexed (photodrop).
+    case awaitingPartner(in: [String]?)
     /// Collections with this title.
     case title(TextMatch)
     /// Objects with one of these identifiers.

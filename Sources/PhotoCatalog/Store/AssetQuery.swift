@@ -196,7 +196,9 @@ struct AssetQuery: Sendable, Hashable {
             sql.append("a.content_identifier = ")
             sql.bind(.text(identifier))
         case .awaitingPartner(let keys):
-            sql.append("a.awaits_partner = 1 AND a.pairing_key IN (SELECT value FROM json_each(")
+            sql.append("a.awaits_partner = 1")
+            guard let keys else { break }
+            sql.append(" AND a.pairing_key IN (SELECT value FROM json_each(")
             sql.bind(.text(jsonArray(keys)))
             sql.append("))")
         case .pairingKey(let keys):
