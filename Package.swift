@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "PhotoCatalog", targets: ["PhotoCatalog"]),
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "Ingest", targets: ["Ingest"]),
+        .library(name: "PhotoImaging", targets: ["PhotoImaging"]),
     ],
     targets: [
         // C libraries, each behind its own module. Nothing else lives here.
@@ -36,6 +37,10 @@ let package = Package(
         .systemLibrary(
             name: "CXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        // libvips: decoding photos for thumbnails and previews (issue 15).
+        .systemLibrary(
+            name: "CVips", pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]),
         // XMP sidecars read with libxml2, in C: Swift cannot import libxml2's headers beside Foundation (both bring
         // ICU's), so only this target's small API is visible to Swift.
         .target(name: "CXMP", dependencies: ["CXML2"]),
@@ -54,6 +59,9 @@ let package = Package(
         // What a file is. Knows nothing of the library.
         .target(
             name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli", "CXMP"], swiftSettings: strict),
+        // Pictures of the library's photos: thumbnails and previews decoded with libvips. Knows nothing of the
+        // library or of inboxes.
+        .target(name: "PhotoImaging", dependencies: ["CVips"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe"],
@@ -115,6 +123,8 @@ let package = Package(
                 "TestFixtures",
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "PhotoImagingTests", dependencies: ["PhotoImaging", "TestFixtures"], swiftSettings: strict),
         .testTarget(
             name: "PhotodropSystemTests", dependencies: ["PhotodropSystem", "CLinux", "TestFixtures"], swiftSettings: strict),
     ]

@@ -1,0 +1,106 @@
+import CVips
+
+/// Makes the pictures photodrop shows of a photo: the two stored derivatives (a thumbnail that fits in 512 × 512, as
+/// WebP, and a preview that fits in 1,440 × 1,440, as JPEG) from one decode, or one image of any size. Upright by
+/// the EXIF orientation, converted to sRGB from an embedded ICC profile, never enlarged. Reads from a descriptor the
+/// caller opened (never by path), refuses a header that claims more than ``maximumPixels`` before decoding, and uses
+/// only the libvips loaders that are safe for untrusted input.
+public struct DerivativeRenderer: Sendable {
+    /// The thumbnail's box (WebP, quality 80).
+    public static let thumbnailSide = 512
+    /// The preview's box (JPEG, quality 85).
+    public static let previewSide = 1440
+
+    /// The most pixels (width × height, of the header) decoded; larger claims are refused before decoding.
+    public var maximumPixels: Int
+
+    public init(maximumPixels: Int = 250_000_000) {
+        self.maximumPixels = maximumPixels
+    }
+
+    /// A thumbnail and a preview.
+    public struct Derivatives: Sendable, Equatable {
+        public let thumbnail: EncodedImage
+        public let preview: EncodedImage
+    }
+
+    /// The thumbnail and the preview of the image in the file open at `descriptor` (read from its start; the
+    /// descriptor stays the caller's). The preview is decoded once, with shrink-on-load where the format has it, and
+    /// the thumbnail is made from it.
+    public func derivatives(ofFileAt descriptor: Int32) throws(ImagingError) -> Derivatives {
+        let side = Int32(Self.previewSide)
+        let shrunk = try shrunkImage(descriptor, width: side, height: side, fill: false)
+        guard let decoded = pd_vips_copy_memory(shrunk.pointer) else {
+            throw .decodeFailed("decoding: \(Vips.takeError())")
+        }
+        let preview = VipsImageRef(decoded)
+        let thumbSide = Int32(Self.thumbnailSide)
+        let small = try preview.making("making the thumbnail") {
+            pd_vips_thumbnail_image($0, $1, thumbSide, thumbSide, 0, 1)
+        }
+        return Derivatives(
+            thumbnail: try small.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, 1) }
+                .encoded(as: .webp, quality: 80),
+            preview: try preview.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, 0) }
+                .encoded(as: .jpeg, quality: 85))
+    }
+
+    /// One image of the file open at `descriptor`: fitting in `width` × `height` (or filling it, cropped to the
+    /// centre, with `fill`), never enlarged.
+    public func image(
+        ofFileAt descriptor: Int32, width: Int, height: Int, fill: Bool = false, format: EncodedImage.Format = .jpeg,
+        quality: Int = 85
+    ) throws(ImagingError) -> EncodedImage {
+        let image = try shrunkImage(
+            descriptor, width: Int32(clamping: max(1, width)), height: Int32(clamping: max(1, height)), fill: fill)
+        let alpha: Int32 = format == .webp ? 1 : 0
+        return try image.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, alpha) }
+            .encoded(as: format, quality: quality)
+    }
+
+    /// Decodes an encoded image (a derivative, or any image bytes) to 8-bit sRGB RGBA.
+    public func decode(_ bytes: [UInt8]) throws(ImagingError) -> DecodedImage {
+        try Vips.start()
+        let result = bytes.withUnsafeBytes { buffer -> Result<DecodedImage, ImagingError> in
+            guard let pointer = pd_vips_image_from_buffer(buffer.baseAddress, buffer.count) else {
+                return .failure(.unsupported(Vips.takeError()))
+            }
+            return Result { () throws(ImagingError) in try VipsImageRef(pointer).decodedRGBA() }
+        }
+        return try result.get()
+    }
+
+    /// The image in the file open at `descriptor`, upright, in sRGB, shrunk to fit (or fill) `width` × `height`: its
+    /// header read first and checked against the pixel limit, then decoded in one pass (a JPEG shrunk while decoded).
+    private func shrunkImage(_ descriptor: Int32, width: Int32, height: Int32, fill: Bool) throws(ImagingError)
+        -> VipsImageRef
+    {
+        try Vips.start()
+        guard let source = pd_vips_source(descriptor) else { throw .decodeFailed("reading: \(Vips.takeError())") }
+        defer { pd_vips_unref(source) }
+        guard let headerPointer = pd_vips_load(source, 1) else { throw .unsupported(Vips.takeError()) }
+        let header = VipsImageRef(headerPointer)
+        guard header.width * header.height <= maximumPixels else {
+            throw .tooManyPixels(width: header.width, height: header.height, limit: maximumPixels)
+        }
+        var image = header
+        let shrink = Self.jpegShrink(
+            width: header.width, height: header.height, orientation: Int(pd_vips_orientation(header.pointer)),
+            box: (Int(width), Int(height)), fill: fill)
+        if shrink > 1, header.loader == "jpegload_source" {
+            guard let shrunk = pd_vips_load(source, Int32(shrink)) else { throw .decodeFailed(Vips.takeError()) }
+            image = VipsImageRef(shrunk)
+        }
+        return try image.making("shrinking") { pd_vips_thumbnail_image($0, $1, width, height, fill ? 1 : 0, 0) }
+    }
+
+    /// The largest JPEG DCT scaling (1, 2, 4 or 8) that keeps the image at least as large as the box needs: the
+    /// box's sides turned with the image when its orientation (5–8) turns it a quarter.
+    static func jpegShrink(width: Int, height: Int, orientation: Int, box: (Int, Int), fill: Bool) -> Int {
+        let (boxWidth, boxHeight) = (5...8).contains(orientation) ? (box.1, box.0) : box
+        let across = Double(width) / Double(max(1, boxWidth))
+        let down = Double(height) / Double(max(1, boxHeight))
+        let factor = fill ? min(across, down) : max(across, down)
+        return [8, 4, 2].first { Double($0) <= factor } ?? 1
+    }
+}

@@ -1,0 +1,75 @@
+import CVips
+
+/// libvips, started once per process (untrusted loaders blocked, no operation cache, one thread per pipeline).
+enum Vips {
+    private static let startFailure: ImagingError? =
+        pd_vips_start("photodrop") == 0 ? nil : .unavailable(takeError())
+
+    static func start() throws(ImagingError) {
+        if let startFailure { throw startFailure }
+    }
+
+    /// What libvips said about the last failure, on one line; clears it.
+    static func takeError() -> String {
+        guard let text = pd_vips_take_error() else { return "no detail" }
+        defer { pd_vips_free(text) }
+        let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters() }
+        let joined = lines.filter { !$0.isEmpty }.joined(separator: "; ")
+        return joined.isEmpty ? "no detail" : joined
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+/// A VipsImage this code owns one reference of.
+final class VipsImageRef {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }
+    deinit { pd_vips_unref(pointer) }
+
+    var width: Int { Int(vips_image_get_width(pointer)) }
+    var height: Int { Int(vips_image_get_height(pointer)) }
+    var hasAlpha: Bool { pd_vips_has_alpha(pointer) != 0 }
+    /// The loader that read it (`jpegload_source`, `pngload_source`, …).
+    var loader: String? { pd_vips_loader(pointer).map { String(cString: $0) } }
+
+    /// Runs a libvips operation that makes one image from this one.
+    func making(_ action: String, _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32)
+        throws(ImagingError) -> VipsImageRef
+    {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard operation(pointer, &out) == 0, let out else { throw .decodeFailed("\(action): \(Vips.takeError())") }
+        return VipsImageRef(out)
+    }
+
+    /// Encodes as JPEG or WebP (metadata stripped: the image is sRGB and upright already).
+    func encoded(as format: EncodedImage.Format, quality: Int) throws(ImagingError) -> EncodedImage {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let result =
+            format == .jpeg
+            ? pd_vips_jpegsave(pointer, &buffer, &length, Int32(quality))
+            : pd_vips_webpsave(pointer, &buffer, &length, Int32(quality))
+        guard result == 0, let buffer else { throw .decodeFailed("saving as \(format.rawValue): \(Vips.takeError())") }
+        defer { pd_vips_free(buffer) }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+        return EncodedImage(bytes: bytes, format: format, pixelWidth: width, pixelHeight: height)
+    }
+
+    /// The pixels as 8-bit sRGB RGBA.
+    func decodedRGBA() throws(ImagingError) -> DecodedImage {
+        let rgba = try making("converting to sRGB") { pd_vips_to_srgb8($0, $1, 2) }
+        var length = 0
+        guard let memory = pd_vips_pixels(rgba.pointer, &length) else {
+            throw .decodeFailed("decoding: \(Vips.takeError())")
+        }
+        defer { pd_vips_free(memory) }
+        let pixels = [UInt8](UnsafeRawBufferPointer(start: memory, count: length))
+        return DecodedImage(pixelWidth: rgba.width, pixelHeight: rgba.height, rgba: pixels)
+    }
+}
