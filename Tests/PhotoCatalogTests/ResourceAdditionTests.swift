@@ -89,6 +89,36 @@ struct ResourceAdditionTests {
         #expect(FileManager.default.fileExists(atPath: second.path))
     }
 
+    @Test(
+        "assets awaiting a partner are found through their partial index, also with a limit and the date sort",
+        .requires(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "the sqlite3 command (apt install sqlite3)"))
+    func awaitingPartnerUsesItsIndex() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        for index in 0..<3 {
+            _ = try await store(
+                folder.write(TestFiles.distinctBytes(size: 1000 + index), to: "IMG_\(index).JPG"), as: .photo,
+                in: library, key: "a/img_\(index)")
+        }
+        let movie = try await store(
+            folder.write(TestFiles.distinctBytes(size: 3000), to: "IMG_0003.MOV"), as: .video, in: library,
+            key: "b/img_0003", awaits: true)
+        let anyKey = FetchOptions(predicate: .awaitingPartner(in: nil), fetchLimit: 1, includeHiddenAssets: true)
+        #expect(try Asset.fetchAssets(with: anyKey, library: library).map(\.localIdentifier) == [movie.localIdentifier])
+        let byKey = FetchOptions(predicate: .awaitingPartner(in: ["b/img_0003", "a/img_1"]), fetchLimit: 5)
+        #expect(try Asset.fetchAssets(with: byKey, library: library).map(\.localIdentifier) == [movie.localIdentifier])
+        // The plan SQLite picks: the partial index, never a walk of the capture-date index (every asset).
+        for options in [anyKey, byKey] {
+            let sql = try AssetQuery(source: .all, options: options).compile().sql
+            let plan = try ProcessRunner.runBlocking(
+                URL(fileURLWithPath: "/usr/bin/sqlite3"),
+                ["-readonly", library.url.appendingPathComponent("library.sqlite").path, "EXPLAIN QUERY PLAN \(sql)"])
+            #expect(plan.status == 0, "\(plan)")
+            #expect(plan.stdout.contains("assets_awaiting_partner"), "\(plan.stdout)")
+            #expect(!plan.stdout.contains("SCAN a USING INDEX assets_by_creation_date"), "\(plan.stdout)")
+        }
+    }
+
     @Test("a photo that arrives after its movie or RAW becomes the primary file; the old one is demoted")
     func newPrimaryDemotesTheOld() async throws {
         let folder = try TemporaryDirectory()

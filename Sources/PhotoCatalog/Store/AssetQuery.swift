@@ -196,11 +196,16 @@ struct AssetQuery: Sendable, Hashable {
             sql.append("a.content_identifier = ")
             sql.bind(.text(identifier))
         case .awaitingPartner(let keys):
-            sql.append("a.awaits_partner = 1")
-            guard let keys else { break }
-            sql.append(" AND a.pairing_key IN (SELECT value FROM json_each(")
-            sql.bind(.text(jsonArray(keys)))
-            sql.append("))")
+            // A subquery, so that SQLite reads the partial index: as a plain condition beside the default sort by
+            // capture date and a limit, it walked the date index instead, every asset of the library when none
+            // awaits (an ingest asks once per batch).
+            sql.append("a.id IN (SELECT w.id FROM assets w WHERE w.awaits_partner = 1")
+            if let keys {
+                sql.append(" AND w.pairing_key IN (SELECT value FROM json_each(")
+                sql.bind(.text(jsonArray(keys)))
+                sql.append("))")
+            }
+            sql.append(")")
         case .pairingKey(let keys):
             sql.append("a.pairing_key IN (SELECT value FROM json_each(")
             sql.bind(.text(jsonArray(keys)))
