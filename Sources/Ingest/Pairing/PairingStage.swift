@@ -40,9 +40,6 @@ struct PairingStage {
         return kind == .xmp || kind == .takeout || name.lowercased().hasSuffix(".aae")
     }
 
-    /// The role of a file, or nil when it never pairs (a GIF, a known duplicate).
-    static func role(of item: StoreItem) -> PairingDesk<StoreItem>.Role? { item.role }
-
     /// The role of a file named `name` that the probe judged `probe`, or nil when it never pairs.
     static func role<Payload>(name: String, probe: ProbeResult) -> PairingDesk<Payload>.Role? {
         if !probe.isAccepted {
@@ -77,7 +74,7 @@ struct PairingStage {
     mutating func take(_ items: [StoreItem], now: ContinuousClock.Instant = .now) -> [Outcome] {
         var ready: [Outcome] = []
         for item in items {
-            guard let role = Self.role(of: item) else {
+            guard let role = item.role else {
                 ready.append(.store(StoreGroup(primary: item)))
                 continue
             }

@@ -98,7 +98,7 @@ struct StoredPartners {
     /// How a group's primary file could find a stored asset to join; nil when it cannot (a file that never pairs, a
     /// photo that already has its movie or RAW, a movie without identifier or capture time).
     static func lookup(for group: StoreGroup) -> Lookup? {
-        guard let role = PairingStage.role(of: group.primary) else { return nil }
+        guard let role = group.primary.role else { return nil }
         if role == .photo, group.members.contains(where: { $0.type == .pairedVideo || $0.type == .alternatePhoto }) {
             return nil
         }
@@ -122,14 +122,8 @@ struct StoredPartners {
     /// Whether a group stored as a new asset may later get its primary file from a partner: a RAW or a movie without
     /// content identifier stored alone (its JPEG or Live Photo still may follow).
     static func awaitsPartner(_ group: StoreGroup) -> Bool {
-        guard let probe = group.primary.probe, probe.isAccepted, probe.metadata.contentIdentifier == nil else {
-            return false
-        }
-        switch probe.kind {
-        case .video?: return true
-        case .photo?: return PairingStage.rawExtensions.contains(probe.fileExtension.lowercased())
-        default: return false
-        }
+        guard let role = group.primary.role, role == .raw || role == .video else { return false }
+        return group.primary.probe?.metadata.contentIdentifier == nil
     }
 
     /// Whether any asset of the library awaits a partner (one row of an index); true when that cannot be asked, so
@@ -145,7 +139,7 @@ struct StoredPartners {
 
     /// The stored asset a group joins, if any.
     mutating func match(_ group: StoreGroup) -> Match {
-        guard let role = PairingStage.role(of: group.primary) else { return .none }
+        guard let role = group.primary.role else { return .none }
         let primary = group.primary
         let metadata = primary.probe?.metadata
         let identifier = metadata?.contentIdentifier
