@@ -35,7 +35,11 @@ struct StemSiblings {
     /// without a sidecar's own suffix first (`IMG_0001.CR2.xmp`, `IMG_0001.jpg.supplemental-metadata(1).json`), with
     /// an edited rendition's `E` taken out (`IMG_E0001.HEIC`). Works on bytes: it runs for every file an import or
     /// a claim sees.
-    static func pairingStem(of name: String) -> String {
+    static func pairingStem(of name: String) -> String { stem(of: name, readingSidecarSuffixes: true) }
+
+    /// ``pairingStem(of:)``; a Takeout `.json` name is taken back to its media file's name (its copy number and
+    /// maybe cut `.supplemental-metadata` marker off, as SidecarName reads them), which is then stemmed like any name.
+    private static func stem(of name: String, readingSidecarSuffixes: Bool) -> String {
         var name = name
         // Runs for every file an import lists and every job: read in place, one String made (none when it is short).
         let stem = name.withUTF8 { bytes -> String? in
@@ -48,8 +52,10 @@ struct StemSiblings {
                 }
             }
             var end = bytes.count
-            if hasSuffix(".json", before: end) { return nil }  // Takeout: the slow path below
-            if hasSuffix(".xmp", before: end) { end -= 4 }
+            if readingSidecarSuffixes {
+                if hasSuffix(".json", before: end) { return nil }  // Takeout: its media file's name first
+                if hasSuffix(".xmp", before: end) { end -= 4 }
+            }
             if let dot = bytes[..<end].lastIndex(of: UInt8(ascii: ".")), dot > 0 { end = dot }
             // img_e0001 → img_0001
             let edited =
@@ -64,19 +70,6 @@ struct StemSiblings {
                 return written
             }
         }
-        return stem ?? takeoutStem(of: name)
-    }
-
-    /// ``pairingStem(of:)`` of a `.json` name: Takeout's copy number and (maybe cut) `.supplemental-metadata`
-    /// marker taken off, as SidecarName reads them.
-    private static func takeoutStem(of name: String) -> String {
-        var bytes = Array(name.utf8)
-        for index in bytes.indices where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] |= 0x20 }
-        bytes = Array(SidecarName.takeoutBase(String(decoding: bytes, as: UTF8.self)).base.utf8)
-        if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot > 0 { bytes.removeSubrange(dot...) }
-        if bytes.count > 5, bytes.starts(with: "img_e".utf8), bytes[5...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-            bytes.remove(at: 4)
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return stem ?? Self.stem(of: SidecarName.takeoutBase(name.lowercased()).base, readingSidecarSuffixes: false)
     }
 }
