@@ -26,11 +26,6 @@ static inline void pd_vips_unref(void *object) { if (object) g_object_unref(obje
 /// A source over a descriptor (libvips duplicates it: the caller closes its own).
 static inline VipsSource *pd_vips_source(int descriptor) { return vips_source_new_from_descriptor(descriptor); }
 
-/// The image's header only (pixels are decoded later, and only if asked for): for the pixel limit.
-static inline VipsImage *pd_vips_header(VipsSource *source) {
-    return vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-}
-
 static inline const char *pd_vips_loader(VipsImage *image) {
     const char *loader = NULL;
     if (vips_image_get_string(image, "vips-loader", &loader) != 0) return NULL;

@@ -1,4 +1,5 @@
 import CVips
+import Foundation
 
 /// libvips, started once per process (untrusted loaders blocked, no operation cache, one thread per pipeline).
 enum Vips {
@@ -13,15 +14,9 @@ enum Vips {
     static func takeError() -> String {
         guard let text = pd_vips_take_error() else { return "no detail" }
         defer { pd_vips_free(text) }
-        let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters() }
+        let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         let joined = lines.filter { !$0.isEmpty }.joined(separator: "; ")
         return joined.isEmpty ? "no detail" : joined
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
 
