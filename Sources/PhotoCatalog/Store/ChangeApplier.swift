@@ -508,13 +508,16 @@ final class ChangeApplier {
         }
     }
 
-    /// Removes an asset's row (memberships and resources follow by foreign key); its files after the commit.
+    /// Removes an asset's row (memberships, resources and derivatives follow by foreign key); its files after the commit.
     private func purge(rowID: Int64, uuid: String) throws {
         let (hidden, deleted) = try assetState(rowID)
         if !hidden && !deleted { try adjustAlbumCounts(containing: rowID, by: -1) }
         purgedPaths += try database.rows("SELECT path FROM resources WHERE asset_id = ?", [.integer(rowID)]) {
             $0.string(0)
         }
+        purgedPaths += try database.rows(
+            "SELECT path FROM derivatives WHERE asset_id = ? AND path IS NOT NULL", [.integer(rowID)]
+        ) { $0.string(0) }
         try database.run("DELETE FROM assets WHERE id = ?", [.integer(rowID)])
         visibilityChanged.insert(rowID)
         changes.note(asset: uuid, .deleted)

@@ -27,6 +27,10 @@
 ///   cost each commit about 4 % (random keys, a dirty page per new asset), and the other lookups go through the
 ///   capture date's index or, for the rare late sidecar, a scan. `albums.summary`: an album's description (e.g. from
 ///   a Google Takeout album's `metadata.json`).
+/// - v10: `derivatives`: an asset's thumbnail and preview (``DerivativeKind``), one row per kind, with the SHA-256 of
+///   the original it was made from (so that a replaced original makes it out of date) and either its file (path,
+///   size, pixel size, SHA-256) or the decoder's error. Rows go with their asset; their files are removed after a
+///   purge commits.
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
@@ -34,7 +38,7 @@
 /// Dates are stored as seconds since 1970 (REAL); change-log commit times as milliseconds (INTEGER).
 enum Schema {
     static let migrator = Migrator(migrations: [
-        version1, version2, version3, version4, version5, version6, version7, version8, version9,
+        version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
     ])
 
     static var latestVersion: Int { migrator.latestVersion }
@@ -228,5 +232,24 @@ enum Schema {
             ALTER TABLE assets ADD COLUMN awaits_partner INTEGER NOT NULL DEFAULT 0;
             CREATE INDEX assets_awaiting_partner ON assets(pairing_key) WHERE awaits_partner = 1;
             ALTER TABLE albums ADD COLUMN summary TEXT;
+            """)
+
+    static let version10 = Migrator.Migration(
+        version: 10, name: "derivatives",
+        sql: """
+            CREATE TABLE derivatives(
+                asset_id INTEGER NOT NULL REFERENCES assets(id) ON DELETE CASCADE,
+                kind INTEGER NOT NULL,
+                source_sha256 TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                path TEXT,
+                sha256 TEXT,
+                byte_count INTEGER,
+                mime_type TEXT,
+                pixel_width INTEGER,
+                pixel_height INTEGER,
+                failure TEXT,
+                PRIMARY KEY(asset_id, kind)
+            ) WITHOUT ROWID;
             """)
 }

@@ -40,6 +40,8 @@ struct LibraryVerifier {
         var originals: [Original] = []
         var intents: [Intent] = []
         var assetsWithoutOriginal: [String] = []
+        /// Recorded derivative files: path, size, SHA-256, asset UUID.
+        var derivatives: [(path: String, byteCount: Int64, sha256: String, assetUUID: String)] = []
         /// Stored paths named by more than one resource, with the assets naming them.
         var sharedPaths: [(path: String, assetUUIDs: [String])] = []
         var albumCountMismatches: [(uuid: String, title: String, stored: Int, actual: Int)] = []
@@ -53,6 +55,7 @@ struct LibraryVerifier {
         var issues: [VerificationIssue] = []
         // 1. The files, then the writers' intent logs, then the catalog (see the type's description).
         let listing = listOriginals()
+        let derivativeListing = listOriginals(DerivativeFiles.folderName)
         let loggedIntents = readIntentLogs()
         // 2. The catalog.
         guard var snapshot = try library.read("verify the library", readSnapshot) else {
@@ -209,6 +212,9 @@ struct LibraryVerifier {
             issues.append(VerificationIssue(kind: .orphanFile, path: path, message: message))
         }
 
+        // 5b. Thumbnails and previews: made again from their originals, so what is wrong with them is repairable.
+        hashedBytes += checkDerivatives(snapshot.derivatives, listing: derivativeListing.files, into: &issues)
+
         // 6. Files crash recovery set aside.
         let recovered = libraryPath + "/recovered"
         if let names = try? FileManager.default.contentsOfDirectory(atPath: recovered) {
@@ -292,12 +298,64 @@ struct LibraryVerifier {
             }
         }
         return VerificationReport(
-            issues: sorted + listing.problems, isDeep: deep, assetCount: snapshot.assetCount,
+            issues: sorted + listing.problems + derivativeListing.problems, isDeep: deep, assetCount: snapshot.assetCount,
             originalCount: snapshot.originals.count, filesOnDisk: listing.files.count, hashedBytes: hashedBytes,
             changesInFlight: liveIntentCount, note: note)
     }
 
     private func absolute(_ relative: String) -> String { libraryPath + "/" + relative }
+
+    /// Recorded derivatives that are missing, of the wrong size or (deep) the wrong bytes, and files under
+    /// `derivatives/` that no row names. A file written in the last ten minutes and not yet recorded belongs to a
+    /// derivative being stored (by any process) and is left out. Returns the bytes hashed.
+    private func checkDerivatives(
+        _ recorded: [(path: String, byteCount: Int64, sha256: String, assetUUID: String)], listing: Set<String>,
+        into issues: inout [VerificationIssue]
+    ) -> Int64 {
+        var hashed: Int64 = 0
+        let buffer = deep ? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096) : nil
+        defer { buffer?.deallocate() }
+        for derivative in recorded {
+            let path = absolute(derivative.path)
+            let assetID = LocalIdentifier.asset(uuid: derivative.assetUUID)
+            var info = stat()
+            var problem: String?
+            if lstat(path, &info) != 0 || info.st_mode & S_IFMT != S_IFREG {
+                problem = "is missing"
+            } else if Int64(info.st_size) != derivative.byteCount {
+                problem = "has \(info.st_size) bytes, the catalog recorded \(derivative.byteCount)"
+            } else if let buffer {
+                if let descriptor = try? FileSystem.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK),
+                    let (digest, count) = try? SHA256.digest(
+                        ofFile: FileDescriptor(owning: descriptor), path: path, buffer: buffer)
+                {
+                    hashed += count
+                    if digest.hex != derivative.sha256 { problem = "does not have the bytes the catalog recorded" }
+                } else {
+                    problem = "cannot be read"
+                }
+            }
+            guard let problem else { continue }
+            issues.append(
+                VerificationIssue(
+                    kind: .damagedDerivative, path: path, assetIdentifier: assetID,
+                    message: "The thumbnail or preview of asset \(assetID) at '\(path)' \(problem). Nothing of the "
+                        + "original is lost; 'photodrop thumbnails' makes it again."))
+        }
+        let referenced = Set(recorded.map(\.path))
+        let settled = Date().timeIntervalSince1970 - 600
+        for relative in listing.subtracting(referenced).sorted() {
+            let path = absolute(relative)
+            var info = stat()
+            guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < settled else { continue }
+            issues.append(
+                VerificationIssue(
+                    kind: .orphanDerivative, path: path,
+                    message: "'\(path)' is under derivatives/ but no asset refers to it (left by an interrupted "
+                        + "'thumbnails' run or a crash); it is safe to delete, and 'photodrop thumbnails' removes it."))
+        }
+        return hashed
+    }
 
     private func unreadable(_ path: String, _ assetID: String, _ error: SystemError) -> VerificationIssue {
         VerificationIssue(
@@ -308,11 +366,12 @@ struct LibraryVerifier {
 
     // MARK: Files
 
-    /// The files under `originals/`, as paths relative to the library (`originals/ab/<name>`).
-    private func listOriginals() -> (files: Set<String>, problems: [VerificationIssue]) {
+    /// The files under `originals/` (or another of the library's two-level folders), as paths relative to the
+    /// library (`originals/ab/<name>`).
+    private func listOriginals(_ folder: String = "originals") -> (files: Set<String>, problems: [VerificationIssue]) {
         var files = Set<String>()
         var problems: [VerificationIssue] = []
-        let root = libraryPath + "/originals"
+        let root = libraryPath + "/" + folder
         func list(_ path: String) -> [String]? {
             do {
                 return try FileManager.default.contentsOfDirectory(atPath: path)
@@ -333,10 +392,10 @@ struct LibraryVerifier {
             var info = stat()
             let isDirectory = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
             guard isDirectory else {
-                files.insert("originals/" + name)
+                files.insert(folder + "/" + name)
                 continue
             }
-            for inner in list(path) ?? [] { files.insert("originals/" + name + "/" + inner) }
+            for inner in list(path) ?? [] { files.insert(folder + "/" + name + "/" + inner) }
         }
         return (files, problems)
     }
@@ -411,6 +470,10 @@ struct LibraryVerifier {
                 path: row.string(0), sha256: row.string(1), byteCount: row.int64(2), assetUUID: row.string(3),
                 damage: row.optionalString(4))
         }
+        snapshot.derivatives = try database.rows(
+            "SELECT d.path, d.byte_count, d.sha256, a.uuid FROM derivatives d JOIN assets a ON a.id = d.asset_id "
+                + "WHERE d.path IS NOT NULL ORDER BY d.path"
+        ) { row in (row.string(0), row.int64(1), row.string(2), row.string(3)) }
         snapshot.intents = try database.rows(
             "SELECT session, action, destination FROM placement_intents ORDER BY id"
         ) { row in

@@ -30,6 +30,11 @@ public struct VerificationIssue: Sendable, Hashable, CustomStringConvertible {
         case databaseIntegrity
         /// A folder of the library could not be listed, so files in it were not checked.
         case unreadableFolder
+        /// A recorded thumbnail or preview is missing, of the wrong size or (deep) the wrong bytes: made again from
+        /// its original by `photodrop thumbnails`; nothing of the original is lost.
+        case damagedDerivative
+        /// A file under `derivatives/` that no asset refers to (an interrupted run): safe to delete.
+        case orphanDerivative
     }
 
     /// What kind of inconsistency it is.

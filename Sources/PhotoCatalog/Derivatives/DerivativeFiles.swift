@@ -1,0 +1,81 @@
+import Foundation
+import PhotodropSystem
+
+/// The files under `Library/derivatives/`: written by whoever made a derivative (any thread, any process), before
+/// the writer records them.
+///
+/// A file is named by its asset, kind and content hash (`derivatives/xx/<asset-uuid>-<kind>-<hash16>.<ext>`), so two
+/// processes making the same derivative at once never write over each other's different bytes: each renames its own
+/// complete file into place, and the row the writer keeps names exactly the bytes it describes. Files are not
+/// fsynced: a derivative lost in a power cut is found by its size (``isIntact(_:in:)``) and made again.
+enum DerivativeFiles {
+    static let folderName = "derivatives"
+
+    /// The library-relative path of a derivative's file.
+    static func relativePath(assetUUID: String, kind: DerivativeKind, sha256: String, mimeType: String) -> String {
+        let uuid = assetUUID.lowercased()
+        return "\(folderName)/\(uuid.prefix(2))/\(uuid)-\(kind.name)-\(sha256.prefix(16)).\(fileExtension(mimeType))"
+    }
+
+    static func fileExtension(_ mimeType: String) -> String {
+        switch mimeType {
+        case "image/webp": "webp"
+        case "image/jpeg": "jpg"
+        case "image/png": "png"
+        case "video/mp4": "mp4"
+        default: "bin"
+        }
+    }
+
+    /// Writes `data` to `relative` (a path from ``relativePath(assetUUID:kind:sha256:mimeType:)``) in the library:
+    /// to a temporary name first, then renamed into place, with the library's mode and group for originals.
+    static func store(
+        _ data: Data, to relative: String, library: Directory, permissions: LibraryPermissions
+    ) throws(SystemError) {
+        let components = relative.split(separator: "/").map(String.init)
+        var folder = library
+        for name in components.dropLast() {
+            folder = try LibraryFiles.makeFolder(name, in: folder, permissions: permissions)
+        }
+        let name = components[components.count - 1]
+        let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let descriptor = FileDescriptor(
+            owning: try folder.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: permissions.originalMode))
+        do throws(SystemError) {
+            let failed = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int32? in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(descriptor.rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += written
+                }
+                return nil
+            }
+            if let failed { throw SystemError(code: failed, call: "write", path: Path.join(folder.path, temporary)) }
+            try LibraryFiles.apply(
+                permissions, descriptor: descriptor.rawValue, mode: permissions.originalMode,
+                path: Path.join(folder.path, temporary))
+            try folder.replace(temporary, to: folder, as: name)
+        } catch {
+            try? folder.remove(temporary)
+            throw error
+        }
+    }
+
+    /// Removes a derivative's file; a missing one is fine.
+    static func remove(_ relative: String, library: Directory) {
+        guard let (folder, name) = try? library.parent(of: relative) else { return }
+        try? folder.remove(name)
+    }
+
+    /// Whether a recorded derivative's file is there with its recorded size.
+    static func isIntact(_ file: Derivative.File, in library: Directory) -> Bool {
+        guard let (folder, name) = try? library.parent(of: file.relativePath),
+            let info = try? folder.status(name)
+        else { return false }
+        return (info.st_mode & S_IFMT) == S_IFREG && Int64(info.st_size) == file.byteCount
+    }
+}

@@ -1,0 +1,272 @@
+import Foundation
+import PhotodropSystem
+
+/// Thumbnails and previews kept beside the originals (a photodrop addition). The library never decodes anything: a
+/// caller (photodrop's imaging layer) renders the pictures and hands them over with ``storeDerivatives(_:)``.
+extension PhotoLibrary {
+    /// The folder of stored derivatives.
+    public var derivativesURL: URL { url.appendingPathComponent(DerivativeFiles.folderName, isDirectory: true) }
+
+    /// The derivatives recorded for assets, by local identifier (each asset's in kind order). Includes derivatives
+    /// made from an earlier original: compare ``Derivative/sourceSHA256`` with the current ``DerivativeSource``.
+    public func derivatives(ofAssets identifiers: [String]) throws -> [String: [Derivative]] {
+        let uuids = identifiers.compactMap(LocalIdentifier.assetUUID)
+        guard !uuids.isEmpty else { return [:] }
+        let rows =
+            try read("read derivatives") { database in
+                try database.rows(
+                    """
+                    SELECT a.uuid, d.kind, d.source_sha256, d.created_at, d.path, d.sha256, d.byte_count, d.mime_type,
+                           d.pixel_width, d.pixel_height, d.failure
+                    FROM assets a JOIN derivatives d ON d.asset_id = a.id
+                    WHERE a.uuid IN (SELECT value FROM json_each(?)) ORDER BY a.uuid, d.kind
+                    """, [.text(Self.jsonArray(uuids))]
+                ) { row in self.derivative(from: row) }
+            } ?? []
+        var result: [String: [Derivative]] = [:]
+        for derivative in rows.compactMap({ $0 }) {
+            result[derivative.assetLocalIdentifier, default: []].append(derivative)
+        }
+        return result
+    }
+
+    /// The derivatives recorded for one asset, in kind order.
+    public func derivatives(ofAsset identifier: String) throws -> [Derivative] {
+        try derivatives(ofAssets: [identifier])[identifier] ?? []
+    }
+
+    /// The original an asset's derivatives are made from, or nil when the asset does not exist or has no photo or
+    /// video (nothing to render).
+    public func derivativeSource(ofAsset identifier: String) throws -> DerivativeSource? {
+        guard let uuid = LocalIdentifier.assetUUID(identifier) else { return nil }
+        let found = try read("find the original of \(identifier)") { database -> DerivativeSource? in
+            let row = try database.firstRow(Self.sourceQuery(where: "a.uuid = ?"), [.text(uuid)]) {
+                self.source(from: $0)
+            }
+            return row ?? nil
+        }
+        return found ?? nil
+    }
+
+    /// Assets, in the order they were added, whose derivatives of `kinds` are missing or were made from another
+    /// original than their current one; starting after `cursor` (a previous page's last ``DerivativeSource/cursor``;
+    /// 0 for the first). A recorded failure counts as made. With `rebuild`, every asset with a photo or video.
+    /// Assets in Recently Deleted are included (they are still shown there).
+    public func derivativeSources(
+        lacking kinds: Set<DerivativeKind> = Set(DerivativeKind.allCases), rebuild: Bool = false, after cursor: Int64,
+        limit: Int
+    ) throws -> [DerivativeSource] {
+        var condition = "a.id > ?"
+        if !rebuild {
+            let list = kinds.map { String($0.rawValue) }.sorted().joined(separator: ",")
+            condition += """
+                 AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.kind IN (\(list))
+                      AND d.source_sha256 = r.sha256) < \(kinds.count)
+                """
+        }
+        return try read("list assets without derivatives") { database in
+            try database.rows(
+                Self.sourceQuery(where: condition) + " ORDER BY a.id LIMIT ?", [.integer(cursor), .integer(Int64(limit))]
+            ) { self.source(from: $0) }
+        }?.compactMap { $0 } ?? []
+    }
+
+    /// Opens a stored original for reading, beneath the library folder and without following links: the descriptor a
+    /// decoder reads (never a path).
+    public func openOriginal(_ source: DerivativeSource) throws -> FileDescriptor {
+        do throws(SystemError) {
+            let library = try Directory.open(atPath: url.path)
+            return try library.open(source.relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        } catch {
+            throw error.photosError(action: "open the original of \(source.assetLocalIdentifier)")
+        }
+    }
+
+    /// Opens a derivative's file for reading, beneath the library folder and without following links; nil when it
+    /// is missing or not its recorded size (lost in a crash: make it again).
+    public func openDerivative(_ file: Derivative.File) -> FileDescriptor? {
+        guard let library = try? Directory.open(atPath: url.path),
+            let descriptor = try? library.open(file.relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK),
+            let info = try? descriptor.status(),
+            (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == file.byteCount
+        else { return nil }
+        return descriptor
+    }
+
+    /// Stores rendered derivatives (and records failures) in one transaction: files are written first (by the
+    /// calling thread, not the writer), then recorded. A derivative whose asset is gone, or whose original changed
+    /// since it was rendered, is dropped. Replaced files are removed after the commit.
+    ///
+    /// - Returns: what was recorded.
+    @discardableResult
+    public func storeDerivatives(_ contents: [DerivativeContent]) async throws -> [Derivative] {
+        guard !contents.isEmpty else { return [] }
+        let permissions = self.permissions
+        var written: [(content: DerivativeContent, file: Derivative.File?)] = []
+        let library: Directory
+        do throws(SystemError) { library = try Directory.open(atPath: url.path) } catch {
+            throw error.photosError(action: "store derivatives")
+        }
+        for content in contents {
+            guard let uuid = LocalIdentifier.assetUUID(content.assetLocalIdentifier) else { continue }
+            switch content.result {
+            case .failure:
+                written.append((content, nil))
+            case .success(let picture):
+                let digest: String
+                do { digest = try SHA256.digest(of: picture.data).description } catch {
+                    throw PhotosError(.internalError, title: "Hashing failed", message: "\(error)")
+                }
+                let relative = DerivativeFiles.relativePath(
+                    assetUUID: uuid, kind: content.kind, sha256: digest, mimeType: picture.mimeType)
+                do throws(SystemError) {
+                    try DerivativeFiles.store(picture.data, to: relative, library: library, permissions: permissions)
+                } catch {
+                    throw error.photosError(action: "store the \(content.kind) of \(content.assetLocalIdentifier)")
+                }
+                let file = Derivative.File(
+                    mimeType: picture.mimeType, pixelWidth: picture.pixelWidth, pixelHeight: picture.pixelHeight,
+                    byteCount: Int64(picture.data.count), sha256: digest,
+                    fileURL: url.appendingPathComponent(relative), relativePath: relative)
+                written.append((content, file))
+            }
+        }
+        let entries = written
+        let now = Date()
+        let (recorded, unused) = try await writer.run { () throws -> ([Derivative], [String]) in
+            let connection = try self.openWriter()
+            do {
+                try connection.checkLibraryInPlace()
+                return try connection.database.inTransaction(.immediate) {
+                    try Self.record(entries, at: now, in: connection.database, library: self)
+                }
+            } catch {
+                for entry in entries { if let file = entry.file { DerivativeFiles.remove(file.relativePath, library: library) } }
+                throw connection.mapped(error, action: "record derivatives")
+            }
+        }
+        for path in unused { DerivativeFiles.remove(path, library: library) }
+        return recorded
+    }
+
+    /// Inside the writer's transaction: the rows of `entries`; returns what was recorded and the files no row refers
+    /// to any more (replaced, or written for an asset that is gone or changed).
+    private static func record(
+        _ entries: [(content: DerivativeContent, file: Derivative.File?)], at date: Date, in database: Database,
+        library: PhotoLibrary
+    ) throws -> ([Derivative], [String]) {
+        var recorded: [Derivative] = []
+        var unused: [String] = []
+        for (content, file) in entries {
+            guard let uuid = LocalIdentifier.assetUUID(content.assetLocalIdentifier),
+                let (rowID, currentSource) = try database.firstRow(
+                    sourceQuery(where: "a.uuid = ?"), [.text(uuid)], row: { ($0.int64(0), $0.string(7)) }),
+                currentSource == content.sourceSHA256
+            else {
+                if let file { unused.append(file.relativePath) }
+                continue
+            }
+            let previous = try database.firstRow(
+                "SELECT path FROM derivatives WHERE asset_id = ? AND kind = ?",
+                [.integer(rowID), .integer(Int64(content.kind.rawValue))]
+            ) { $0.optionalString(0) } ?? nil
+            if let previous, previous != file?.relativePath { unused.append(previous) }
+            var failure: String?
+            if case .failure(let error) = content.result { failure = error.message }
+            try database.run(
+                """
+                INSERT OR REPLACE INTO derivatives(asset_id, kind, source_sha256, created_at, path, sha256, byte_count,
+                    mime_type, pixel_width, pixel_height, failure)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .integer(rowID), .integer(Int64(content.kind.rawValue)), .text(content.sourceSHA256),
+                    .real(date.timeIntervalSince1970), file.map { .text($0.relativePath) } ?? .null,
+                    file.map { .text($0.sha256) } ?? .null, file.map { .integer($0.byteCount) } ?? .null,
+                    file.map { .text($0.mimeType) } ?? .null, file.map { .integer(Int64($0.pixelWidth)) } ?? .null,
+                    file.map { .integer(Int64($0.pixelHeight)) } ?? .null, failure.map { .text($0) } ?? .null,
+                ])
+            recorded.append(
+                Derivative(
+                    assetLocalIdentifier: content.assetLocalIdentifier, kind: content.kind,
+                    sourceSHA256: content.sourceSHA256, creationDate: date, file: file, failure: failure))
+        }
+        return (recorded, unused)
+    }
+
+    /// Removes the derivatives of assets (rows and files), so that they are made again.
+    public func removeDerivatives(ofAssets identifiers: [String]) async throws {
+        let uuids = identifiers.compactMap(LocalIdentifier.assetUUID)
+        guard !uuids.isEmpty else { return }
+        let paths = try await writer.run { () throws -> [String] in
+            let connection = try self.openWriter()
+            do {
+                try connection.checkLibraryInPlace()
+                return try connection.database.inTransaction(.immediate) {
+                    let list = Self.jsonArray(uuids)
+                    let paths = try connection.database.rows(
+                        """
+                        SELECT d.path FROM derivatives d JOIN assets a ON a.id = d.asset_id
+                        WHERE a.uuid IN (SELECT value FROM json_each(?)) AND d.path IS NOT NULL
+                        """, [.text(list)]
+                    ) { $0.string(0) }
+                    try connection.database.run(
+                        """
+                        DELETE FROM derivatives WHERE asset_id IN
+                            (SELECT id FROM assets WHERE uuid IN (SELECT value FROM json_each(?)))
+                        """, [.text(list)])
+                    return paths
+                }
+            } catch {
+                throw connection.mapped(error, action: "remove derivatives")
+            }
+        }
+        guard let library = try? Directory.open(atPath: url.path) else { return }
+        for path in paths { DerivativeFiles.remove(path, library: library) }
+    }
+
+    // MARK: Rows
+
+    /// Columns: 0 row id, 1 uuid, 2 media type, 3 resource type, 4 UTI, 5 MIME type, 6 file name, 7 SHA-256,
+    /// 8 byte count, 9 path. `r` is the asset's current original: an edited rendition first, else the photo or video.
+    static func sourceQuery(where condition: String) -> String {
+        """
+        SELECT a.id, a.uuid, a.media_type, r.type, r.uniform_type_identifier, r.mime_type, r.original_filename,
+               r.sha256, r.byte_count, r.path
+        FROM assets a JOIN resources r ON r.id = (
+            SELECT s.id FROM resources s WHERE s.asset_id = a.id AND s.type IN (1, 2, 5, 6)
+            ORDER BY s.type IN (5, 6) DESC, s.type, s.id LIMIT 1)
+        WHERE \(condition)
+        """
+    }
+
+    private func source(from row: Statement) -> DerivativeSource? {
+        guard let mediaType = AssetMediaType(rawValue: Int(row.int64(2))),
+            let resourceType = AssetResourceType(rawValue: Int(row.int64(3)))
+        else { return nil }
+        return DerivativeSource(
+            assetLocalIdentifier: LocalIdentifier.asset(uuid: row.string(1)), mediaType: mediaType,
+            resourceType: resourceType, uniformTypeIdentifier: row.optionalString(4), mimeType: row.optionalString(5),
+            originalFilename: row.string(6), sha256: row.string(7), byteCount: row.int64(8),
+            relativePath: row.string(9), cursor: row.int64(0))
+    }
+
+    private func derivative(from row: Statement) -> Derivative? {
+        guard let kind = DerivativeKind(rawValue: Int(row.int64(1))) else { return nil }
+        var file: Derivative.File?
+        if let path = row.optionalString(4) {
+            file = Derivative.File(
+                mimeType: row.optionalString(7) ?? "application/octet-stream", pixelWidth: Int(row.int64(8)),
+                pixelHeight: Int(row.int64(9)), byteCount: row.int64(6), sha256: row.optionalString(5) ?? "",
+                fileURL: url.appendingPathComponent(path), relativePath: path)
+        }
+        return Derivative(
+            assetLocalIdentifier: LocalIdentifier.asset(uuid: row.string(0)), kind: kind,
+            sourceSHA256: row.string(2), creationDate: Date(timeIntervalSince1970: row.double(3)), file: file,
+            failure: row.optionalString(10))
+    }
+
+    private static func jsonArray(_ strings: [String]) -> String {
+        String(decoding: try! JSONEncoder().encode(strings), as: UTF8.self)
+    }
+}
