@@ -62,6 +62,12 @@ let package = Package(
         // Pictures of the library's photos: thumbnails and previews decoded with libvips. Knows nothing of the
         // library or of inboxes.
         .target(name: "PhotoImaging", dependencies: ["CVips"], swiftSettings: strict),
+        // The render helper's protocol, both ends: photodrop asks, the helper process decodes. No codecs here.
+        .target(name: "Rendering", dependencies: ["CLinux"], swiftSettings: strict),
+        // The render helper: the only process that runs libvips (and later FFmpeg) on untrusted files, so that a
+        // decoder's crash never takes down the daemon. Built beside photodrop.
+        .executableTarget(
+            name: "photodrop-render", dependencies: ["Rendering", "PhotoImaging"], swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe"],

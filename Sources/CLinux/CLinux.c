@@ -11,6 +11,7 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -91,4 +92,46 @@ int photodrop_set_thread_name(const char *name) {
     strncpy(shortened, name, sizeof shortened - 1);
     shortened[sizeof shortened - 1] = 0;
     return pthread_setname_np(pthread_self(), shortened);
+}
+
+long photodrop_send_with_descriptor(int socket, const void *bytes, unsigned long length, int descriptor) {
+    struct iovec vector = {.iov_base = (void *)bytes, .iov_len = length};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1};
+    if (descriptor >= 0) {
+        memset(&control, 0, sizeof control);
+        message.msg_control = control.buffer;
+        message.msg_controllen = sizeof control.buffer;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
+    }
+    return sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
+long photodrop_receive_with_descriptor(int socket, void *bytes, unsigned long length, int *descriptor) {
+    struct iovec vector = {.iov_base = bytes, .iov_len = length};
+    union {
+        char buffer[CMSG_SPACE(sizeof(int) * 4)];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.buffer,
+                             .msg_controllen = sizeof control.buffer};
+    *descriptor = -1;
+    long received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    if (received < 0) return received;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        int *descriptors = (int *)CMSG_DATA(header);
+        for (size_t index = 0; index < count; index++) {
+            if (*descriptor < 0) *descriptor = descriptors[index]; else close(descriptors[index]);
+        }
+    }
+    return received;
 }

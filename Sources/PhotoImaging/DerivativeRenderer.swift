@@ -24,25 +24,63 @@ public struct DerivativeRenderer: Sendable {
         public let preview: EncodedImage
     }
 
+    /// One picture to make: fitting in `width` × `height` (or filling it, cropped to the centre, with `fill`),
+    /// never enlarged.
+    public struct Output: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var fill: Bool
+        public var format: EncodedImage.Format
+        public var quality: Int
+
+        public init(width: Int, height: Int, fill: Bool = false, format: EncodedImage.Format, quality: Int) {
+            self.width = width
+            self.height = height
+            self.fill = fill
+            self.format = format
+            self.quality = quality
+        }
+    }
+
     /// The thumbnail and the preview of the image in the file open at `descriptor` (read from its start; the
     /// descriptor stays the caller's). The preview is decoded once, with shrink-on-load where the format has it, and
     /// the thumbnail is made from it.
     public func derivatives(ofFileAt descriptor: Int32) throws(ImagingError) -> Derivatives {
-        let side = Int32(Self.previewSide)
-        let shrunk = try shrunkImage(descriptor, width: side, height: side, fill: false)
+        let pictures = try pictures(
+            ofFileAt: descriptor,
+            outputs: [
+                Output(width: Self.previewSide, height: Self.previewSide, format: .jpeg, quality: 85),
+                Output(width: Self.thumbnailSide, height: Self.thumbnailSide, format: .webp, quality: 80),
+            ])
+        return Derivatives(thumbnail: pictures[1], preview: pictures[0])
+    }
+
+    /// Several pictures of the image in the file open at `descriptor`, largest first: the file is decoded once, for
+    /// the first (shrunk while decoded where the format allows), and each later picture is made from the decoded
+    /// one before it.
+    public func pictures(ofFileAt descriptor: Int32, outputs: [Output]) throws(ImagingError) -> [EncodedImage] {
+        guard let first = outputs.first else { return [] }
+        let shrunk = try shrunkImage(
+            descriptor, width: Int32(clamping: max(1, first.width)), height: Int32(clamping: max(1, first.height)),
+            fill: first.fill)
         guard let decoded = pd_vips_copy_memory(shrunk.pointer) else {
             throw .decodeFailed("decoding: \(Vips.takeError())")
         }
-        let preview = VipsImageRef(decoded)
-        let thumbSide = Int32(Self.thumbnailSide)
-        let small = try preview.making("making the thumbnail") {
-            pd_vips_thumbnail_image($0, $1, thumbSide, thumbSide, 0, 1)
+        var previous = VipsImageRef(decoded)
+        var encoded: [EncodedImage] = []
+        for (index, output) in outputs.enumerated() {
+            if index > 0 {
+                let (width, height) = (Int32(clamping: max(1, output.width)), Int32(clamping: max(1, output.height)))
+                previous = try previous.making("shrinking") {
+                    pd_vips_thumbnail_image($0, $1, width, height, output.fill ? 1 : 0, 1)
+                }
+            }
+            let alpha: Int32 = output.format == .webp ? 1 : 0
+            encoded.append(
+                try previous.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, alpha) }
+                    .encoded(as: output.format, quality: output.quality))
         }
-        return Derivatives(
-            thumbnail: try small.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, 1) }
-                .encoded(as: .webp, quality: 80),
-            preview: try preview.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, 0) }
-                .encoded(as: .jpeg, quality: 85))
+        return encoded
     }
 
     /// One image of the file open at `descriptor`: fitting in `width` × `height` (or filling it, cropped to the

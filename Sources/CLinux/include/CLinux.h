@@ -71,4 +71,10 @@ extern const int32_t photodrop_AT_STATX_DONT_SYNC;
 int photodrop_set_thread_name(const char *name);
 /// statx(2): 0, or -1 and errno on failure.
 int photodrop_statx(int dirfd, const char *path, int flags, uint32_t mask, photodrop_statx_result *result);
+/// sendmsg(2) of `length` bytes on a unix socket with one descriptor attached (SCM_RIGHTS) when `descriptor` >= 0,
+/// MSG_NOSIGNAL. Bytes sent, or -1 and errno.
+long photodrop_send_with_descriptor(int socket, const void *bytes, unsigned long length, int descriptor);
+/// recvmsg(2) of up to `length` bytes; a descriptor that came with them is stored in `*descriptor` (close-on-exec),
+/// else -1 (extra descriptors are closed). Bytes received (0 at end of stream), or -1 and errno.
+long photodrop_receive_with_descriptor(int socket, void *bytes, unsigned long length, int *descriptor);
 #endif

@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+
+/// One render helper process (`photodrop-render`, photodrop's second executable) and the socket to it: started when
+/// first needed, asked for one file at a time, and started again after it died. The decoders (libvips, libheif,
+/// libavcodec) run only there, so a decoder crashing on a hostile file ends the helper, never `watch` or `serve`; the
+/// file it was working on gets ``RenderError/crashed(signal:status:)``.
+///
+/// Not for concurrent use: ``RenderPool`` hands each helper to one caller at a time.
+public final class RenderHelper {
+    /// Where the helper executable is: `$PHOTODROP_RENDER_HELPER`, else `photodrop-render` beside the running
+    /// executable (SwiftPM builds and installs both into one folder).
+    public static func defaultExecutable() -> String {
+        if let path = ProcessInfo.processInfo.environment["PHOTODROP_RENDER_HELPER"], !path.isEmpty { return path }
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("photodrop-render").path
+    }
+
+    public let executable: String
+    private var process: pid_t = 0
+    private var channel: RenderChannel?
+    private var nextID: UInt64 = 1
+    /// How many times a helper was started (for tests and the log).
+    public private(set) var starts = 0
+
+    public init(executable: String = RenderHelper.defaultExecutable()) {
+        self.executable = executable
+    }
+
+    deinit { stop() }
+
+    /// The helper's process ID while it runs (tests stop it by PID).
+    public var processID: pid_t? { process > 0 ? process : nil }
+
+    /// Renders the file open at `descriptor` (which stays the caller's) as `request` asks, waiting at most `timeout`.
+    public func render(_ request: RenderRequest, descriptor: Int32, timeout: Duration = .seconds(120))
+        throws(RenderError) -> (response: RenderResponse, pictures: [RenderedPicture])
+    {
+        let channel = try started()
+        var request = request
+        request.id = nextID
+        nextID += 1
+        let header: Data
+        do { header = try JSONEncoder().encode(request) } catch {
+            throw .unavailable("could not encode a render request: \(error)")
+        }
+        let message: RenderChannel.Message
+        do {
+            try channel.send(header: header, descriptor: descriptor)
+            message = try channel.receive(until: .now + timeout)
+        } catch .timedOut {
+            let status = end(signal: SIGKILL)
+            _ = status
+            throw .timedOut(seconds: Double(timeout.components.seconds))
+        } catch .closed {
+            let (signal, status) = end(signal: nil)
+            throw .crashed(signal: signal, status: status)
+        } catch {
+            _ = end(signal: SIGKILL)
+            throw .unavailable("the render helper '\(executable)' broke the protocol (\(error)); it was restarted")
+        }
+        if message.descriptor >= 0 { close(message.descriptor) }
+        guard let response = try? JSONDecoder().decode(RenderResponse.self, from: message.header),
+            response.id == request.id, response.pictures.count == message.parts.count
+        else {
+            _ = end(signal: SIGKILL)
+            throw .unavailable("the render helper '\(executable)' sent a reply that does not match its request")
+        }
+        if let failure = response.failure { throw .undecodable(failure) }
+        let pictures = zip(response.pictures, message.parts).map { picture, data in
+            RenderedPicture(mimeType: picture.mimeType, width: picture.width, height: picture.height, data: data)
+        }
+        return (response, pictures)
+    }
+
+    /// Stops the helper (it ends when its socket closes); the next request starts it again.
+    public func stop() {
+        guard process > 0 else { return }
+        _ = end(signal: nil)
+    }
+
+    // MARK: Process
+
+    private func started() throws(RenderError) -> RenderChannel {
+        if let channel { return channel }
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw .unavailable("socketpair failed: \(String(cString: strerror(errno)))")
+        }
+        defer { close(pair[1]) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        // dup2 clears close-on-exec on the copy; a descriptor that already is 3 is moved away first.
+        var childEnd = pair[1]
+        if childEnd == 3 {
+            childEnd = fcntl(pair[1], F_DUPFD_CLOEXEC, 4)
+        }
+        defer { if childEnd != pair[1] { close(childEnd) } }
+        posix_spawn_file_actions_adddup2(&actions, childEnd, 3)
+        let arguments = [executable, "--socket", "3"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, &argv, environ)
+        guard result == 0 else {
+            close(pair[0])
+            throw .unavailable(
+                "could not start the render helper '\(executable)': \(String(cString: strerror(result))). It is "
+                    + "built beside photodrop ('swift build' builds both); set PHOTODROP_RENDER_HELPER to its path "
+                    + "if it lives elsewhere")
+        }
+        process = pid
+        starts += 1
+        let channel = RenderChannel(socket: pair[0])
+        self.channel = channel
+        return channel
+    }
+
+    /// Closes the socket (and sends `signal` first, if any), then reaps the helper: how it ended.
+    private func end(signal: Int32?) -> (signal: Int32?, status: Int32?) {
+        let pid = process
+        process = 0
+        if let channel { close(channel.socket) }
+        channel = nil
+        guard pid > 0 else { return (nil, nil) }
+        if let signal { kill(pid, signal) }
+        var status: Int32 = 0
+        var waited: pid_t = -1
+        // A helper ends at once when its socket closes; one that does not within two seconds is killed.
+        for _ in 0..<200 {
+            waited = waitpid(pid, &status, WNOHANG)
+            if waited != 0 { break }
+            usleep(10_000)
+        }
+        if waited == 0 {
+            kill(pid, SIGKILL)
+            waited = waitpid(pid, &status, 0)
+        }
+        guard waited == pid else { return (nil, nil) }
+        let terminatingSignal = status & 0x7f
+        if terminatingSignal != 0 { return (terminatingSignal, nil) }
+        return (nil, (status >> 8) & 0xff)
+    }
+}

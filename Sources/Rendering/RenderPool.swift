@@ -1,0 +1,44 @@
+import Dispatch
+import Synchronization
+
+/// A few render helpers shared by the threads that make pictures: each caller borrows one helper for one file, so
+/// `size` files are decoded at once, each in its own process.
+public final class RenderPool: Sendable {
+    public let size: Int
+    private let idle: Mutex<[UnsafeHelper]>
+    private let available: DispatchSemaphore
+
+    /// A helper moved between threads under the pool's lock: only one thread uses it at a time.
+    private struct UnsafeHelper: @unchecked Sendable {
+        let helper: RenderHelper
+    }
+
+    public init(size: Int, executable: String = RenderHelper.defaultExecutable()) {
+        self.size = max(1, size)
+        idle = Mutex((0..<max(1, size)).map { _ in UnsafeHelper(helper: RenderHelper(executable: executable)) })
+        available = DispatchSemaphore(value: max(1, size))
+    }
+
+    /// Renders with the first free helper, waiting for one when all are busy.
+    public func render(_ request: RenderRequest, descriptor: Int32, timeout: Duration = .seconds(120))
+        throws(RenderError) -> (response: RenderResponse, pictures: [RenderedPicture])
+    {
+        available.wait()
+        let borrowed = idle.withLock { $0.removeLast() }
+        defer {
+            idle.withLock { $0.append(borrowed) }
+            available.signal()
+        }
+        return try borrowed.helper.render(request, descriptor: descriptor, timeout: timeout)
+    }
+
+    /// How many helper processes were started so far (restarts included).
+    public var starts: Int {
+        idle.withLock { $0.reduce(0) { $0 + $1.helper.starts } }
+    }
+
+    /// Stops the idle helpers (a borrowed one stops when returned and the pool goes away).
+    public func stop() {
+        idle.withLock { helpers in for helper in helpers { helper.helper.stop() } }
+    }
+}
