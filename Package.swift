@@ -10,6 +10,26 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 let fuzzing = ProcessInfo.processInfo.environment["PHOTODROP_FUZZ"] != nil
 let fuzzSettings: [SwiftSetting] = strict + (fuzzing ? [.define("LIBFUZZER")] : [])
 
+/// Where libvips's headers and GLib's are (`pkg-config --cflags vips`), for the one C file that includes them.
+let vipsCompilerFlags: [String] = {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
+    pkgConfig.arguments = ["--cflags-only-I", "vips"]
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    pkgConfig.standardError = FileHandle.nullDevice
+    if (try? pkgConfig.run()) != nil {
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        pkgConfig.waitUntilExit()
+        let flags = String(decoding: data, as: UTF8.self).split(separator: " ").map(String.init)
+            .filter { $0.hasPrefix("-I") }
+        if pkgConfig.terminationStatus == 0, !flags.isEmpty { return flags }
+    }
+    // Debian's GLib folders, when pkg-config is missing; the build then says that vips/vips.h is missing if
+    // libvips-dev is not installed.
+    return ["-I/usr/include/glib-2.0", "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include"]
+}()
+
 let package = Package(
     name: "photodrop",
     products: [
@@ -19,6 +39,7 @@ let package = Package(
         .library(name: "MediaProbe", targets: ["MediaProbe"]),
         .library(name: "Ingest", targets: ["Ingest"]),
         .library(name: "PhotoImaging", targets: ["PhotoImaging"]),
+        .library(name: "PhotoImageManager", targets: ["PhotoImageManager"]),
     ],
     targets: [
         // C libraries, each behind its own module. Nothing else lives here.
@@ -37,10 +58,11 @@ let package = Package(
         .systemLibrary(
             name: "CXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
-        // libvips: decoding photos for thumbnails and previews (issue 15).
-        .systemLibrary(
-            name: "CVips", pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]),
+        // libvips: decoding photos for thumbnails and previews (issue 15), loaded with dlopen by the render helper
+        // only (see Sources/CVips/vips.c), so nothing links it. Compiled against libvips's headers.
+        .target(
+            name: "CVips", cSettings: [.unsafeFlags(vipsCompilerFlags)],
+            linkerSettings: [.linkedLibrary("dl")]),
         // XMP sidecars read with libxml2, in C: Swift cannot import libxml2's headers beside Foundation (both bring
         // ICU's), so only this target's small API is visible to Swift.
         .target(name: "CXMP", dependencies: ["CXML2"]),
@@ -64,19 +86,24 @@ let package = Package(
         .target(name: "PhotoImaging", dependencies: ["CVips"], swiftSettings: strict),
         // The render helper's protocol, both ends: photodrop asks, the helper process decodes. No codecs here.
         .target(name: "Rendering", dependencies: ["CLinux"], swiftSettings: strict),
-        // The render helper: the only process that runs libvips (and later FFmpeg) on untrusted files, so that a
-        // decoder's crash never takes down the daemon. Built beside photodrop.
-        .executableTarget(
-            name: "photodrop-render", dependencies: ["Rendering", "PhotoImaging"], swiftSettings: strict),
+        // The library's pictures: stored derivatives and the PhotoKit-style image manager, rendered by the helper.
+        .target(
+            name: "PhotoImageManager", dependencies: ["PhotoCatalog", "Rendering", "PhotodropSystem"],
+            swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(
-            name: "PhotodropCLI", dependencies: ["Ingest", "PhotodropSystem", "PhotoCatalog", "MediaProbe"],
+            name: "PhotodropCLI",
+            dependencies: ["Ingest", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
             swiftSettings: strict),
-        .executableTarget(name: "photodrop", dependencies: ["PhotodropCLI", "PhotodropSystem"], swiftSettings: strict),
+        // `photodrop render-helper` is the render helper process: the only one that loads libvips (and later FFmpeg)
+        // to decode untrusted files, so that a decoder's crash never takes down the daemon.
+        .executableTarget(
+            name: "photodrop", dependencies: ["PhotodropCLI", "PhotodropSystem", "PhotoImaging", "Rendering"],
+            swiftSettings: strict),
 
         .executableTarget(
             name: "SaveToAlbum", dependencies: ["PhotoCatalog", "MediaProbe", "Ingest"], path: "examples/SaveToAlbum",

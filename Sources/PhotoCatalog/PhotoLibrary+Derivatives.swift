@@ -36,11 +36,13 @@ extension PhotoLibrary {
     }
 
     /// The original an asset's derivatives are made from, or nil when the asset does not exist or has no photo or
-    /// video (nothing to render).
-    public func derivativeSource(ofAsset identifier: String) throws -> DerivativeSource? {
+    /// video (nothing to render). With `unedited`, the photo or video as it was taken even when an edited rendition
+    /// is stored (PhotoKit's `.original` version).
+    public func derivativeSource(ofAsset identifier: String, unedited: Bool = false) throws -> DerivativeSource? {
         guard let uuid = LocalIdentifier.assetUUID(identifier) else { return nil }
         let found = try read("find the original of \(identifier)") { database -> DerivativeSource? in
-            let row = try database.firstRow(Self.sourceQuery(where: "a.uuid = ?"), [.text(uuid)]) {
+            let query = Self.sourceQuery(where: "a.uuid = ?", preferEdited: !unedited)
+            let row = try database.firstRow(query, [.text(uuid)]) {
                 self.source(from: $0)
             }
             return row ?? nil
@@ -48,27 +50,76 @@ extension PhotoLibrary {
         return found ?? nil
     }
 
-    /// Assets, in the order they were added, whose derivatives of `kinds` are missing or were made from another
-    /// original than their current one; starting after `cursor` (a previous page's last ``DerivativeSource/cursor``;
-    /// 0 for the first). A recorded failure counts as made. With `rebuild`, every asset with a photo or video.
-    /// Assets in Recently Deleted are included (they are still shown there).
-    public func derivativeSources(
-        lacking kinds: Set<DerivativeKind> = Set(DerivativeKind.allCases), rebuild: Bool = false, after cursor: Int64,
-        limit: Int
-    ) throws -> [DerivativeSource] {
+    /// Which assets ``derivativeSources(_:after:limit:)`` lists.
+    public enum DerivativeSelection: Sendable {
+        /// Assets without a derivative of every kind made from their current original (a recorded failure counts as
+        /// made): what ingestion leaves to do.
+        case missing
+        /// Also assets whose recorded derivative file is missing or not its recorded size (`verify` reports them).
+        case missingOrDamaged
+        /// Every asset with a photo or video (a rebuild).
+        case all
+    }
+
+    /// One page of ``derivativeSources(_:after:limit:)``.
+    public struct DerivativeSourcePage: Sendable {
+        /// The assets of the page that need derivatives.
+        public var sources: [DerivativeSource]
+        /// Where the next page starts, or nil after the last page.
+        public var nextCursor: Int64?
+        /// How many assets the page looked at (for progress).
+        public var examined: Int
+    }
+
+    /// Assets in the order they were added that need derivatives, looking at up to `limit` assets after `cursor` (0
+    /// for the first page). Assets in Recently Deleted are included (they are still shown there).
+    public func derivativeSources(_ selection: DerivativeSelection, after cursor: Int64, limit: Int) throws
+        -> DerivativeSourcePage
+    {
+        let kinds = DerivativeKind.allCases
         var condition = "a.id > ?"
-        if !rebuild {
-            let list = kinds.map { String($0.rawValue) }.sorted().joined(separator: ",")
+        if selection == .missing {
+            // Only the assets that need work: the correlated count reads the derivatives' primary key.
             condition += """
-                 AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.kind IN (\(list))
-                      AND d.source_sha256 = r.sha256) < \(kinds.count)
+                 AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.source_sha256 = r.sha256)
+                     < \(kinds.count)
                 """
         }
-        return try read("list assets without derivatives") { database in
-            try database.rows(
-                Self.sourceQuery(where: condition) + " ORDER BY a.id LIMIT ?", [.integer(cursor), .integer(Int64(limit))]
-            ) { self.source(from: $0) }
-        }?.compactMap { $0 } ?? []
+        let rows =
+            try read("list assets without derivatives") { database in
+                try database.rows(
+                    Self.sourceQuery(where: condition) + " ORDER BY a.id LIMIT ?",
+                    [.integer(cursor), .integer(Int64(limit))]
+                ) { self.source(from: $0) }
+            }?.compactMap { $0 } ?? []
+        let next = rows.count < limit ? nil : rows.last?.cursor
+        guard selection == .missingOrDamaged else {
+            return DerivativeSourcePage(sources: rows, nextCursor: next, examined: rows.count)
+        }
+        let recorded = try derivatives(ofAssets: rows.map(\.assetLocalIdentifier))
+        let library = try? Directory.open(atPath: url.path)
+        let needing = rows.filter { source in
+            let made = recorded[source.assetLocalIdentifier] ?? []
+            return kinds.contains { kind in
+                guard let derivative = made.first(where: { $0.kind == kind }),
+                    derivative.sourceSHA256 == source.sha256
+                else { return true }
+                guard let file = derivative.file else { return false }  // a recorded failure
+                guard let library else { return true }
+                return !DerivativeFiles.isIntact(file, in: library)
+            }
+        }
+        return DerivativeSourcePage(sources: needing, nextCursor: next, examined: rows.count)
+    }
+
+    /// How many assets have a photo or video to make derivatives of (the whole of a rebuild).
+    public func derivativeSourceCount() throws -> Int {
+        Int(
+            try read("count assets") { database in
+                try database.int64(
+                    "SELECT count(*) FROM assets a WHERE EXISTS "
+                        + "(SELECT 1 FROM resources s WHERE s.asset_id = a.id AND s.type IN (1, 2, 5, 6))") ?? 0
+            } ?? 0)
     }
 
     /// Opens a stored original for reading, beneath the library folder and without following links: the descriptor a
@@ -225,17 +276,45 @@ extension PhotoLibrary {
         for path in paths { DerivativeFiles.remove(path, library: library) }
     }
 
+    /// Removes files under `derivatives/` that no row refers to and that were last written more than `age` ago (a
+    /// younger one may belong to a derivative another process is storing right now). Returns how many were removed.
+    @discardableResult
+    public func removeOrphanDerivatives(olderThan age: TimeInterval = 600) throws -> Int {
+        guard let library = try? Directory.open(atPath: url.path),
+            let root = try? library.directory(DerivativeFiles.folderName)
+        else { return 0 }
+        var candidates: [String] = []
+        let cutoff = Date().timeIntervalSince1970 - age
+        for item in DirectoryWalker(root: root, descend: { _, _ in true }) {
+            guard case .entry(let entry, let relative, let folder) = item, entry.type == .regular,
+                let info = try? folder.status(entry.name), Double(info.st_mtim.tv_sec) < cutoff
+            else { continue }
+            candidates.append(DerivativeFiles.folderName + "/" + relative)
+        }
+        guard !candidates.isEmpty else { return 0 }
+        let referenced = Set(
+            try read("list derivative files") { database in
+                try database.rows("SELECT path FROM derivatives WHERE path IS NOT NULL") { $0.string(0) }
+            } ?? [])
+        var removed = 0
+        for path in candidates where !referenced.contains(path) {
+            DerivativeFiles.remove(path, library: library)
+            removed += 1
+        }
+        return removed
+    }
+
     // MARK: Rows
 
     /// Columns: 0 row id, 1 uuid, 2 media type, 3 resource type, 4 UTI, 5 MIME type, 6 file name, 7 SHA-256,
     /// 8 byte count, 9 path. `r` is the asset's current original: an edited rendition first, else the photo or video.
-    static func sourceQuery(where condition: String) -> String {
+    static func sourceQuery(where condition: String, preferEdited: Bool = true) -> String {
         """
         SELECT a.id, a.uuid, a.media_type, r.type, r.uniform_type_identifier, r.mime_type, r.original_filename,
                r.sha256, r.byte_count, r.path
         FROM assets a JOIN resources r ON r.id = (
             SELECT s.id FROM resources s WHERE s.asset_id = a.id AND s.type IN (1, 2, 5, 6)
-            ORDER BY s.type IN (5, 6) DESC, s.type, s.id LIMIT 1)
+            ORDER BY s.type IN (5, 6) \(preferEdited ? "DESC" : "ASC"), s.type, s.id LIMIT 1)
         WHERE \(condition)
         """
     }

@@ -42,6 +42,15 @@ public struct DerivativeRenderer: Sendable {
         }
     }
 
+    /// A part of the upright picture, in 0…1 of its width and height.
+    public struct Crop: Sendable, Equatable {
+        public var x: Double, y: Double, width: Double, height: Double
+
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            (self.x, self.y, self.width, self.height) = (x, y, width, height)
+        }
+    }
+
     /// The thumbnail and the preview of the image in the file open at `descriptor` (read from its start; the
     /// descriptor stays the caller's). The preview is decoded once, with shrink-on-load where the format has it, and
     /// the thumbnail is made from it.
@@ -58,15 +67,38 @@ public struct DerivativeRenderer: Sendable {
     /// Several pictures of the image in the file open at `descriptor`, largest first: the file is decoded once, for
     /// the first (shrunk while decoded where the format allows), and each later picture is made from the decoded
     /// one before it.
-    public func pictures(ofFileAt descriptor: Int32, outputs: [Output]) throws(ImagingError) -> [EncodedImage] {
+    /// With `crop`, only that part of the picture is shown: the file is decoded large enough for the part to cover
+    /// the first output's box.
+    public func pictures(ofFileAt descriptor: Int32, outputs: [Output], crop: Crop? = nil) throws(ImagingError)
+        -> [EncodedImage]
+    {
         guard let first = outputs.first else { return [] }
+        if let crop {
+            guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0, crop.x + crop.width <= 1.000001,
+                crop.y + crop.height <= 1.000001
+            else { throw .decodeFailed("the crop rectangle lies outside the picture") }
+        }
+        let scale = (crop?.width ?? 1, crop?.height ?? 1)
         let shrunk = try shrunkImage(
-            descriptor, width: Int32(clamping: max(1, first.width)), height: Int32(clamping: max(1, first.height)),
-            fill: first.fill)
+            descriptor, width: Int32(clamping: max(1, Int((Double(first.width) / scale.0).rounded(.up)))),
+            height: Int32(clamping: max(1, Int((Double(first.height) / scale.1).rounded(.up)))),
+            fill: crop == nil ? first.fill : true)
         guard let decoded = pd_vips_copy_memory(shrunk.pointer) else {
             throw .decodeFailed("decoding: \(Vips.takeError())")
         }
         var previous = VipsImageRef(decoded)
+        if let crop {
+            let (width, height) = (Double(previous.width), Double(previous.height))
+            let left = Int32(min(width - 1, (crop.x * width).rounded(.down)))
+            let top = Int32(min(height - 1, (crop.y * height).rounded(.down)))
+            let across = Int32(max(1, min(width - Double(left), (crop.width * width).rounded())))
+            let down = Int32(max(1, min(height - Double(top), (crop.height * height).rounded())))
+            previous = try previous.making("cropping") { pd_vips_extract_area($0, $1, left, top, across, down) }
+            let (boxWidth, boxHeight) = (Int32(clamping: max(1, first.width)), Int32(clamping: max(1, first.height)))
+            previous = try previous.making("shrinking") {
+                pd_vips_thumbnail_image($0, $1, boxWidth, boxHeight, first.fill ? 1 : 0, 1)
+            }
+        }
         var encoded: [EncodedImage] = []
         for (index, output) in outputs.enumerated() {
             if index > 0 {
@@ -115,7 +147,7 @@ public struct DerivativeRenderer: Sendable {
     {
         try Vips.start()
         guard let source = pd_vips_source(descriptor) else { throw .decodeFailed("reading: \(Vips.takeError())") }
-        defer { pd_vips_unref(source) }
+        defer { pd_vips_unref(UnsafeMutableRawPointer(source)) }
         guard let headerPointer = pd_vips_load(source, 1) else { throw .unsupported(Vips.takeError()) }
         let header = VipsImageRef(headerPointer)
         guard header.width * header.height <= maximumPixels else {

@@ -13,7 +13,7 @@ enum Vips {
     /// What libvips said about the last failure, on one line; clears it.
     static func takeError() -> String {
         guard let text = pd_vips_take_error() else { return "no detail" }
-        defer { pd_vips_free(text) }
+        defer { free(text) }
         let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         let joined = lines.filter { !$0.isEmpty }.joined(separator: "; ")
         return joined.isEmpty ? "no detail" : joined
@@ -22,22 +22,22 @@ enum Vips {
 
 /// A VipsImage this code owns one reference of.
 final class VipsImageRef {
-    let pointer: UnsafeMutablePointer<VipsImage>
+    let pointer: OpaquePointer
 
-    init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }
-    deinit { pd_vips_unref(pointer) }
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { pd_vips_unref(UnsafeMutableRawPointer(pointer)) }
 
-    var width: Int { Int(vips_image_get_width(pointer)) }
-    var height: Int { Int(vips_image_get_height(pointer)) }
+    var width: Int { Int(pd_vips_width(pointer)) }
+    var height: Int { Int(pd_vips_height(pointer)) }
     var hasAlpha: Bool { pd_vips_has_alpha(pointer) != 0 }
     /// The loader that read it (`jpegload_source`, `pngload_source`, …).
     var loader: String? { pd_vips_loader(pointer).map { String(cString: $0) } }
 
     /// Runs a libvips operation that makes one image from this one.
-    func making(_ action: String, _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32)
+    func making(_ action: String, _ operation: (OpaquePointer, UnsafeMutablePointer<OpaquePointer?>) -> Int32)
         throws(ImagingError) -> VipsImageRef
     {
-        var out: UnsafeMutablePointer<VipsImage>?
+        var out: OpaquePointer?
         guard operation(pointer, &out) == 0, let out else { throw .decodeFailed("\(action): \(Vips.takeError())") }
         return VipsImageRef(out)
     }

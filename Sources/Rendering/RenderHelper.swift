@@ -1,19 +1,20 @@
 import Foundation
 import Synchronization
 
-/// One render helper process (`photodrop-render`, photodrop's second executable) and the socket to it: started when
+/// One render helper process (`photodrop render-helper`: photodrop itself in its worker mode) and the socket to it: started when
 /// first needed, asked for one file at a time, and started again after it died. The decoders (libvips, libheif,
 /// libavcodec) run only there, so a decoder crashing on a hostile file ends the helper, never `watch` or `serve`; the
 /// file it was working on gets ``RenderError/crashed(signal:status:)``.
 ///
 /// Not for concurrent use: ``RenderPool`` hands each helper to one caller at a time.
 public final class RenderHelper {
-    /// Where the helper executable is: `$PHOTODROP_RENDER_HELPER`, else `photodrop-render` beside the running
-    /// executable (SwiftPM builds and installs both into one folder).
+    /// The photodrop executable that runs as the helper (`photodrop render-helper`): `$PHOTODROP_EXECUTABLE`, else
+    /// `photodrop` in the running executable's folder, which is the running executable itself for every photodrop
+    /// command (and the built photodrop beside a test bundle).
     public static func defaultExecutable() -> String {
-        if let path = ProcessInfo.processInfo.environment["PHOTODROP_RENDER_HELPER"], !path.isEmpty { return path }
+        if let path = ProcessInfo.processInfo.environment["PHOTODROP_EXECUTABLE"], !path.isEmpty { return path }
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("photodrop-render").path
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("photodrop").path
     }
 
     public let executable: String
@@ -100,7 +101,7 @@ public final class RenderHelper {
         }
         defer { if childEnd != pair[1] { close(childEnd) } }
         posix_spawn_file_actions_adddup2(&actions, childEnd, 3)
-        let arguments = [executable, "--socket", "3"]
+        let arguments = [executable, "render-helper", "--socket", "3"]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -109,8 +110,8 @@ public final class RenderHelper {
             close(pair[0])
             throw .unavailable(
                 "could not start the render helper '\(executable)': \(String(cString: strerror(result))). It is "
-                    + "built beside photodrop ('swift build' builds both); set PHOTODROP_RENDER_HELPER to its path "
-                    + "if it lives elsewhere")
+                    + "photodrop itself in its worker mode; set PHOTODROP_EXECUTABLE to photodrop's path if it is not "
+                    + "'photodrop' in the folder of the running program")
         }
         process = pid
         starts += 1

@@ -27,11 +27,17 @@ public struct RenderRequest: Codable, Sendable, Equatable {
     public var maximumPixels: Int
     /// What content detection found (`image/heic`, `video/quicktime`): picks the decoder.
     public var mimeType: String?
+    /// Only this part of the upright picture (x, y, width, height in 0…1), or all of it.
+    public var crop: [Double]?
 
-    public init(id: UInt64 = 0, outputs: [Output], maximumPixels: Int = 250_000_000, mimeType: String? = nil) {
+    public init(
+        id: UInt64 = 0, outputs: [Output], maximumPixels: Int = 250_000_000, mimeType: String? = nil,
+        crop: [Double]? = nil
+    ) {
         self.id = id
         self.outputs = outputs
         self.maximumPixels = maximumPixels
         self.mimeType = mimeType
+        self.crop = crop
     }
 }

@@ -1,5 +1,9 @@
 import PhotodropCLI
 import PhotodropSystem
 
-let status = await PhotodropCommandLine.run(Array(CommandLine.arguments.dropFirst()))
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == RenderWorker.command {
+    exit(RenderWorker.run(arguments))
+}
+let status = await PhotodropCommandLine.run(arguments)
 exit(status)

@@ -33,7 +33,7 @@ struct DerivativeStoreTests {
         let id = try await store(TestFiles.distinctBytes(size: 3000), named: "a.jpg", in: folder, library: library)
         let source = try #require(try library.derivativeSource(ofAsset: id))
         #expect(source.resourceType == .photo)
-        #expect(try library.derivativeSources(after: 0, limit: 10).map(\.assetLocalIdentifier) == [id])
+        #expect(try library.derivativeSources(.missing, after: 0, limit: 10).sources.map(\.assetLocalIdentifier) == [id])
 
         let recorded = try await library.storeDerivatives([
             DerivativeContent(
@@ -56,8 +56,8 @@ struct DerivativeStoreTests {
         #expect(stored[1].file == nil && stored[1].failure == "no decoder")
         #expect(library.openDerivative(thumbnail) != nil)
         // A failure counts as made: nothing is left to do.
-        #expect(try library.derivativeSources(after: 0, limit: 10).isEmpty)
-        #expect(try library.derivativeSources(rebuild: true, after: 0, limit: 10).count == 1)
+        #expect(try library.derivativeSources(.missing, after: 0, limit: 10).sources.isEmpty)
+        #expect(try library.derivativeSources(.all, after: 0, limit: 10).sources.count == 1)
         #expect(try library.verify().isClean)
 
         // A rebuild with other bytes: a new file, the old one removed after the commit.
@@ -73,6 +73,9 @@ struct DerivativeStoreTests {
         // A file cut short is found by its size, both by verify and when opened.
         try Data("t".utf8).write(to: rebuilt.fileURL)
         #expect(library.openDerivative(rebuilt) == nil)
+        #expect(try library.derivativeSources(.missing, after: 0, limit: 10).sources.isEmpty)
+        #expect(try library.derivativeSources(.missingOrDamaged, after: 0, limit: 10).sources.map(\.assetLocalIdentifier) == [id])
+        #expect(try library.derivativeSourceCount() == 1)
         let report = try library.verify()
         #expect(report.issues.map(\.kind) == [.damagedDerivative])
         #expect(report.issues.first?.assetIdentifier == id)
@@ -93,7 +96,7 @@ struct DerivativeStoreTests {
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: library.derivativesURL.path)
             .filter { $0.hasSuffix(".webp") }
         #expect(leftovers.isEmpty, "the file written for it is removed again")
-        #expect(try library.derivativeSources(after: 0, limit: 10).count == 1)
+        #expect(try library.derivativeSources(.missing, after: 0, limit: 10).sources.count == 1)
     }
 
     @Test("purging an asset removes its derivatives' rows and files; an orphan file is reported by verify")

@@ -48,6 +48,8 @@ public enum CommandHandlers {
         "trash empty": TrashCommands.empty,
         "events": EventsCommand.run,
         "verify": VerifyCommand.run,
+        "thumbnails": ThumbnailCommands.thumbnails,
+        "thumbnail": ThumbnailCommands.thumbnail,
         "status": StatusCommand.run,
     ]
 }

@@ -30,6 +30,11 @@ public final class TerminalProgress: Sendable {
 
     /// Redraws the line unless the last redraw was less than `minimumInterval` ago (`force` draws anyway).
     public func update(_ snapshot: ProgressSnapshot, force: Bool = false) {
+        update(force: force) { ProgressRenderer.render(snapshot, width: $0) }
+    }
+
+    /// Redraws the line with `line(width)` (see ``update(_:force:)``).
+    public func update(force: Bool = false, line: (Int) -> String) {
         let now = ContinuousClock.now
         let due = state.withLock { state -> Bool in
             if !force, let last = state.lastDraw, now - last < minimumInterval { return false }
@@ -39,7 +44,7 @@ public final class TerminalProgress: Sendable {
         }
         guard due else { return }
         // Carriage return, the line, then "erase to end of line" for a line shorter than the previous one.
-        write("\r" + ProgressRenderer.render(snapshot, width: columns() - 1) + "\u{1B}[K")
+        write("\r" + line(columns() - 1) + "\u{1B}[K")
     }
 
     /// Erases the progress line, so that a summary printed next starts on a clean line.

@@ -101,6 +101,12 @@ public struct ArgumentParser: Sendable {
     private func parseOption(_ argument: String, arguments: [String], index: inout Int, state: inout State)
         throws(UsageError)
     {
+        var argument = argument
+        if !argument.hasPrefix("--"), argument.count == 2,
+            let option = state.spec.options.first(where: { $0.short == argument.last })
+        {
+            argument = "--" + option.name
+        }
         guard argument.hasPrefix("--") else {
             var message = "unknown option '\(argument)'"
             let long = "-" + argument

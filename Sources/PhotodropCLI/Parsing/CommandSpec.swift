@@ -59,8 +59,14 @@ public struct OptionSpec: Sendable, Equatable {
     public var isRequired: Bool
     /// The only values accepted, if limited (`--kind photo|gif|video`).
     public var allowedValues: [String]?
+    /// A one-letter spelling (`o` for `-o FILE`), for the few options that conventionally have one.
+    public var short: Character?
 
-    public init(name: String, kind: Kind, help: String, isRequired: Bool = false, allowedValues: [String]? = nil) {
+    public init(
+        name: String, kind: Kind, help: String, isRequired: Bool = false, allowedValues: [String]? = nil,
+        short: Character? = nil
+    ) {
+        self.short = short
         self.name = name
         self.kind = kind
         self.help = help
@@ -75,11 +81,12 @@ public struct OptionSpec: Sendable, Equatable {
 
     /// `--name VALUE`.
     public static func value(
-        _ name: String, _ placeholder: String, help: String, required: Bool = false, allowed: [String]? = nil
+        _ name: String, _ placeholder: String, help: String, required: Bool = false, allowed: [String]? = nil,
+        short: Character? = nil
     ) -> OptionSpec {
         OptionSpec(
             name: name, kind: .value(placeholder: placeholder), help: help, isRequired: required,
-            allowedValues: allowed)
+            allowedValues: allowed, short: short)
     }
 
     /// How the option appears in a usage line: `--json`, `--album NAME`, `--kind photo|gif|video`.
@@ -87,7 +94,8 @@ public struct OptionSpec: Sendable, Equatable {
         switch kind {
         case .flag: return "--\(name)"
         case .value(let placeholder):
-            return "--\(name) " + (allowedValues?.joined(separator: "|") ?? placeholder)
+            let long = "--\(name) " + (allowedValues?.joined(separator: "|") ?? placeholder)
+            return short.map { "-\($0)|" + long } ?? long
         }
     }
 }

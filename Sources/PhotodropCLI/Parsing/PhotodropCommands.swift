@@ -154,6 +154,26 @@ public enum PhotodropCommands {
                     .flag("json", help: "Accepted for symmetry: the output is always JSON lines."),
                 ]),
             CommandSpec(
+                "thumbnails", summary: "Make the stored thumbnails and previews a library lacks.",
+                discussion:
+                    "Every asset gets a thumbnail (fits in 512 × 512, WebP) and a preview (fits in 1,440 × 1,440, JPEG) under Library/derivatives/, made from one decode of its original by the render helper (photodrop-render), on all cores. By default (--missing) only what is missing, out of date (its original was replaced) or damaged (verify's damagedDerivative) is made; --rebuild makes everything again. A file the decoders cannot read gets a recorded failure and is listed; it is not tried again until --rebuild. Leftover files under derivatives/ older than ten minutes are removed. Safe while the daemon runs. Exit status 1 when a file could not be decoded or the render helper is missing.",
+                options: [
+                    .flag("missing", help: "Only what is missing, out of date or damaged (the default)."),
+                    .flag("rebuild", help: "Make every asset's thumbnail and preview again."),
+                    .value("workers", "N", help: "Files decoded at once (default: one per core)."),
+                    .flag("json", help: "Print one object: examined, made, failed (id, error), skipped, seconds."),
+                ]),
+            CommandSpec(
+                "thumbnail", summary: "Write a picture of one asset at any size.",
+                discussion:
+                    "Fits the asset's picture in SIZE × SIZE pixels (512 by default), or with --fill covers that square and crops to the centre; never enlarged. Served from the stored thumbnail or preview when one is large enough, else from the original (a missing thumbnail is made and stored first). The format follows -o's extension: .webp for WebP, anything else JPEG. Without -o the bytes go to stdout, which must not be a terminal.",
+                positionals: [PositionalSpec("ID", help: "The asset's identifier, or its unique start.")],
+                options: [
+                    .value("size", "N", help: "The square to fit in, in pixels (default 512)."),
+                    .flag("fill", help: "Cover the square and crop to the centre instead of fitting inside it."),
+                    .value("output", "FILE", help: "Write the picture to FILE (.jpg or .webp).", short: "o"),
+                ]),
+            CommandSpec(
                 "verify", summary: "Check the catalog against the files: missing originals, orphan files.",
                 discussion:
                     "Reports originals that are missing, unreadable or of the wrong size, files under originals/ no asset refers to, changes a crashed writer left unsettled, files crash recovery set aside, and damage SQLite's quick_check finds. Never changes anything; safe while the daemon runs (files it is placing are not reported). Exit status 0 when no problem was found, 1 otherwise.",

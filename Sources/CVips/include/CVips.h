@@ -1,0 +1,47 @@
+// libvips behind fixed-argument functions, loaded on first use (see vips.c). Only what PhotoImaging uses is here;
+// libvips's own types are opaque to Swift.
+#ifndef PHOTODROP_CVIPS_H
+#define PHOTODROP_CVIPS_H
+
+#include <stddef.h>
+
+typedef struct _VipsImage VipsImage;
+typedef struct _VipsSource VipsSource;
+
+/// Loads libvips and starts it once per process for untrusted input: only the loaders marked safe for it, no
+/// operation cache (every request is a different file), one thread per image pipeline. 0, or -1 (then
+/// pd_vips_take_error says why).
+int pd_vips_start(const char *argv0);
+/// The error text of this thread's last failure (to free with free()), and clears it.
+char *pd_vips_take_error(void);
+/// Frees memory libvips handed out (encoded bytes, pixels).
+void pd_vips_free(void *memory);
+void pd_vips_unref(void *object);
+/// A source over a descriptor (libvips duplicates it: the caller closes its own).
+VipsSource *pd_vips_source(int descriptor);
+const char *pd_vips_loader(VipsImage *image);
+/// The image for decoding: read in one sequential pass, failing on a truncated or damaged file; a JPEG shrunk by
+/// `jpeg_shrink` (2, 4 or 8) while it is decoded, through its DCT scaling.
+VipsImage *pd_vips_load(VipsSource *source, int jpeg_shrink);
+int pd_vips_orientation(VipsImage *image);
+int pd_vips_width(VipsImage *image);
+int pd_vips_height(VipsImage *image);
+/// Shrinks to fit within width × height, never enlarging, turned upright by its orientation tag unless `no_rotate`,
+/// converted to sRGB from an embedded profile; with `fill`, fills the box and crops the centre.
+int pd_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int fill, int no_rotate);
+/// The rectangle `left`, `top`, `width` × `height` of `in`.
+int pd_vips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
+/// 8-bit sRGB: three bands (alpha flattened onto white) when `alpha` is 0, four when the image has alpha and `alpha`
+/// is 1, always four (opaque alpha added) when `alpha` is 2.
+int pd_vips_to_srgb8(VipsImage *in, VipsImage **out, int alpha);
+int pd_vips_has_alpha(VipsImage *in);
+/// The image decoded into memory, so that several outputs read one decode.
+VipsImage *pd_vips_copy_memory(VipsImage *in);
+/// An image over encoded bytes in memory (not copied: the bytes must outlive it).
+VipsImage *pd_vips_image_from_buffer(const void *bytes, size_t length);
+int pd_vips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality);
+int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality);
+/// The pixels, row after row, as the image's bands of 8 bits (to free with pd_vips_free).
+void *pd_vips_pixels(VipsImage *in, size_t *length);
+
+#endif

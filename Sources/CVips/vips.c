@@ -1,0 +1,215 @@
+// libvips for PhotoImaging, loaded with dlopen when the first picture is made: photodrop's own start (every
+// command, the daemon) never maps libvips and the ~90 libraries it pulls in; only the render helper process does.
+// Its operations take NULL-terminated variadic options, which Swift cannot call, and VIPS_INIT is a macro: the
+// fixed-argument functions below are what PhotoImaging calls. Each libvips function is reached through a pointer of
+// its own declared type (__typeof__), so the compiler checks every call against libvips's headers.
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vips/vips.h>
+#include "CVips.h"
+
+#define PD_VIPS_FUNCTIONS \
+    X(g_free) \
+    X(g_object_unref) \
+    X(vips_area_unref) \
+    X(vips_array_double_newv) \
+    X(vips_bandjoin_const1) \
+    X(vips_block_untrusted_set) \
+    X(vips_cache_set_max) \
+    X(vips_cache_set_max_files) \
+    X(vips_cache_set_max_mem) \
+    X(vips_cast) \
+    X(vips_colourspace) \
+    X(vips_concurrency_set) \
+    X(vips_copy) \
+    X(vips_error_buffer_copy) \
+    X(vips_extract_area) \
+    X(vips_flatten) \
+    X(vips_image_copy_memory) \
+    X(vips_image_get_orientation) \
+    X(vips_image_get_string) \
+    X(vips_image_hasalpha) \
+    X(vips_image_new_from_buffer) \
+    X(vips_image_new_from_source) \
+    X(vips_image_write_to_memory) \
+    X(vips_init) \
+    X(vips_jpegsave_buffer) \
+    X(vips_source_new_from_descriptor) \
+    X(vips_thumbnail_image) \
+    X(vips_webpsave_buffer) \
+    X(vips_image_get_width) \
+    X(vips_image_get_height) \
+    X(vips_error_clear) \
+    X(vips_error_buffer)
+
+#define X(name) static __typeof__(name) *fn_##name;
+PD_VIPS_FUNCTIONS
+#undef X
+
+static char load_failure[512];
+
+/// Loads libvips (the soname of Debian 12's libvips42) and finds every function used here; 1 on success.
+static int pd_vips_load_library(void) {
+    void *library = dlopen("libvips.so.42", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(load_failure, sizeof load_failure, "cannot load libvips.so.42 (%s)", dlerror());
+        return 0;
+    }
+#define X(name)                                                                                                     \
+    fn_##name = (__typeof__(name) *)dlsym(library, #name);                                                         \
+    if (!fn_##name) {                                                                                                \
+        snprintf(load_failure, sizeof load_failure, "libvips.so.42 has no %s", #name);                              \
+        return 0;                                                                                                   \
+    }
+    PD_VIPS_FUNCTIONS
+#undef X
+    return 1;
+}
+
+// From here on, every libvips call goes through its pointer.
+#define g_free (*fn_g_free)
+#define g_object_unref (*fn_g_object_unref)
+#define vips_area_unref (*fn_vips_area_unref)
+#define vips_array_double_newv (*fn_vips_array_double_newv)
+#define vips_bandjoin_const1 (*fn_vips_bandjoin_const1)
+#define vips_block_untrusted_set (*fn_vips_block_untrusted_set)
+#define vips_cache_set_max (*fn_vips_cache_set_max)
+#define vips_cache_set_max_files (*fn_vips_cache_set_max_files)
+#define vips_cache_set_max_mem (*fn_vips_cache_set_max_mem)
+#define vips_cast (*fn_vips_cast)
+#define vips_colourspace (*fn_vips_colourspace)
+#define vips_concurrency_set (*fn_vips_concurrency_set)
+#define vips_copy (*fn_vips_copy)
+#define vips_error_buffer_copy (*fn_vips_error_buffer_copy)
+#define vips_extract_area (*fn_vips_extract_area)
+#define vips_flatten (*fn_vips_flatten)
+#define vips_image_copy_memory (*fn_vips_image_copy_memory)
+#define vips_image_get_orientation (*fn_vips_image_get_orientation)
+#define vips_image_get_string (*fn_vips_image_get_string)
+#define vips_image_hasalpha (*fn_vips_image_hasalpha)
+#define vips_image_new_from_buffer (*fn_vips_image_new_from_buffer)
+#define vips_image_new_from_source (*fn_vips_image_new_from_source)
+#define vips_image_write_to_memory (*fn_vips_image_write_to_memory)
+#define vips_init (*fn_vips_init)
+#define vips_jpegsave_buffer (*fn_vips_jpegsave_buffer)
+#define vips_source_new_from_descriptor (*fn_vips_source_new_from_descriptor)
+#define vips_thumbnail_image (*fn_vips_thumbnail_image)
+#define vips_webpsave_buffer (*fn_vips_webpsave_buffer)
+#define vips_image_get_width (*fn_vips_image_get_width)
+#define vips_image_get_height (*fn_vips_image_get_height)
+#define vips_error_clear (*fn_vips_error_clear)
+#define vips_error_buffer (*fn_vips_error_buffer)
+
+/// Starts libvips once per process for untrusted input: only the loaders marked safe for it, no operation cache
+/// (every request is a different file), one thread per image pipeline (photodrop runs several images at once).
+int pd_vips_start(const char *argv0) {
+    if (!pd_vips_load_library()) return -1;
+    if (vips_init(argv0) != 0) return -1;
+    vips_block_untrusted_set(TRUE);
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(1);
+    return 0;
+}
+
+/// The error text libvips collected on this thread's last failure (to free with free()), and clears it.
+char *pd_vips_take_error(void) {
+    if (load_failure[0]) return strdup(load_failure);
+    char *text = vips_error_buffer_copy();
+    char *copy = strdup(text ? text : "");
+    g_free(text);
+    return copy;
+}
+
+int pd_vips_width(VipsImage *image) { return vips_image_get_width(image); }
+int pd_vips_height(VipsImage *image) { return vips_image_get_height(image); }
+
+void pd_vips_free(void *memory) { g_free(memory); }
+void pd_vips_unref(void *object) { if (object) g_object_unref(object); }
+
+/// A source over a descriptor (libvips duplicates it: the caller closes its own).
+VipsSource *pd_vips_source(int descriptor) { return vips_source_new_from_descriptor(descriptor); }
+
+const char *pd_vips_loader(VipsImage *image) {
+    const char *loader = NULL;
+    if (vips_image_get_string(image, "vips-loader", &loader) != 0) return NULL;
+    return loader;
+}
+
+/// The image for decoding: read in one sequential pass, failing on a truncated or damaged file (libvips's thumbnail
+/// from a source ignores `fail_on`, libvips issue 5195, so photodrop loads and then shrinks); a JPEG shrunk by
+/// `jpeg_shrink` (2, 4 or 8) while it is decoded, through its DCT scaling.
+VipsImage *pd_vips_load(VipsSource *source, int jpeg_shrink) {
+    if (jpeg_shrink > 1) {
+        return vips_image_new_from_source(
+            source, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, "shrink", jpeg_shrink,
+            NULL);
+    }
+    return vips_image_new_from_source(
+        source, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+int pd_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
+
+/// Shrinks to fit within width × height, never enlarging, turned upright by its orientation tag unless `no_rotate`,
+/// converted to sRGB from an embedded profile; with `fill`, fills the box and crops the centre.
+int pd_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height, int fill, int no_rotate) {
+    return vips_thumbnail_image(
+        in, out, width, "height", height, "size", VIPS_SIZE_DOWN, "no_rotate", no_rotate ? TRUE : FALSE, "crop",
+        fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
+}
+
+/// The rectangle `left`, `top`, `width` × `height` of `in`.
+int pd_vips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+/// 8-bit sRGB: three bands (an alpha channel flattened onto white) when `alpha` is 0, four when the image has alpha
+/// and `alpha` is 1, always four (opaque alpha added) when `alpha` is 2.
+int pd_vips_to_srgb8(VipsImage *in, VipsImage **out, int alpha) {
+    VipsImage *srgb = NULL;
+    if (vips_colourspace(in, &srgb, VIPS_INTERPRETATION_sRGB, NULL) != 0) return -1;
+    VipsImage *banded = NULL;
+    int result;
+    if (vips_image_hasalpha(srgb)) {
+        if (alpha == 0) {
+            VipsArrayDouble *white = vips_array_double_newv(3, 255.0, 255.0, 255.0);
+            result = vips_flatten(srgb, &banded, "background", white, NULL);
+            vips_area_unref(VIPS_AREA(white));
+        } else {
+            result = vips_copy(srgb, &banded, NULL);
+        }
+    } else {
+        result = alpha == 2 ? vips_bandjoin_const1(srgb, &banded, 255.0, NULL) : vips_copy(srgb, &banded, NULL);
+    }
+    g_object_unref(srgb);
+    if (result != 0) return -1;
+    result = vips_cast(banded, out, VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(banded);
+    return result;
+}
+
+int pd_vips_has_alpha(VipsImage *in) { return vips_image_hasalpha(in); }
+
+/// The image decoded into memory, so that two outputs read one decode.
+VipsImage *pd_vips_copy_memory(VipsImage *in) { return vips_image_copy_memory(in); }
+
+/// An image over encoded bytes in memory (not copied: the bytes must outlive it).
+VipsImage *pd_vips_image_from_buffer(const void *bytes, size_t length) {
+    return vips_image_new_from_buffer(bytes, length, "", NULL);
+}
+
+int pd_vips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+}
+
+int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+}
+
+/// The pixels, row after row, as the image's bands of 8 bits (to free with g_free).
+void *pd_vips_pixels(VipsImage *in, size_t *length) { return vips_image_write_to_memory(in, length); }
+

@@ -1,0 +1,98 @@
+import Foundation
+import PhotoCatalog
+import PhotodropSystem
+import Rendering
+
+/// Makes an asset's stored derivatives: opens its current original (beneath the library folder, never following a
+/// link), has a render helper decode it once into the preview and the thumbnail, and stores both with the library's
+/// normal writer. A file the decoders cannot read gets a recorded failure and stays a stored asset.
+public final class DerivativeMaker: Sendable {
+    public let library: PhotoLibrary
+    public let pool: RenderPool
+    /// Longest wait for one file before its helper is killed.
+    public let timeout: Duration
+
+    /// What became of one asset.
+    public enum Outcome: Sendable, Equatable {
+        /// Both derivatives stored.
+        case made
+        /// The decoders could not read it; the failure is recorded.
+        case failed(String)
+        /// Not made, and nothing recorded: a kind of file no decoder here handles yet, or an original that cannot
+        /// be opened (`verify` reports those); the next run tries again.
+        case skipped(String)
+        /// The render helper could not be started or broke its protocol: nothing can be made until that is fixed.
+        case helperUnavailable(String)
+    }
+
+    public init(library: PhotoLibrary, pool: RenderPool, timeout: Duration = .seconds(120)) {
+        self.library = library
+        self.pool = pool
+        self.timeout = timeout
+    }
+
+    /// The outputs of the stored derivatives, largest first (one decode feeds both).
+    static let storedOutputs: [(DerivativeKind, RenderRequest.Output)] = [
+        (.preview, .init(width: 1440, height: 1440, mimeType: "image/jpeg", quality: 85)),
+        (.thumbnail, .init(width: 512, height: 512, mimeType: "image/webp", quality: 80)),
+    ]
+
+    /// Renders `source`'s derivatives (blocking the calling thread while a helper works) without storing them.
+    public func render(_ source: DerivativeSource) -> (contents: [DerivativeContent], outcome: Outcome) {
+        guard source.mediaType == .image else {
+            return ([], .skipped("pictures of videos are not made yet"))
+        }
+        let descriptor: FileDescriptor
+        do { descriptor = try library.openOriginal(source) } catch {
+            return ([], .skipped("\(error)"))
+        }
+        let request = RenderRequest(outputs: Self.storedOutputs.map(\.1), mimeType: source.mimeType)
+        let result: Result<[RenderedPicture], RenderError>
+        do throws(RenderError) {
+            result = .success(try pool.render(request, descriptor: descriptor.rawValue, timeout: timeout).pictures)
+        } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success(let pictures) where pictures.count == Self.storedOutputs.count:
+            let contents = zip(Self.storedOutputs, pictures).map { output, picture in
+                DerivativeContent(
+                    assetLocalIdentifier: source.assetLocalIdentifier, kind: output.0, sourceSHA256: source.sha256,
+                    result: .success(
+                        .init(data: picture.data, mimeType: picture.mimeType, pixelWidth: picture.width,
+                              pixelHeight: picture.height)))
+            }
+            return (contents, .made)
+        case .success:
+            return ([], .helperUnavailable("the render helper answered with the wrong number of pictures"))
+        case .failure(let error) where error.isFileFailure:
+            let contents = Self.storedOutputs.map { output in
+                DerivativeContent(
+                    assetLocalIdentifier: source.assetLocalIdentifier, kind: output.0, sourceSHA256: source.sha256,
+                    result: .failure(DerivativeFailure(error.description)))
+            }
+            return (contents, .failed(error.description))
+        case .failure(let error):
+            return ([], .helperUnavailable(error.description))
+        }
+    }
+
+    /// Renders and stores the derivatives of `sources`, `pool.size` files at a time, in one writer transaction.
+    public func make(_ sources: [DerivativeSource]) async throws -> [Outcome] {
+        let rendered = Self.concurrently(sources, width: pool.size) { self.render($0) }
+        try await library.storeDerivatives(rendered.flatMap(\.contents))
+        return rendered.map(\.outcome)
+    }
+
+    /// `body` of each element on `width` threads at once; results in order.
+    static func concurrently<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ body: @Sendable (T) -> R) -> [R] {
+        let results = ResultSlots<R>(count: items.count)
+        let next = NextIndex()
+        DispatchQueue.concurrentPerform(iterations: min(max(1, width), items.count)) { _ in
+            while let index = next.take(below: items.count) {
+                results.set(index, body(items[index]))
+            }
+        }
+        return results.values()
+    }
+}

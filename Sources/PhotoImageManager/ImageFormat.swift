@@ -1,0 +1,15 @@
+/// The encodings the image manager hands out.
+public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
+    case jpeg, webp
+
+    public var mimeType: String { self == .jpeg ? "image/jpeg" : "image/webp" }
+
+    /// The format of a MIME type photodrop stores derivatives in.
+    public init?(mimeType: String) {
+        switch mimeType {
+        case "image/jpeg": self = .jpeg
+        case "image/webp": self = .webp
+        default: return nil
+        }
+    }
+}

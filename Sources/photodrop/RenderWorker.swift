@@ -1,0 +1,67 @@
+import Foundation
+import PhotoImaging
+import Rendering
+
+/// `photodrop render-helper --socket N`: the render helper process, which photodrop starts itself (``RenderHelper``)
+/// and talks to over the socket at descriptor N. It decodes photos with libvips, one file at a time, from the
+/// descriptor that comes with each request, and never opens a path; it ends when the socket closes. Not a command
+/// for people: the command line does not list it.
+///
+/// It runs with a lower priority than ingestion and an address-space limit, so that a hostile file that gets past
+/// the pixel limit fails to allocate instead of exhausting the machine's memory. libvips is loaded here only (with
+/// dlopen): every other photodrop process starts without it.
+enum RenderWorker {
+    static let command = "render-helper"
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 3, arguments[1] == "--socket", let socket = Int32(arguments[2]), socket >= 0 else {
+            FileHandle.standardError.write(
+                Data(
+                    ("photodrop render-helper is started by photodrop itself ('--socket N'); it is not meant to be "
+                        + "run by hand.\n").utf8))
+            return 2
+        }
+        _ = nice(10)
+        var limit = rlimit(rlim_cur: 8 << 30, rlim_max: 8 << 30)
+        _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        // A test hook, not a feature: a fault no real file is known to cause in Debian's libvips. When set, a file
+        // that starts with these bytes makes the helper crash the way a decoder would (SIGSEGV), so that tests see
+        // photodrop restart it and record the file's failure.
+        let crashMarker = ProcessInfo.processInfo.environment["PHOTODROP_RENDER_TEST_CRASH_MARKER"].map {
+            Array($0.utf8)
+        }
+        return RenderServer.serve(socket: socket) { request, descriptor in
+            if let crashMarker {
+                var head = [UInt8](repeating: 0, count: crashMarker.count)
+                if pread(descriptor, &head, head.count, 0) == head.count, head == crashMarker { raise(SIGSEGV) }
+            }
+            return render(request, descriptor: descriptor)
+        }
+    }
+
+    static func render(_ request: RenderRequest, descriptor: Int32)
+        -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
+    {
+        let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
+        let outputs = request.outputs.map { output in
+            DerivativeRenderer.Output(
+                width: output.width, height: output.height, fill: output.fill,
+                format: output.mimeType == "image/webp" ? .webp : .jpeg, quality: output.quality)
+        }
+        var crop: DerivativeRenderer.Crop?
+        if let rect = request.crop {
+            guard rect.count == 4 else { return ([], "a crop needs four numbers (x, y, width, height)", []) }
+            crop = DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
+        }
+        do throws(ImagingError) {
+            let pictures = try renderer.pictures(ofFileAt: descriptor, outputs: outputs, crop: crop)
+            let rendered = pictures.map {
+                RenderedPicture(
+                    mimeType: $0.format.mimeType, width: $0.pixelWidth, height: $0.pixelHeight, data: Data($0.bytes))
+            }
+            return (rendered, nil, [])
+        } catch {
+            return ([], error.description, [])
+        }
+    }
+}
