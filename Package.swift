@@ -92,7 +92,7 @@ let package = Package(
             swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(
-            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe"],
+            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(

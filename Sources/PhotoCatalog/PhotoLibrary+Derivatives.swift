@@ -112,6 +112,23 @@ extension PhotoLibrary {
         return DerivativeSourcePage(sources: needing, nextCursor: next, examined: rows.count)
     }
 
+    /// Those of the assets `identifiers` that lack a derivative made from their current original (a recorded failure
+    /// counts as made), in the order they were added.
+    public func derivativeSources(missingFor identifiers: [String]) throws -> [DerivativeSource] {
+        let uuids = identifiers.compactMap(LocalIdentifier.assetUUID)
+        guard !uuids.isEmpty else { return [] }
+        let condition = """
+            a.uuid IN (SELECT value FROM json_each(?))
+              AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.source_sha256 = r.sha256)
+                  < \(DerivativeKind.allCases.count)
+            """
+        return try read("list assets without derivatives") { database in
+            try database.rows(Self.sourceQuery(where: condition) + " ORDER BY a.id", [.text(Self.jsonArray(uuids))]) {
+                self.source(from: $0)
+            }
+        }?.compactMap { $0 } ?? []
+    }
+
     /// How many assets have a photo or video to make derivatives of (the whole of a rebuild).
     public func derivativeSourceCount() throws -> Int {
         Int(
@@ -152,12 +169,36 @@ extension PhotoLibrary {
     @discardableResult
     public func storeDerivatives(_ contents: [DerivativeContent]) async throws -> [Derivative] {
         guard !contents.isEmpty else { return [] }
-        let permissions = self.permissions
-        var written: [(content: DerivativeContent, file: Derivative.File?)] = []
+        let prepared = try writeDerivativeFiles(contents)
+        let now = Date()
+        let (recorded, unused) = try await writer.run { try self.recordDerivatives(prepared, at: now) }
+        for path in unused { DerivativeFiles.remove(path, library: prepared.library) }
+        return recorded
+    }
+
+    /// ``storeDerivatives(_:)`` for a thread that may block (a render thread): waits for the writer.
+    @discardableResult
+    public func storeDerivativesAndWait(_ contents: [DerivativeContent]) throws -> [Derivative] {
+        guard !contents.isEmpty else { return [] }
+        let prepared = try writeDerivativeFiles(contents)
+        let (recorded, unused) = try writer.sync { try self.recordDerivatives(prepared, at: Date()) }
+        for path in unused { DerivativeFiles.remove(path, library: prepared.library) }
+        return recorded
+    }
+
+    /// Derivative files written and waiting to be recorded.
+    private struct PreparedDerivatives: @unchecked Sendable {
+        var library: Directory
+        var entries: [(content: DerivativeContent, file: Derivative.File?)]
+    }
+
+    /// Writes the pictures' files (on the calling thread, not the writer's).
+    private func writeDerivativeFiles(_ contents: [DerivativeContent]) throws -> PreparedDerivatives {
         let library: Directory
         do throws(SystemError) { library = try Directory.open(atPath: url.path) } catch {
             throw error.photosError(action: "store derivatives")
         }
+        var written: [(content: DerivativeContent, file: Derivative.File?)] = []
         for content in contents {
             guard let uuid = LocalIdentifier.assetUUID(content.assetLocalIdentifier) else { continue }
             switch content.result {
@@ -173,6 +214,9 @@ extension PhotoLibrary {
                 do throws(SystemError) {
                     try DerivativeFiles.store(picture.data, to: relative, library: library, permissions: permissions)
                 } catch {
+                    for entry in written {
+                        if let file = entry.file { DerivativeFiles.remove(file.relativePath, library: library) }
+                    }
                     throw error.photosError(action: "store the \(content.kind) of \(content.assetLocalIdentifier)")
                 }
                 let file = Derivative.File(
@@ -182,22 +226,23 @@ extension PhotoLibrary {
                 written.append((content, file))
             }
         }
-        let entries = written
-        let now = Date()
-        let (recorded, unused) = try await writer.run { () throws -> ([Derivative], [String]) in
-            let connection = try self.openWriter()
-            do {
-                try connection.checkLibraryInPlace()
-                return try connection.database.inTransaction(.immediate) {
-                    try Self.record(entries, at: now, in: connection.database, library: self)
-                }
-            } catch {
-                for entry in entries { if let file = entry.file { DerivativeFiles.remove(file.relativePath, library: library) } }
-                throw connection.mapped(error, action: "record derivatives")
+        return PreparedDerivatives(library: library, entries: written)
+    }
+
+    /// On the writer: one transaction recording the prepared derivatives. On failure their files are removed.
+    private func recordDerivatives(_ prepared: PreparedDerivatives, at date: Date) throws -> ([Derivative], [String]) {
+        let connection = try openWriter()
+        do {
+            try connection.checkLibraryInPlace()
+            return try connection.database.inTransaction(.immediate) {
+                try Self.record(prepared.entries, at: date, in: connection.database, library: self)
             }
+        } catch {
+            for entry in prepared.entries {
+                if let file = entry.file { DerivativeFiles.remove(file.relativePath, library: prepared.library) }
+            }
+            throw connection.mapped(error, action: "record derivatives")
         }
-        for path in unused { DerivativeFiles.remove(path, library: library) }
-        return recorded
     }
 
     /// Inside the writer's transaction: the rows of `entries`; returns what was recorded and the files no row refers

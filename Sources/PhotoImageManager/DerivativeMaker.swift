@@ -84,6 +84,40 @@ public final class DerivativeMaker: Sendable {
         return rendered.map(\.outcome)
     }
 
+    /// Makes the derivatives that the assets `identifiers` lack (an import's new assets), `batch` at a time, telling
+    /// `progress` how many of them are done. Returns what became of each asset that needed them.
+    public func makeMissing(
+        for identifiers: [String], batch: Int = 16, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) async throws -> [(assetLocalIdentifier: String, outcome: Outcome)] {
+        var results: [(String, Outcome)] = []
+        var start = 0
+        var sources: [DerivativeSource] = []
+        // Looked up a few hundred at a time: one query each, bounded memory for any import.
+        while start < identifiers.count {
+            let chunk = Array(identifiers[start..<min(start + 512, identifiers.count)])
+            sources += try library.derivativeSources(missingFor: chunk)
+            start += chunk.count
+        }
+        progress(0, sources.count)
+        var index = 0
+        while index < sources.count {
+            let slice = Array(sources[index..<min(index + batch, sources.count)])
+            let outcomes = try await make(slice)
+            results += zip(slice.map(\.assetLocalIdentifier), outcomes).map { ($0, $1) }
+            index += slice.count
+            progress(index, sources.count)
+            if case .helperUnavailable = outcomes.last { break }
+        }
+        return results
+    }
+
+    /// ``make(_:)`` for a thread that may block (a background render thread).
+    public func makeAndWait(_ sources: [DerivativeSource]) throws -> [Outcome] {
+        let rendered = Self.concurrently(sources, width: pool.size) { self.render($0) }
+        try library.storeDerivativesAndWait(rendered.flatMap(\.contents))
+        return rendered.map(\.outcome)
+    }
+
     /// `body` of each element on `width` threads at once; results in order.
     static func concurrently<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ body: @Sendable (T) -> R) -> [R] {
         let results = ResultSlots<R>(count: items.count)

@@ -122,25 +122,12 @@ public class ImageManager: @unchecked Sendable {
             case .skipped(let why), .helperUnavailable(let why): throw .unavailable(why)
             case .made, .failed: break
             }
-            do { try storeNow(contents) } catch { throw .unavailable("\(error)") }
+            do { try library.storeDerivativesAndWait(contents) } catch { throw .unavailable("\(error)") }
             state = try current()
         }
         if let failure = state.failure { throw .undecodable(failure) }
         return state.files.sorted { $0.1.pixelWidth * $0.1.pixelHeight < $1.1.pixelWidth * $1.1.pixelHeight }
             .map { ImagePlan.Stored(kind: $0.0, file: $0.1) }
-    }
-
-    /// Stores from a synchronous context (the manager's threads are not the writer's).
-    private func storeNow(_ contents: [DerivativeContent]) throws {
-        let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
-        let library = self.library
-        Task.detached {
-            do { try await library.storeDerivatives(contents) } catch { failure.withLock { $0 = error } }
-            done.signal()
-        }
-        done.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// A stored derivative's bytes as a result.

@@ -19,7 +19,7 @@ extension IngestConfig {
 
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
-        "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "trashDays", "video", "log",
+        "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "trashDays", "video", "log",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -165,6 +165,8 @@ struct ConfigValidator {
             case "duplicates": if let policy = choice(key, value, DuplicatePolicy.self) { config.duplicates = policy }
             case "albums": if let mode = choice(key, value, AlbumMode.self) { config.albums = mode }
             case "rawAndJpeg": if let policy = choice(key, value, RawAndJpegPolicy.self) { config.rawAndJpeg = policy }
+            case "derivatives":
+                if let policy = choice(key, value, DerivativePolicy.self) { config.derivatives = policy }
             case "pairWaitSeconds":
                 if let number = integer(
                     key, value, range: IngestConfig.pairWaitSecondsRange,

@@ -74,6 +74,8 @@ public struct IngestConfig: Sendable, Equatable {
     public var pairWaitSeconds: Int
     /// Whether RAW and JPEG/HEIC files of one shot become one asset. Default ``RawAndJpegPolicy/pair``.
     public var rawAndJpeg: RawAndJpegPolicy
+    /// When new assets get their thumbnail and preview. Default ``DerivativePolicy/ingest``.
+    public var derivatives: DerivativePolicy
     /// The pairing the committer does, from ``pairWaitSeconds`` and ``rawAndJpeg``; nil when turned off.
     public var pairing: CommitSettings.Pairing? {
         pairWaitSeconds == 0
@@ -108,6 +110,7 @@ public struct IngestConfig: Sendable, Equatable {
         self.albums = .firstLevel
         self.pairWaitSeconds = 10
         self.rawAndJpeg = .pair
+        self.derivatives = .ingest
         self.trashDays = 30
         self.video = .defaults
         self.log = Log()

@@ -156,12 +156,15 @@ public final class WatchService: Sendable {
 
         let statistics = IngestStatistics()
         let health = HealthMonitor()
+        let derivatives =
+            config.derivatives == .ingest ? DerivativeQueue(library: library, logger: logger) : nil
         let committer = Committer(
             library: library, settings: .watch(duplicates: config.duplicates, pairing: config.pairing), quarantine: quarantine, claims: claims,
             hooks: Committer.Hooks(
                 finished: { outcome in
                     statistics.record(outcome)
                     OutcomeLog.write(outcome, to: logger)
+                    derivatives?.note(outcome)
                     if outcome.kind != .failed {
                         health.fileFinished(outcome.path)
                         health.libraryWritable()
@@ -222,6 +225,7 @@ public final class WatchService: Sendable {
             ServiceGroup.Service("status") { await status.run() },
             ServiceGroup.Service("trash") { await trash?.run() },
             ServiceGroup.Service("time zones") { await zones.run() },
+            ServiceGroup.Service("derivatives") { await derivatives?.run() },
         ])
         await services.run(
             main: {
@@ -239,6 +243,7 @@ public final class WatchService: Sendable {
                 await loop.run()
             },
             shutdown: [
+                .signal("no new pictures") { derivatives?.stop() },
                 .signal("no new events") { watcher.close() },
                 .signal("no new claims") {
                     stopRequested.raise()

@@ -118,8 +118,12 @@ enum BrowseCommands {
             let access = try LibraryAccess.open(context.config)
             let asset = try access.asset(context.command.argument("ID") ?? "")
             let albums = try access.albumTitles(of: [asset])[asset.localIdentifier] ?? []
+            // Only those made from the asset's current original (an older one is about to be made again).
+            let current = try access.library.derivativeSource(ofAsset: asset.localIdentifier)?.sha256
+            let derivatives = try access.library.derivatives(ofAsset: asset.localIdentifier)
+                .filter { $0.sourceSHA256 == current }
             if context.command.flag("json") {
-                context.print(CatalogJSON.asset(asset, albums: albums).text)
+                context.print(CatalogJSON.asset(asset, albums: albums, derivatives: derivatives).text)
                 return ExitStatus.success
             }
             var lines: [(String, String)] = [
@@ -165,6 +169,21 @@ enum BrowseCommands {
                     lines.append(
                         ("+ " + resource.type.name,
                          "\(resource.originalFilename), \(TextFormat.bytes(resource.byteCount)): \(resource.fileURL.path)"))
+                }
+            }
+            for kind in DerivativeKind.allCases {
+                let label = kind == .thumbnail ? "Thumbnail" : "Preview"
+                guard let derivative = derivatives.first(where: { $0.kind == kind }) else {
+                    lines.append((label, "not made yet ('photodrop thumbnails' makes it)"))
+                    continue
+                }
+                if let file = derivative.file {
+                    lines.append(
+                        (label,
+                         "\(file.pixelWidth) × \(file.pixelHeight) \(file.mimeType), \(TextFormat.bytes(file.byteCount)): "
+                            + file.fileURL.path))
+                } else {
+                    lines.append((label, "could not be made: \(derivative.failure ?? "unknown error")"))
                 }
             }
             let width = lines.map(\.0.count).max() ?? 0

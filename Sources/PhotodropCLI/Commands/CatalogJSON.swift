@@ -30,8 +30,33 @@ enum CatalogJSON {
     static func date(_ date: Date?) -> JSONNode { date.map { .string(timestamp($0)) } ?? .null }
 
     /// An asset with the titles of the albums it is in.
-    static func asset(_ asset: Asset, albums: [String]) -> JSONNode {
-        .object([
+    static func asset(_ asset: Asset, albums: [String], derivatives: [Derivative]? = nil) -> JSONNode {
+        var fields = assetFields(asset, albums: albums)
+        if let derivatives {
+            fields.append(
+                (
+                    "derivatives",
+                    .array(
+                        derivatives.map { derivative in
+                            var fields: [(String, JSONNode)] = [("kind", .string(derivative.kind.name))]
+                            if let file = derivative.file {
+                                fields += [
+                                    ("mime", .string(file.mimeType)), ("pixelWidth", .int(Int64(file.pixelWidth))),
+                                    ("pixelHeight", .int(Int64(file.pixelHeight))), ("bytes", .int(file.byteCount)),
+                                    ("sha256", .string(file.sha256)), ("path", .string(file.fileURL.path)),
+                                ]
+                            } else {
+                                fields.append(("error", .string(derivative.failure)))
+                            }
+                            return .object(fields)
+                        })
+                ))
+        }
+        return .object(fields)
+    }
+
+    private static func assetFields(_ asset: Asset, albums: [String]) -> [(String, JSONNode)] {
+        [
             ("id", .string(asset.localIdentifier)),
             ("kind", .string(asset.kind)),
             ("mime", .string(asset.mimeType)),
@@ -75,7 +100,7 @@ enum CatalogJSON {
                     ])
                 } ?? .null
             ),
-        ])
+        ]
     }
 
     /// An album or smart album; `parent` is the folder it is in (null at the top level and for smart albums).

@@ -1,5 +1,9 @@
+import Foundation
 import Ingest
+import PhotoCatalog
+import PhotoImageManager
 import PhotodropSystem
+import Rendering
 import Synchronization
 
 /// `photodrop import PATH… [--album NAME] [--move] [--dry-run] [--json]`: parse, run ``Ingest/ImportService``,
@@ -21,7 +25,15 @@ enum ImportCommand {
         // Warnings about single files are part of the output already; the log only says what is wrong beyond them.
         let logger = Logger(label: "photodrop.import", level: .error, format: context.config.log.format)
         let firstItem = Mutex(true)
+        let makesDerivatives =
+            !dryRun && !command.flag("no-derivatives") && context.config.derivatives == .ingest
+        let newAssets = Mutex<[String]>([])
         let onOutcome: @Sendable (FileOutcome) -> Void = { outcome in
+            if makesDerivatives, let asset = outcome.assetID,
+                [.photo, .gif, .video, .attached].contains(outcome.kind)
+            {
+                newAssets.withLock { $0.append(asset) }
+            }
             if json {
                 let separator = firstItem.withLock { first in
                     defer { first = false }
@@ -47,6 +59,9 @@ enum ImportCommand {
             return ExitStatus.usage
         }
         terminal?.finish()
+        let ingested = started.duration(to: .now)
+        let pictures = await makeDerivatives(
+            of: newAssets.withLock { $0 }, config: context.config, terminal: terminal, console: console)
         if json {
             // The items were streamed as files finished; the counts close the same object.
             let opening = firstItem.withLock { $0 } ? "{\"items\":[" : "\n"
@@ -58,12 +73,70 @@ enum ImportCommand {
             counters.member("rejected", counts.rejected)
             counters.member("failed", counts.failed)
             counters.member("dryRun", dryRun)
+            if let pictures {
+                counters.key("derivatives")
+                counters.beginObject()
+                counters.member("made", pictures.made)
+                counters.member("failed", pictures.failed)
+                counters.member("seconds", pictures.seconds)
+                counters.endObject()
+            }
             counters.endObject()
             console.output(opening + "]," + counters.text.dropFirst() + "\n")
         } else {
-            console.output(summary(counts, dryRun: dryRun, elapsed: started.duration(to: .now)))
+            console.output(summary(counts, dryRun: dryRun, elapsed: ingested))
+            if let pictures, pictures.made + pictures.failed > 0 {
+                var line = "Made thumbnails and previews of \(plural(pictures.made, "asset")) in "
+                    + String(format: "%.2f s", pictures.seconds)
+                if pictures.failed > 0 {
+                    line += " (\(pictures.failed) could not be decoded: stored without them)"
+                }
+                console.output(line + "\n")
+            }
         }
         return counts.rejected + counts.failed == 0 ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// What the import's derivative step did.
+    struct DerivativeCounts {
+        var made = 0
+        var failed = 0
+        var seconds = 0.0
+    }
+
+    /// Makes the new assets' thumbnails and previews on all cores, after the import's last commit; nil when there was
+    /// nothing to do. A missing render helper is reported and does not fail the import (the pictures are made later).
+    static func makeDerivatives(
+        of assets: [String], config: IngestConfig, terminal: TerminalProgress?, console: Console
+    ) async -> DerivativeCounts? {
+        guard !assets.isEmpty else { return nil }
+        let started = ContinuousClock.now
+        let pool = RenderPool(size: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        defer { pool.stop() }
+        let maker = DerivativeMaker(library: LibraryLocation.library(config), pool: pool)
+        var counts = DerivativeCounts()
+        do {
+            let results = try await maker.makeMissing(for: assets) { done, total in
+                terminal?.update(force: done == 0) { _ in "Thumbnails and previews: \(done) of \(total)" }
+            }
+            for (asset, outcome) in results {
+                switch outcome {
+                case .made: counts.made += 1
+                case .failed(let message):
+                    counts.failed += 1
+                    console.error("no thumbnail: \(asset): \(message)\n")
+                case .skipped: break
+                case .helperUnavailable(let message):
+                    console.error("photodrop import: thumbnails not made now (photodrop thumbnails makes them later): \(message)\n")
+                }
+            }
+        } catch {
+            console.error("photodrop import: thumbnails not made now (photodrop thumbnails makes them later): \(error)\n")
+        }
+        terminal?.finish()
+        let elapsed = started.duration(to: .now)
+        counts.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return counts
     }
 
     static func dryRunLine(_ outcome: FileOutcome) -> String {

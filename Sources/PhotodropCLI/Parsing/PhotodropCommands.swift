@@ -29,13 +29,16 @@ public enum PhotodropCommands {
             CommandSpec(
                 "import", summary: "Import files and folders in one batch.",
                 discussion:
-                    "A folder is read like an inbox: its subfolders become albums (and folders) by the config's 'albums' mode, as for watch, and files directly in it join the library without an album, unless --album puts everything into one album. Sources are kept (copied, or reflinked where the file system can) unless --move. Files that belong together become one asset as in watch (Live Photos, RAW+JPEG, edits, sidecars; config 'pairWaitSeconds', 'rawAndJpeg'), also with an asset stored by an earlier import; their outcome is 'attached'. A progress bar is shown on a terminal. Exit status 0 when nothing was rejected or failed, 1 otherwise, 2 for usage or configuration errors.",
+                    "A folder is read like an inbox: its subfolders become albums (and folders) by the config's 'albums' mode, as for watch, and files directly in it join the library without an album, unless --album puts everything into one album. Sources are kept (copied, or reflinked where the file system can) unless --move. Files that belong together become one asset as in watch (Live Photos, RAW+JPEG, edits, sidecars; config 'pairWaitSeconds', 'rawAndJpeg'), also with an asset stored by an earlier import; their outcome is 'attached'. After the last commit the new assets get their thumbnail and preview (Library/derivatives/), with a progress line of their own, unless --no-derivatives or config 'derivatives' is 'lazy'; a file the decoders cannot read keeps its asset and gets a recorded failure. A progress bar is shown on a terminal. Exit status 0 when nothing was rejected or failed, 1 otherwise, 2 for usage or configuration errors.",
                 positionals: [PositionalSpec("PATH", .oneOrMore, help: "Files or folders to import.")],
                 options: [
                     .value("album", "NAME", help: "Put every imported file into this album."),
                     .flag("move", help: "Move the sources into the library instead of copying them."),
                     .flag("dry-run", help: "Report what would happen, touching nothing."),
-                    .flag("json", help: "Print one summary object: imported, attached, duplicates, rejected, failed, items."),
+                    .flag("no-derivatives", help: "Do not make thumbnails and previews now (they are made when needed)."),
+                    .flag(
+                        "json",
+                        help: "Print one summary object: imported, attached, duplicates, rejected, failed, derivatives, items."),
                 ]),
             CommandSpec(
                 "probe", summary: "Show what photodrop would do with each file, touching nothing.",
