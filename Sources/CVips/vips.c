@@ -4,6 +4,7 @@
 // fixed-argument functions below are what PhotoImaging calls. Each libvips function is reached through a pointer of
 // its own declared type (__typeof__), so the compiler checks every call against libvips's headers.
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,13 +43,41 @@
     X(vips_image_get_width) \
     X(vips_image_get_height) \
     X(vips_error_clear) \
-    X(vips_error_buffer)
+    X(vips_error_buffer) \
+    X(g_log_set_default_handler) \
+    X(vips_jpegload_source) \
+    X(vips_pngload_source) \
+    X(vips_webpload_source) \
+    X(vips_heifload_source) \
+    X(vips_tiffload_source) \
+    X(vips_gifload_source) \
+    X(vips_jxlload_source) \
+    X(vips_error)
 
 #define X(name) static __typeof__(name) *fn_##name;
 PD_VIPS_FUNCTIONS
 #undef X
 
 static char load_failure[512];
+
+// What libvips and the libraries under it (libheif, libtiff, libjpeg through libvips) log, kept for the caller
+// instead of going to stderr: the render helper hands it to photodrop's logger with the file it belongs to.
+static pthread_mutex_t warnings_lock = PTHREAD_MUTEX_INITIALIZER;
+static char warnings[8192];
+static size_t warnings_length;
+
+static void pd_log_handler(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)level;
+    (void)data;
+    pthread_mutex_lock(&warnings_lock);
+    int written = snprintf(warnings + warnings_length, sizeof warnings - warnings_length, "%s%s%s\n",
+                           domain ? domain : "", domain ? ": " : "", message ? message : "");
+    if (written > 0) {
+        warnings_length += (size_t)written;
+        if (warnings_length >= sizeof warnings) warnings_length = sizeof warnings - 1;
+    }
+    pthread_mutex_unlock(&warnings_lock);
+}
 
 /// Loads libvips (the soname of Debian 12's libvips42) and finds every function used here; 1 on success.
 static int pd_vips_load_library(void) {
@@ -70,6 +99,15 @@ static int pd_vips_load_library(void) {
 
 // From here on, every libvips call goes through its pointer.
 #define g_free (*fn_g_free)
+#define g_log_set_default_handler (*fn_g_log_set_default_handler)
+#define vips_jpegload_source (*fn_vips_jpegload_source)
+#define vips_pngload_source (*fn_vips_pngload_source)
+#define vips_webpload_source (*fn_vips_webpload_source)
+#define vips_heifload_source (*fn_vips_heifload_source)
+#define vips_tiffload_source (*fn_vips_tiffload_source)
+#define vips_gifload_source (*fn_vips_gifload_source)
+#define vips_jxlload_source (*fn_vips_jxlload_source)
+#define vips_error (*fn_vips_error)
 #define g_object_unref (*fn_g_object_unref)
 #define vips_area_unref (*fn_vips_area_unref)
 #define vips_array_double_newv (*fn_vips_array_double_newv)
@@ -106,6 +144,7 @@ static int pd_vips_load_library(void) {
 /// (every request is a different file), one thread per image pipeline (photodrop runs several images at once).
 int pd_vips_start(const char *argv0) {
     if (!pd_vips_load_library()) return -1;
+    g_log_set_default_handler(pd_log_handler, NULL);
     if (vips_init(argv0) != 0) return -1;
     vips_block_untrusted_set(TRUE);
     vips_cache_set_max(0);
@@ -142,14 +181,38 @@ const char *pd_vips_loader(VipsImage *image) {
 /// The image for decoding: read in one sequential pass, failing on a truncated or damaged file (libvips's thumbnail
 /// from a source ignores `fail_on`, libvips issue 5195, so photodrop loads and then shrinks); a JPEG shrunk by
 /// `jpeg_shrink` (2, 4 or 8) while it is decoded, through its DCT scaling.
-VipsImage *pd_vips_load(VipsSource *source, int jpeg_shrink) {
-    if (jpeg_shrink > 1) {
-        return vips_image_new_from_source(
-            source, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, "shrink", jpeg_shrink,
-            NULL);
+VipsImage *pd_vips_load(VipsSource *source, const char *format, int jpeg_shrink) {
+    VipsImage *image = NULL;
+    int result = -1;
+    if (strcmp(format, "jpeg") == 0) {
+        result = jpeg_shrink > 1
+            ? vips_jpegload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                   VIPS_FAIL_ON_TRUNCATED, "shrink", jpeg_shrink, NULL)
+            : vips_jpegload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                   VIPS_FAIL_ON_TRUNCATED, NULL);
+    } else if (strcmp(format, "png") == 0) {
+        result = vips_pngload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                     VIPS_FAIL_ON_TRUNCATED, NULL);
+    } else if (strcmp(format, "webp") == 0) {
+        result = vips_webpload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                      VIPS_FAIL_ON_TRUNCATED, NULL);
+    } else if (strcmp(format, "heif") == 0) {
+        result = vips_heifload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                      VIPS_FAIL_ON_TRUNCATED, NULL);
+    } else if (strcmp(format, "tiff") == 0) {
+        result = vips_tiffload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                      VIPS_FAIL_ON_TRUNCATED, NULL);
+    } else if (strcmp(format, "gif") == 0) {
+        result = vips_gifload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                     VIPS_FAIL_ON_TRUNCATED, NULL);
+    } else if (strcmp(format, "jxl") == 0) {
+        result = vips_jxlload_source(source, &image, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on",
+                                     VIPS_FAIL_ON_TRUNCATED, NULL);
+    } else {
+        vips_error("photodrop", "no decoder for the format '%s'", format);
+        return NULL;
     }
-    return vips_image_new_from_source(
-        source, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    return result == 0 ? image : NULL;
 }
 
 int pd_vips_orientation(VipsImage *image) { return vips_image_get_orientation(image); }
@@ -213,3 +276,12 @@ int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality) 
 /// The pixels, row after row, as the image's bands of 8 bits (to free with g_free).
 void *pd_vips_pixels(VipsImage *in, size_t *length) { return vips_image_write_to_memory(in, length); }
 
+
+char *pd_vips_take_warnings(void) {
+    pthread_mutex_lock(&warnings_lock);
+    char *copy = strndup(warnings, warnings_length);
+    warnings_length = 0;
+    warnings[0] = 0;
+    pthread_mutex_unlock(&warnings_lock);
+    return copy;
+}

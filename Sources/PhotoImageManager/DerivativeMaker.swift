@@ -25,10 +25,17 @@ public final class DerivativeMaker: Sendable {
         case helperUnavailable(String)
     }
 
-    public init(library: PhotoLibrary, pool: RenderPool, timeout: Duration = .seconds(120)) {
+    /// Told what the decoders logged about a file (libvips, libheif, libtiff warnings), for the caller's log.
+    let onWarnings: @Sendable (DerivativeSource, [String]) -> Void
+
+    public init(
+        library: PhotoLibrary, pool: RenderPool, timeout: Duration = .seconds(120),
+        onWarnings: @escaping @Sendable (DerivativeSource, [String]) -> Void = { _, _ in }
+    ) {
         self.library = library
         self.pool = pool
         self.timeout = timeout
+        self.onWarnings = onWarnings
     }
 
     /// The outputs of the stored derivatives, largest first (one decode feeds both).
@@ -49,7 +56,9 @@ public final class DerivativeMaker: Sendable {
         let request = RenderRequest(outputs: Self.storedOutputs.map(\.1), mimeType: source.mimeType)
         let result: Result<[RenderedPicture], RenderError>
         do throws(RenderError) {
-            result = .success(try pool.render(request, descriptor: descriptor.rawValue, timeout: timeout).pictures)
+            let (response, pictures) = try pool.render(request, descriptor: descriptor.rawValue, timeout: timeout)
+            if !response.warnings.isEmpty { onWarnings(source, response.warnings) }
+            result = .success(pictures)
         } catch {
             result = .failure(error)
         }

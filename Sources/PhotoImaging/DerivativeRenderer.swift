@@ -54,9 +54,9 @@ public struct DerivativeRenderer: Sendable {
     /// The thumbnail and the preview of the image in the file open at `descriptor` (read from its start; the
     /// descriptor stays the caller's). The preview is decoded once, with shrink-on-load where the format has it, and
     /// the thumbnail is made from it.
-    public func derivatives(ofFileAt descriptor: Int32) throws(ImagingError) -> Derivatives {
+    public func derivatives(ofFileAt descriptor: Int32, format: SourceFormat) throws(ImagingError) -> Derivatives {
         let pictures = try pictures(
-            ofFileAt: descriptor,
+            ofFileAt: descriptor, format: format,
             outputs: [
                 Output(width: Self.previewSide, height: Self.previewSide, format: .jpeg, quality: 85),
                 Output(width: Self.thumbnailSide, height: Self.thumbnailSide, format: .webp, quality: 80),
@@ -69,7 +69,8 @@ public struct DerivativeRenderer: Sendable {
     /// one before it.
     /// With `crop`, only that part of the picture is shown: the file is decoded large enough for the part to cover
     /// the first output's box.
-    public func pictures(ofFileAt descriptor: Int32, outputs: [Output], crop: Crop? = nil) throws(ImagingError)
+    public func pictures(ofFileAt descriptor: Int32, format: SourceFormat, outputs: [Output], crop: Crop? = nil)
+        throws(ImagingError)
         -> [EncodedImage]
     {
         guard let first = outputs.first else { return [] }
@@ -80,7 +81,8 @@ public struct DerivativeRenderer: Sendable {
         }
         let scale = (crop?.width ?? 1, crop?.height ?? 1)
         let shrunk = try shrunkImage(
-            descriptor, width: Int32(clamping: max(1, Int((Double(first.width) / scale.0).rounded(.up)))),
+            descriptor, format: format,
+            width: Int32(clamping: max(1, Int((Double(first.width) / scale.0).rounded(.up)))),
             height: Int32(clamping: max(1, Int((Double(first.height) / scale.1).rounded(.up)))),
             fill: crop == nil ? first.fill : true)
         guard let decoded = pd_vips_copy_memory(shrunk.pointer) else {
@@ -118,15 +120,19 @@ public struct DerivativeRenderer: Sendable {
     /// One image of the file open at `descriptor`: fitting in `width` × `height` (or filling it, cropped to the
     /// centre, with `fill`), never enlarged.
     public func image(
-        ofFileAt descriptor: Int32, width: Int, height: Int, fill: Bool = false, format: EncodedImage.Format = .jpeg,
+        ofFileAt descriptor: Int32, format source: SourceFormat, width: Int, height: Int, fill: Bool = false, format: EncodedImage.Format = .jpeg,
         quality: Int = 85
     ) throws(ImagingError) -> EncodedImage {
         let image = try shrunkImage(
-            descriptor, width: Int32(clamping: max(1, width)), height: Int32(clamping: max(1, height)), fill: fill)
+            descriptor, format: source, width: Int32(clamping: max(1, width)), height: Int32(clamping: max(1, height)), fill: fill)
         let alpha: Int32 = format == .webp ? 1 : 0
         return try image.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, alpha) }
             .encoded(as: format, quality: quality)
     }
+
+    /// What the decoders logged since the last call (libvips, libheif, libtiff warnings about the files decoded):
+    /// kept from stderr, for the caller's log.
+    public static func takeWarnings() -> [String] { Vips.takeWarnings() }
 
     /// Decodes an encoded image (a derivative, or any image bytes) to 8-bit sRGB RGBA.
     public func decode(_ bytes: [UInt8]) throws(ImagingError) -> DecodedImage {
@@ -142,13 +148,13 @@ public struct DerivativeRenderer: Sendable {
 
     /// The image in the file open at `descriptor`, upright, in sRGB, shrunk to fit (or fill) `width` × `height`: its
     /// header read first and checked against the pixel limit, then decoded in one pass (a JPEG shrunk while decoded).
-    private func shrunkImage(_ descriptor: Int32, width: Int32, height: Int32, fill: Bool) throws(ImagingError)
+    private func shrunkImage(_ descriptor: Int32, format: SourceFormat, width: Int32, height: Int32, fill: Bool) throws(ImagingError)
         -> VipsImageRef
     {
         try Vips.start()
         guard let source = pd_vips_source(descriptor) else { throw .decodeFailed("reading: \(Vips.takeError())") }
         defer { pd_vips_unref(UnsafeMutableRawPointer(source)) }
-        guard let headerPointer = pd_vips_load(source, 1) else { throw .unsupported(Vips.takeError()) }
+        guard let headerPointer = pd_vips_load(source, format.rawValue, 1) else { throw .unsupported(Vips.takeError()) }
         let header = VipsImageRef(headerPointer)
         guard header.width * header.height <= maximumPixels else {
             throw .tooManyPixels(width: header.width, height: header.height, limit: maximumPixels)
@@ -157,8 +163,8 @@ public struct DerivativeRenderer: Sendable {
         let shrink = Self.jpegShrink(
             width: header.width, height: header.height, orientation: Int(pd_vips_orientation(header.pointer)),
             box: (Int(width), Int(height)), fill: fill)
-        if shrink > 1, header.loader == "jpegload_source" {
-            guard let shrunk = pd_vips_load(source, Int32(shrink)) else { throw .decodeFailed(Vips.takeError()) }
+        if shrink > 1, format == .jpeg {
+            guard let shrunk = pd_vips_load(source, format.rawValue, Int32(shrink)) else { throw .decodeFailed(Vips.takeError()) }
             image = VipsImageRef(shrunk)
         }
         return try image.making("shrinking") { pd_vips_thumbnail_image($0, $1, width, height, fill ? 1 : 0, 0) }

@@ -10,6 +10,13 @@ enum Vips {
         if let startFailure { throw startFailure }
     }
 
+    /// What libvips and its libraries logged since the last call (warnings about the file being decoded).
+    static func takeWarnings() -> [String] {
+        guard let text = pd_vips_take_warnings() else { return [] }
+        defer { free(text) }
+        return String(cString: text).split(whereSeparator: \.isNewline).map(String.init)
+    }
+
     /// What libvips said about the last failure, on one line; clears it.
     static func takeError() -> String {
         guard let text = pd_vips_take_error() else { return "no detail" }

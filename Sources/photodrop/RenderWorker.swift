@@ -42,6 +42,9 @@ enum RenderWorker {
     static func render(_ request: RenderRequest, descriptor: Int32)
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
+        guard let format = request.mimeType.flatMap(SourceFormat.init(mimeType:)) else {
+            return ([], "not an image format photodrop decodes (\(request.mimeType ?? "unknown type"))", [])
+        }
         let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
         let outputs = request.outputs.map { output in
             DerivativeRenderer.Output(
@@ -54,14 +57,14 @@ enum RenderWorker {
             crop = DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
         }
         do throws(ImagingError) {
-            let pictures = try renderer.pictures(ofFileAt: descriptor, outputs: outputs, crop: crop)
+            let pictures = try renderer.pictures(ofFileAt: descriptor, format: format, outputs: outputs, crop: crop)
             let rendered = pictures.map {
                 RenderedPicture(
                     mimeType: $0.format.mimeType, width: $0.pixelWidth, height: $0.pixelHeight, data: Data($0.bytes))
             }
-            return (rendered, nil, [])
+            return (rendered, nil, DerivativeRenderer.takeWarnings())
         } catch {
-            return ([], error.description, [])
+            return ([], error.description, DerivativeRenderer.takeWarnings())
         }
     }
 }

@@ -80,9 +80,9 @@ struct DerivativeRendererTests {
         try Pillow.run("Image.new('RGB', (1200, 800), (90, 90, 90)).save(out('grey.jpg'))", in: folder)
         let fd = try open("grey.jpg")
         defer { _ = Glibc.close(fd) }
-        let fitted = try renderer.image(ofFileAt: fd, width: 300, height: 300)
+        let fitted = try renderer.image(ofFileAt: fd, format: .jpeg, width: 300, height: 300)
         #expect((fitted.pixelWidth, fitted.pixelHeight) == (300, 200) && fitted.format == .jpeg)
-        let filled = try renderer.image(ofFileAt: fd, width: 300, height: 300, fill: true, format: .webp)
+        let filled = try renderer.image(ofFileAt: fd, format: .jpeg, width: 300, height: 300, fill: true, format: .webp)
         #expect((filled.pixelWidth, filled.pixelHeight) == (300, 300) && filled.format == .webp)
         let decoded = try renderer.decode(filled.bytes)
         #expect(near(decoded.meanColour(), (90, 90, 90)), "\(decoded.meanColour())")
@@ -108,6 +108,13 @@ struct DerivativeRendererTests {
             return
         }
         #expect(detail.contains("Premature end"), "\(detail)")
+        // Only the loader of the format content detection found reads the file: a PNG is not decoded as a JPEG.
+        try Pillow.run("Image.new('RGB', (64, 48), (1, 2, 3)).save(out('real.png'))", in: folder)
+        try FileManager.default.copyItem(atPath: folder.url("real.png"), toPath: folder.url("png-named.jpg"))
+        guard case .unsupported? = failure(rendering: "png-named.jpg") else {
+            Issue.record("a PNG handed to the JPEG loader must be refused")
+            return
+        }
         // The renderer still works after all of that.
         #expect(try render("whole.jpg").preview.pixelWidth == 1440)
     }
@@ -124,7 +131,8 @@ struct DerivativeRendererTests {
     private func render(_ name: String) throws -> DerivativeRenderer.Derivatives {
         let fd = try open(name)
         defer { _ = Glibc.close(fd) }
-        return try renderer.derivatives(ofFileAt: fd)
+        let format: SourceFormat = name.hasSuffix(".png") ? .png : .jpeg
+        return try renderer.derivatives(ofFileAt: fd, format: format)
     }
 
     /// The error rendering `name` gives; nil when it renders.

@@ -14,15 +14,19 @@ typedef struct _VipsSource VipsSource;
 int pd_vips_start(const char *argv0);
 /// The error text of this thread's last failure (to free with free()), and clears it.
 char *pd_vips_take_error(void);
+/// What libvips and its libraries logged since the last call, one message per line (to free with free()); they
+/// are kept from stderr.
+char *pd_vips_take_warnings(void);
 /// Frees memory libvips handed out (encoded bytes, pixels).
 void pd_vips_free(void *memory);
 void pd_vips_unref(void *object);
 /// A source over a descriptor (libvips duplicates it: the caller closes its own).
 VipsSource *pd_vips_source(int descriptor);
 const char *pd_vips_loader(VipsImage *image);
-/// The image for decoding: read in one sequential pass, failing on a truncated or damaged file; a JPEG shrunk by
-/// `jpeg_shrink` (2, 4 or 8) while it is decoded, through its DCT scaling.
-VipsImage *pd_vips_load(VipsSource *source, int jpeg_shrink);
+/// The image for decoding with the one loader for `format` (jpeg, png, webp, heif, tiff, gif, jxl: what content
+/// detection found, never libvips's own guess), read in one sequential pass, failing on a truncated or damaged file;
+/// a JPEG shrunk by `jpeg_shrink` (2, 4 or 8) while it is decoded, through its DCT scaling.
+VipsImage *pd_vips_load(VipsSource *source, const char *format, int jpeg_shrink);
 int pd_vips_orientation(VipsImage *image);
 int pd_vips_width(VipsImage *image);
 int pd_vips_height(VipsImage *image);

@@ -32,7 +32,16 @@ public final class DerivativeQueue: Sendable {
     public init(library: PhotoLibrary, logger: Logger, helpers: Int = 1) {
         self.library = library
         self.logger = logger
-        maker = DerivativeMaker(library: library, pool: RenderPool(size: helpers))
+        maker = DerivativeMaker(
+            library: library, pool: RenderPool(size: helpers),
+            onWarnings: { source, warnings in
+                logger.debug(
+                    "the decoder warned about a file",
+                    metadata: [
+                        "asset": .string(source.assetLocalIdentifier), "file": .string(source.originalFilename),
+                        "warnings": .string(warnings.joined(separator: "; ")),
+                    ])
+            })
     }
 
     /// How many assets got derivatives, and how many failed, since the start.
