@@ -156,6 +156,11 @@ let package = Package(
                 "TestFixtures",
             ],
             swiftSettings: strict),
+        // The image manager and the render helper; `photodrop` is a dependency because it is the helper.
+        .testTarget(
+            name: "ImageManagerTests",
+            dependencies: ["PhotoImageManager", "Rendering", "PhotoCatalog", "PhotodropSystem", "TestFixtures", "photodrop"],
+            swiftSettings: strict),
         .testTarget(
             name: "PhotoImagingTests", dependencies: ["PhotoImaging", "TestFixtures"], swiftSettings: strict),
         .testTarget(

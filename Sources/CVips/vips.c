@@ -67,8 +67,9 @@ static char warnings[8192];
 static size_t warnings_length;
 
 static void pd_log_handler(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
-    (void)level;
     (void)data;
+    // Warnings and worse only: libvips's start-up and debug messages are not about the file.
+    if (!(level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))) return;
     pthread_mutex_lock(&warnings_lock);
     int written = snprintf(warnings + warnings_length, sizeof warnings - warnings_length, "%s%s%s\n",
                            domain ? domain : "", domain ? ": " : "", message ? message : "");

@@ -18,7 +18,14 @@ struct ImagePlan {
         stored: [Stored], target: PixelSize, mode: ContentMode,
         options: ImageRequestOptions
     ) {
-        let covering = stored.first { Self.covers($0, target: target, mode: mode) }
+        // A crop shows part of the picture at the target size: the whole picture must be larger by as much.
+        var needed = target
+        if let crop = options.normalizedCropRect, target != .maximum {
+            needed = PixelSize(
+                width: Int((Double(target.width) / crop.width).rounded(.up)),
+                height: Int((Double(target.height) / crop.height).rounded(.up)))
+        }
+        let covering = stored.first { Self.covers($0, target: needed, mode: mode) }
         let largest = stored.last
         let cropped = options.normalizedCropRect != nil
         switch options.deliveryMode {

@@ -79,12 +79,19 @@ public struct DerivativeRenderer: Sendable {
                 crop.y + crop.height <= 1.000001
             else { throw .decodeFailed("the crop rectangle lies outside the picture") }
         }
-        let scale = (crop?.width ?? 1, crop?.height ?? 1)
-        let shrunk = try shrunkImage(
-            descriptor, format: format,
-            width: Int32(clamping: max(1, Int((Double(first.width) / scale.0).rounded(.up)))),
-            height: Int32(clamping: max(1, Int((Double(first.height) / scale.1).rounded(.up)))),
-            fill: crop == nil ? first.fill : true)
+        let shrunk = try shrunkImage(descriptor, format: format) { width, height in
+            guard let crop else {
+                return (Int32(clamping: max(1, first.width)), Int32(clamping: max(1, first.height)), first.fill)
+            }
+            // The whole picture at the scale the crop needs to cover (fill) or fit (fit) the box, never enlarged.
+            let across = Double(first.width) / (crop.width * Double(width))
+            let down = Double(first.height) / (crop.height * Double(height))
+            let scale = min(1, first.fill ? max(across, down) : min(across, down))
+            return (
+                Int32(clamping: max(1, Int((scale * Double(width)).rounded(.up)))),
+                Int32(clamping: max(1, Int((scale * Double(height)).rounded(.up)))), false
+            )
+        }
         guard let decoded = pd_vips_copy_memory(shrunk.pointer) else {
             throw .decodeFailed("decoding: \(Vips.takeError())")
         }
@@ -148,9 +155,18 @@ public struct DerivativeRenderer: Sendable {
 
     /// The image in the file open at `descriptor`, upright, in sRGB, shrunk to fit (or fill) `width` × `height`: its
     /// header read first and checked against the pixel limit, then decoded in one pass (a JPEG shrunk while decoded).
-    private func shrunkImage(_ descriptor: Int32, format: SourceFormat, width: Int32, height: Int32, fill: Bool) throws(ImagingError)
-        -> VipsImageRef
+    ///
+    /// `box` may instead be worked out from the upright image's size (``pictures(ofFileAt:format:outputs:crop:)``
+    /// for a crop).
+    private func shrunkImage(_ descriptor: Int32, format: SourceFormat, width: Int32, height: Int32, fill: Bool)
+        throws(ImagingError) -> VipsImageRef
     {
+        try shrunkImage(descriptor, format: format) { _, _ in (width, height, fill) }
+    }
+
+    private func shrunkImage(
+        _ descriptor: Int32, format: SourceFormat, box: (_ uprightWidth: Int, _ uprightHeight: Int) -> (Int32, Int32, Bool)
+    ) throws(ImagingError) -> VipsImageRef {
         try Vips.start()
         guard let source = pd_vips_source(descriptor) else { throw .decodeFailed("reading: \(Vips.takeError())") }
         defer { pd_vips_unref(UnsafeMutableRawPointer(source)) }
@@ -160,8 +176,11 @@ public struct DerivativeRenderer: Sendable {
             throw .tooManyPixels(width: header.width, height: header.height, limit: maximumPixels)
         }
         var image = header
+        let orientation = Int(pd_vips_orientation(header.pointer))
+        let turned = (5...8).contains(orientation)
+        let (width, height, fill) = box(turned ? header.height : header.width, turned ? header.width : header.height)
         let shrink = Self.jpegShrink(
-            width: header.width, height: header.height, orientation: Int(pd_vips_orientation(header.pointer)),
+            width: header.width, height: header.height, orientation: orientation,
             box: (Int(width), Int(height)), fill: fill)
         if shrink > 1, format == .jpeg {
             guard let shrunk = pd_vips_load(source, format.rawValue, Int32(shrink)) else { throw .decodeFailed(Vips.takeError()) }

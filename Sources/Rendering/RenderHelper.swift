@@ -18,14 +18,17 @@ public final class RenderHelper {
     }
 
     public let executable: String
+    /// Variables added to the helper's environment (tests use them; photodrop itself adds none).
+    public let environment: [String: String]
     private var process: pid_t = 0
     private var channel: RenderChannel?
     private var nextID: UInt64 = 1
     /// How many times a helper was started (for tests and the log).
     public private(set) var starts = 0
 
-    public init(executable: String = RenderHelper.defaultExecutable()) {
+    public init(executable: String = RenderHelper.defaultExecutable(), environment: [String: String] = [:]) {
         self.executable = executable
+        self.environment = environment
     }
 
     deinit { stop() }
@@ -104,8 +107,15 @@ public final class RenderHelper {
         let arguments = [executable, "render-helper", "--socket", "3"]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        // A crashing decoder is expected here: the helper ends at once instead of having Swift's runtime print a
+        // backtrace of it into photodrop's log; photodrop reports the crash with the file.
+        variables["SWIFT_BACKTRACE"] = "enable=no"
+        for (name, value) in environment { variables[name] = value }
+        var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, &argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, nil, &argv, &envp)
         guard result == 0 else {
             close(pair[0])
             throw .unavailable(

@@ -13,9 +13,14 @@ public final class RenderPool: Sendable {
         let helper: RenderHelper
     }
 
-    public init(size: Int, executable: String = RenderHelper.defaultExecutable()) {
+    public init(
+        size: Int, executable: String = RenderHelper.defaultExecutable(), environment: [String: String] = [:]
+    ) {
         self.size = max(1, size)
-        idle = Mutex((0..<max(1, size)).map { _ in UnsafeHelper(helper: RenderHelper(executable: executable)) })
+        idle = Mutex(
+            (0..<max(1, size)).map { _ in
+                UnsafeHelper(helper: RenderHelper(executable: executable, environment: environment))
+            })
         available = DispatchSemaphore(value: max(1, size))
     }
 

@@ -1,0 +1,211 @@
+import Foundation
+import PhotoCatalog
+import PhotoImageManager
+import PhotodropSystem
+import Rendering
+import TestFixtures
+import Testing
+
+/// The image manager over a real library, with real render helpers (`photodrop render-helper`, started by the tests
+/// as photodrop starts them): stored derivatives, other sizes served from them or from the original, delivery modes,
+/// and a helper that crashes or hangs.
+@Suite(
+    "Image manager and render helper", .timeLimit(.minutes(3)),
+    .requires(Pillow.isAvailable, "python3 with Pillow (pip install Pillow)"))
+struct ImageManagerTests {
+    let folder: TemporaryFolder
+    let library: PhotoLibrary
+
+    init() throws {
+        folder = try TemporaryFolder("image-manager")
+        library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
+    }
+
+    /// A 3000 × 2000 photo, red on its left half and blue on its right, stored as an asset.
+    private func storeLandscape(_ name: String = "landscape.jpg") async throws -> String {
+        try Pillow.run(
+            """
+            img = Image.new('RGB', (3000, 2000), (200, 40, 40))
+            img.paste((40, 60, 200), (1500, 0, 3000, 2000))
+            img.save(out('\(name)'), quality=92)
+            """, in: folder)
+        return try await store(folder.url(name))
+    }
+
+    private func store(_ path: String) async throws -> String {
+        let identifier = Locked<String?>(nil)
+        try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: URL(fileURLWithPath: path), options: nil)
+            identifier.value = request.placeholderForCreatedAsset?.localIdentifier
+        }
+        return try #require(identifier.value)
+    }
+
+    private func near(_ seen: (Double, Double, Double), _ expected: (Double, Double, Double), levels: Double = 8) -> Bool {
+        abs(seen.0 - expected.0) <= levels && abs(seen.1 - expected.1) <= levels && abs(seen.2 - expected.2) <= levels
+    }
+
+    @Test("stored derivatives are made on demand; sizes are served from the nearest one large enough, or the original")
+    func sizesAndSources() async throws {
+        let id = try await storeLandscape()
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let manager = ImageManager(library: library, pool: pool)
+        #expect(try library.derivatives(ofAsset: id).isEmpty)
+
+        // A grid cell: the stored thumbnail itself, made (with the preview) by this first request and recorded.
+        let small = try manager.image(for: id, targetSize: PixelSize(width: 512, height: 512), contentMode: .aspectFit)
+        #expect(small.origin == "thumbnail" && small.mimeType == "image/webp")
+        #expect((small.pixelWidth, small.pixelHeight) == (512, 341))
+        #expect(try library.derivatives(ofAsset: id).map(\.kind) == [.thumbnail, .preview])
+
+        // 1,000 × 1,000, exactly: resized from the preview; the colours are the photo's.
+        let exact = try manager.image(
+            for: id, targetSize: PixelSize(width: 1000, height: 1000), contentMode: .aspectFit,
+            options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact))
+        #expect(exact.origin == "resized" && (exact.pixelWidth, exact.pixelHeight) == (1000, 667))
+        let seen = try Pillow.read(exact.data, as: "exact.jpg", in: folder)
+        #expect(seen.size == (1000, 667))
+        #expect(near(seen.mean(0, 0, 0.4, 1), (200, 40, 40)), "\(seen.mean(0, 0, 0.4, 1))")
+        #expect(near(seen.mean(0.6, 0, 0.4, 1), (40, 60, 200)), "\(seen.mean(0.6, 0, 0.4, 1))")
+
+        // Fill a square: cropped to the centre, half red, half blue.
+        let square = try manager.image(
+            for: id, targetSize: PixelSize(width: 300, height: 300), contentMode: .aspectFill,
+            options: ImageRequestOptions(resizeMode: .exact, format: .webp))
+        #expect((square.pixelWidth, square.pixelHeight) == (300, 300) && square.mimeType == "image/webp")
+
+        // .fast takes the preview as it is when the target is within a quarter of it.
+        let fast = try manager.image(for: id, targetSize: PixelSize(width: 1300, height: 1300), contentMode: .aspectFit)
+        #expect(fast.origin == "preview" && fast.pixelWidth == 1440)
+
+        // The largest picture: decoded from the original.
+        let full = try manager.image(for: id, targetSize: .maximum, contentMode: .aspectFit)
+        #expect((full.pixelWidth, full.pixelHeight) == (3000, 2000))
+
+        // A crop of the right half shows only blue.
+        let crop = try manager.image(
+            for: id, targetSize: PixelSize(width: 400, height: 400), contentMode: .aspectFit,
+            options: ImageRequestOptions(resizeMode: .exact, normalizedCropRect: NormalizedRect(x: 0.5, y: 0, width: 0.5, height: 1)))
+        let cropped = try Pillow.read(crop.data, as: "crop.jpg", in: folder)
+        #expect(cropped.size == (crop.pixelWidth, crop.pixelHeight) && crop.pixelHeight == 400)
+        #expect(abs(crop.pixelWidth - 300) <= 1, "a 1500 × 2000 part fitted in 400 × 400: \(crop.pixelWidth)")
+        #expect(near(cropped.mean(0, 0, 1, 1), (40, 60, 200)), "\(cropped.mean(0, 0, 1, 1))")
+
+        #expect(throws: ImageManagerError.noSuchAsset("00000000-0000-4000-8000-000000000000/L0/001")) {
+            try manager.image(
+                for: "00000000-0000-4000-8000-000000000000/L0/001", targetSize: PixelSize(width: 10, height: 10),
+                contentMode: .aspectFit)
+        }
+        #expect(throws: ImageManagerError.self) {
+            try manager.image(
+                for: id, targetSize: PixelSize(width: 10, height: 10), contentMode: .aspectFit,
+                options: ImageRequestOptions(normalizedCropRect: NormalizedRect(x: 0.8, y: 0, width: 0.5, height: 1)))
+        }
+    }
+
+    @Test("opportunistic delivery: the degraded thumbnail first, then the final picture; a cancelled request says so")
+    func deliveryModes() async throws {
+        let id = try await storeLandscape()
+        let asset = try #require(Asset.fetchAssets(withLocalIdentifiers: [id], library: library).firstObject)
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let manager = ImageManager(library: library, pool: pool)
+        let results = Locked<[(ImageResult?, ImageResultInfo)]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            manager.requestImage(
+                for: asset, targetSize: PixelSize(width: 1000, height: 1000), contentMode: .aspectFit,
+                options: ImageRequestOptions(deliveryMode: .opportunistic, resizeMode: .exact)
+            ) { image, info in
+                results.withLock { $0.append((image, info)) }
+                if !info.isDegraded { done.resume() }
+            }
+        }
+        let delivered = results.withLock { $0 }
+        #expect(delivered.count == 2)
+        #expect(delivered.first?.1.isDegraded == true && delivered.first?.0?.origin == "thumbnail")
+        #expect(delivered.last?.1.isDegraded == false && delivered.last?.0?.pixelWidth == 1000)
+        #expect(delivered.map(\.1.requestID).allSatisfy { $0 == delivered[0].1.requestID })
+
+        // Only the final picture with .highQualityFormat.
+        let quality = Locked<[ImageResultInfo]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            manager.requestImage(
+                for: asset, targetSize: PixelSize(width: 800, height: 800), contentMode: .aspectFit,
+                options: ImageRequestOptions(deliveryMode: .highQualityFormat, resizeMode: .exact)
+            ) { _, info in
+                quality.withLock { $0.append(info) }
+                done.resume()
+            }
+        }
+        #expect(quality.withLock { $0.map(\.isDegraded) } == [false])
+
+        // Cancelled before it ran: the handler hears so, without a picture.
+        let cancelled = Locked<(ImageResult?, ImageResultInfo)?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let gate = DispatchSemaphore(value: 0)
+            let requestID = manager.requestImage(
+                for: asset, targetSize: .maximum, contentMode: .aspectFit,
+                options: ImageRequestOptions(deliveryMode: .highQualityFormat)
+            ) { image, info in
+                gate.wait()
+                cancelled.withLock { $0 = (image, info) }
+                done.resume()
+            }
+            manager.cancelImageRequest(requestID)
+            gate.signal()
+        }
+        #expect(cancelled.withLock { $0?.1.isCancelled } == true)
+        #expect(cancelled.withLock { $0?.0 } == nil)
+    }
+
+    @Test("a file the decoder cannot read gets a recorded failure and stays stored; a crash and a hang are survived")
+    func failuresCrashesAndTimeouts() async throws {
+        let good = try await storeLandscape()
+        // JPEG by name and type, garbage inside: the catalog stores what it is given; only decoding finds out.
+        try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: folder.url("broken.jpg")))
+        let broken = try await store(folder.url("broken.jpg"))
+        // A file that makes the helper crash. No real file is known to crash Debian's libvips, so the helper is
+        // started with a test-only marker that makes it raise SIGSEGV on files that begin with it.
+        try Data("CRASH-ME-NOW".utf8 + [0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: folder.url("crash.jpg")))
+        let crashing = try await store(folder.url("crash.jpg"))
+
+        let pool = RenderPool(size: 1, environment: ["PHOTODROP_RENDER_TEST_CRASH_MARKER": "CRASH-ME-NOW"])
+        defer { pool.stop() }
+        let maker = DerivativeMaker(library: library, pool: pool)
+        let sources = try [good, broken, crashing, good].map { try #require(try library.derivativeSource(ofAsset: $0)) }
+        let outcomes = try maker.makeAndWait(sources)
+        #expect(outcomes[0] == .made && outcomes[3] == .made)
+        guard case .failed(let decodeError) = outcomes[1], case .failed(let crashError) = outcomes[2] else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        #expect(decodeError.contains("not an image") || decodeError.contains("decoded"), "\(decodeError)")
+        #expect(crashError.contains("crashed") && crashError.contains("signal 11"), "\(crashError)")
+        #expect(pool.starts == 2, "restarted once, after the crash")
+        #expect(try library.derivatives(ofAsset: crashing).allSatisfy { $0.file == nil && $0.failure == crashError })
+        #expect(try library.derivatives(ofAsset: broken).count == 2)
+        #expect(try library.derivativeSources(.missing, after: 0, limit: 10).sources.isEmpty, "failures count as made")
+
+        // The manager reports the recorded failure instead of trying again.
+        let manager = ImageManager(library: library, pool: pool)
+        #expect(throws: ImageManagerError.undecodable(crashError)) {
+            try manager.image(for: crashing, targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)
+        }
+
+        // A helper that takes longer than its time limit is killed; the next file gets a new one.
+        let helper = RenderHelper()
+        defer { helper.stop() }
+        let original = try library.openOriginal(sources[0])
+        let request = RenderRequest(
+            outputs: [.init(width: 3000, height: 3000, mimeType: "image/jpeg", quality: 95)], mimeType: "image/jpeg")
+        #expect(throws: RenderError.timedOut(seconds: 0)) {
+            try helper.render(request, descriptor: original.rawValue, timeout: .microseconds(1))
+        }
+        #expect(helper.processID == nil, "the stopped helper is gone")
+        let again = try helper.render(request, descriptor: original.rawValue, timeout: .seconds(60))
+        #expect(again.pictures.first.map { ($0.width, $0.height) } ?? (0, 0) == (3000, 2000))
+        #expect(helper.starts == 2)
+    }
+}
