@@ -134,7 +134,7 @@ struct ArgumentParserTests {
             #expect(
                 error.description == """
                     photodrop import: unknown option '--albm'. Did you mean '--album'?
-                    Usage: photodrop import PATH… [--album NAME] [--move] [--dry-run] [--json]
+                    Usage: photodrop import PATH… [--album NAME] [--move] [--dry-run] [--no-derivatives] [--json]
                     Run 'photodrop import --help' for more.
 
                     """)
@@ -146,7 +146,7 @@ struct ArgumentParserTests {
         ("--help", "Usage: photodrop [--config PATH] COMMAND …"),
         ("-h", "Commands:"),
         ("watch --help", "Usage: photodrop watch"),
-        ("import --help", "Usage: photodrop import PATH… [--album NAME] [--move] [--dry-run] [--json]"),
+        ("import --help", "Usage: photodrop import PATH… [--album NAME] [--move] [--dry-run] [--no-derivatives] [--json]"),
         ("probe -h", "Usage: photodrop probe FILE… [--json]"),
         ("albums --help", "Usage: photodrop albums [--json]"),
         ("assets --help", "Usage: photodrop assets [--album NAME] [--kind photo|gif|video] [--favorites] [--json]"),
@@ -180,7 +180,7 @@ struct ArgumentParserTests {
         for usage in [
             "watch", "import PATH…", "probe FILE…", "albums", "assets", "show ID", "album create NAME",
             "album rename ID NAME", "album delete ID", "favorite ID", "remove ID --from ALBUM", "delete ID", "events",
-            "verify", "status",
+            "verify", "status", "thumbnails", "thumbnail ID",
         ] {
             #expect(text.contains("\n  \(usage) "), "missing \(usage)")
         }
@@ -292,7 +292,7 @@ struct PhotodropCommandLineTests {
             for sub in spec.subcommands { collect(sub, path + [sub.name]) }
         }
         for command in PhotodropCommands.root.subcommands { collect(command, [command.name]) }
-        #expect(declared.count == 19)
+        #expect(declared.count == 21)
         #expect(Set(CommandHandlers.available.keys) == declared)
     }
 

@@ -126,12 +126,12 @@ struct BrowseCommandTests {
         let text = try await sandbox.run(["show", content.video])
         #expect(text.status == 0, "\(text)")
         for expected in [
-            "ID        \(content.video)", "Kind      video (video/quicktime)", "File      clip.mov",
-            "Duration  12.5 s", "Favorite  no", "Albums    Trip",
+            "ID         \(content.video)", "Kind       video (video/quicktime)", "File       clip.mov",
+            "Duration   12.5 s", "Favorite   no", "Albums     Trip",
         ] {
             #expect(text.stdout.contains(expected), "missing '\(expected)' in\n\(text.stdout)")
         }
-        #expect(text.stdout.contains("Original  \(sandbox.library.path)/originals/"))
+        #expect(text.stdout.contains("Original   \(sandbox.library.path)/originals/"))
         let delete = try await sandbox.run(["delete", content.gif])
         #expect(delete.status == 0, "\(delete)")
         let deleted = try await sandbox.run(["show", content.gif])
