@@ -1,5 +1,5 @@
 /// The encodings the image manager hands out.
-public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg, webp
 
     public var mimeType: String { self == .jpeg ? "image/jpeg" : "image/webp" }

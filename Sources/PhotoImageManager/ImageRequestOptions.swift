@@ -1,7 +1,7 @@
 /// How an image request is served (`PHImageRequestOptions`).
 public struct ImageRequestOptions: Sendable, Equatable {
     /// Speed against quality (`PHImageRequestOptionsDeliveryMode`).
-    public enum DeliveryMode: Sendable, Equatable {
+    public enum DeliveryMode: Sendable, Hashable {
         /// A fast, degraded result first (the stored thumbnail, when the target is larger), then the final one.
         case opportunistic
         /// Only the final result, at the quality asked for.
@@ -11,7 +11,7 @@ public struct ImageRequestOptions: Sendable, Equatable {
     }
 
     /// How exactly the result matches the target size (`PHImageRequestOptionsResizeMode`).
-    public enum ResizeMode: Sendable, Equatable {
+    public enum ResizeMode: Sendable, Hashable {
         /// The picture as stored, whatever its size: the smallest stored derivative that covers the target.
         case none
         /// About the target size: a stored derivative when it is within a quarter of it, else resized.
@@ -21,7 +21,7 @@ public struct ImageRequestOptions: Sendable, Equatable {
     }
 
     /// Which rendition (`PHImageRequestOptionsVersion`).
-    public enum Version: Sendable, Equatable {
+    public enum Version: Sendable, Hashable {
         /// The asset as it looks now: the edited rendition when there is one.
         case current
         /// The unedited original.

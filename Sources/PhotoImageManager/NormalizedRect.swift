@@ -1,5 +1,5 @@
 /// A rectangle in 0…1 of an image's width and height, from its top left corner.
-public struct NormalizedRect: Sendable, Equatable, Codable {
+public struct NormalizedRect: Sendable, Hashable, Codable {
     public var x: Double
     public var y: Double
     public var width: Double

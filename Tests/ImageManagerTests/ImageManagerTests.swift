@@ -22,10 +22,10 @@ struct ImageManagerTests {
     }
 
     /// A 3000 × 2000 photo, red on its left half and blue on its right, stored as an asset.
-    private func storeLandscape(_ name: String = "landscape.jpg") async throws -> String {
+    private func storeLandscape(_ name: String = "landscape.jpg", shade: Int = 0) async throws -> String {
         try Pillow.run(
             """
-            img = Image.new('RGB', (3000, 2000), (200, 40, 40))
+            img = Image.new('RGB', (3000, 2000), (200, \(40 + shade), 40))
             img.paste((40, 60, 200), (1500, 0, 3000, 2000))
             img.save(out('\(name)'), quality=92)
             """, in: folder)
@@ -207,5 +207,50 @@ struct ImageManagerTests {
         let again = try helper.render(request, descriptor: original.rawValue, timeout: .seconds(60))
         #expect(again.pictures.first.map { ($0.width, $0.height) } ?? (0, 0) == (3000, 2000))
         #expect(helper.starts == 2)
+    }
+
+    @Test("the caching manager prepares pictures ahead, answers from memory, forgets on request, stays in its bound")
+    func caching() async throws {
+        let ids = [try await storeLandscape("a.jpg"), try await storeLandscape("b.jpg", shade: 30)]
+        let assets = try Asset.fetchAssets(withLocalIdentifiers: ids, library: library).map { $0 }
+        #expect(assets.count == 2)
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let manager = CachingImageManager(library: library, pool: pool, memoryLimit: 1 << 20)
+        let size = PixelSize(width: 200, height: 200)
+        let options = ImageRequestOptions(resizeMode: .exact)
+        manager.startCachingImages(for: assets, targetSize: size, contentMode: .aspectFill, options: options)
+        #expect(await eventually(timeout: 30) { manager.cachedCount.pictures == 2 })
+
+        // Answered from memory: the files it was made from are gone.
+        for id in ids {
+            for derivative in try library.derivatives(ofAsset: id) {
+                if let file = derivative.file { try FileManager.default.removeItem(at: file.fileURL) }
+            }
+        }
+        try FileManager.default.removeItem(at: try #require(assets[0].originalURL))
+        let cached = try manager.image(for: ids[0], targetSize: size, contentMode: .aspectFill, options: options)
+        #expect((cached.pixelWidth, cached.pixelHeight) == (200, 200))
+
+        manager.stopCachingImages(for: [assets[0]], targetSize: size, contentMode: .aspectFill, options: options)
+        #expect(manager.cachedCount.pictures == 1)
+        #expect(throws: ImageManagerError.self) {
+            try manager.image(for: ids[0], targetSize: size, contentMode: .aspectFill, options: options)
+        }
+        manager.stopCachingImagesForAllAssets()
+        #expect(manager.cachedCount == (0, 0))
+
+        // A small bound keeps only what fits; without high quality only stored pictures are cached.
+        let small = CachingImageManager(library: library, pool: pool, memoryLimit: 30_000)
+        small.allowsCachingHighQualityImages = false
+        small.startCachingImages(for: [assets[1]], targetSize: PixelSize(width: 1000, height: 1000), contentMode: .aspectFit)
+        #expect(await eventually(timeout: 30) { small.cachedCount.pictures == 1 })
+        #expect(small.cachedCount.bytes <= 30_000)
+        for width in [100, 150, 250, 300, 350] {
+            _ = try small.image(
+                for: ids[1], targetSize: PixelSize(width: width, height: width), contentMode: .aspectFit,
+                options: ImageRequestOptions(resizeMode: .exact))
+            #expect(small.cachedCount.bytes <= 30_000)
+        }
     }
 }
