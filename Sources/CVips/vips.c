@@ -45,6 +45,8 @@
     X(vips_error_clear) \
     X(vips_error_buffer) \
     X(g_log_set_default_handler) \
+    X(vips_source_new_from_memory) \
+    X(vips_image_set_int) \
     X(vips_jpegload_source) \
     X(vips_pngload_source) \
     X(vips_webpload_source) \
@@ -101,6 +103,8 @@ static int pd_vips_load_library(void) {
 // From here on, every libvips call goes through its pointer.
 #define g_free (*fn_g_free)
 #define g_log_set_default_handler (*fn_g_log_set_default_handler)
+#define vips_source_new_from_memory (*fn_vips_source_new_from_memory)
+#define vips_image_set_int (*fn_vips_image_set_int)
 #define vips_jpegload_source (*fn_vips_jpegload_source)
 #define vips_pngload_source (*fn_vips_pngload_source)
 #define vips_webpload_source (*fn_vips_webpload_source)
@@ -285,4 +289,14 @@ char *pd_vips_take_warnings(void) {
     warnings[0] = 0;
     pthread_mutex_unlock(&warnings_lock);
     return copy;
+}
+
+VipsSource *pd_vips_source_memory(const void *bytes, size_t length) {
+    return vips_source_new_from_memory(bytes, length);
+}
+
+int pd_vips_with_orientation(VipsImage *in, VipsImage **out, int orientation) {
+    if (vips_copy(in, out, NULL) != 0) return -1;
+    vips_image_set_int(*out, "orientation", orientation);
+    return 0;
 }

@@ -70,16 +70,41 @@ public struct DerivativeRenderer: Sendable {
     /// With `crop`, only that part of the picture is shown: the file is decoded large enough for the part to cover
     /// the first output's box.
     public func pictures(ofFileAt descriptor: Int32, format: SourceFormat, outputs: [Output], crop: Crop? = nil)
-        throws(ImagingError)
-        -> [EncodedImage]
+        throws(ImagingError) -> [EncodedImage]
     {
+        try pictures(from: .descriptor(descriptor), format: format, outputs: outputs, crop: crop, orientation: nil)
+    }
+
+    /// ``pictures(ofFileAt:format:outputs:crop:)`` of encoded bytes in memory (a RAW file's embedded JPEG), turned
+    /// upright by `orientation` (the RAW's EXIF orientation) when given instead of the bytes' own.
+    public func pictures(
+        ofBytes bytes: [UInt8], format: SourceFormat, outputs: [Output], crop: Crop? = nil, orientation: Int? = nil
+    ) throws(ImagingError) -> [EncodedImage] {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(ImagingError) in
+                try pictures(
+                    from: .memory(buffer), format: format, outputs: outputs, crop: crop, orientation: orientation)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Where encoded bytes are read from.
+    enum Input {
+        case descriptor(Int32)
+        case memory(UnsafeRawBufferPointer)
+    }
+
+    private func pictures(
+        from input: Input, format: SourceFormat, outputs: [Output], crop: Crop?, orientation: Int?
+    ) throws(ImagingError) -> [EncodedImage] {
         guard let first = outputs.first else { return [] }
         if let crop {
             guard crop.x >= 0, crop.y >= 0, crop.width > 0, crop.height > 0, crop.x + crop.width <= 1.000001,
                 crop.y + crop.height <= 1.000001
             else { throw .decodeFailed("the crop rectangle lies outside the picture") }
         }
-        let shrunk = try shrunkImage(descriptor, format: format) { width, height in
+        let shrunk = try shrunkImage(input, format: format, orientation: orientation) { width, height in
             guard let crop else {
                 return (Int32(clamping: max(1, first.width)), Int32(clamping: max(1, first.height)), first.fill)
             }
@@ -131,7 +156,7 @@ public struct DerivativeRenderer: Sendable {
         quality: Int = 85
     ) throws(ImagingError) -> EncodedImage {
         let image = try shrunkImage(
-            descriptor, format: source, width: Int32(clamping: max(1, width)), height: Int32(clamping: max(1, height)), fill: fill)
+            .descriptor(descriptor), format: source, width: Int32(clamping: max(1, width)), height: Int32(clamping: max(1, height)), fill: fill)
         let alpha: Int32 = format == .webp ? 1 : 0
         return try image.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, alpha) }
             .encoded(as: format, quality: quality)
@@ -158,17 +183,23 @@ public struct DerivativeRenderer: Sendable {
     ///
     /// `box` may instead be worked out from the upright image's size (``pictures(ofFileAt:format:outputs:crop:)``
     /// for a crop).
-    private func shrunkImage(_ descriptor: Int32, format: SourceFormat, width: Int32, height: Int32, fill: Bool)
+    private func shrunkImage(_ input: Input, format: SourceFormat, width: Int32, height: Int32, fill: Bool)
         throws(ImagingError) -> VipsImageRef
     {
-        try shrunkImage(descriptor, format: format) { _, _ in (width, height, fill) }
+        try shrunkImage(input, format: format, orientation: nil) { _, _ in (width, height, fill) }
     }
 
     private func shrunkImage(
-        _ descriptor: Int32, format: SourceFormat, box: (_ uprightWidth: Int, _ uprightHeight: Int) -> (Int32, Int32, Bool)
+        _ input: Input, format: SourceFormat, orientation override: Int?,
+        box: (_ uprightWidth: Int, _ uprightHeight: Int) -> (Int32, Int32, Bool)
     ) throws(ImagingError) -> VipsImageRef {
         try Vips.start()
-        guard let source = pd_vips_source(descriptor) else { throw .decodeFailed("reading: \(Vips.takeError())") }
+        let madeSource: OpaquePointer?
+        switch input {
+        case .descriptor(let descriptor): madeSource = pd_vips_source(descriptor)
+        case .memory(let buffer): madeSource = pd_vips_source_memory(buffer.baseAddress, buffer.count)
+        }
+        guard let source = madeSource else { throw .decodeFailed("reading: \(Vips.takeError())") }
         defer { pd_vips_unref(UnsafeMutableRawPointer(source)) }
         guard let headerPointer = pd_vips_load(source, format.rawValue, 1) else { throw .unsupported(Vips.takeError()) }
         let header = VipsImageRef(headerPointer)
@@ -176,7 +207,7 @@ public struct DerivativeRenderer: Sendable {
             throw .tooManyPixels(width: header.width, height: header.height, limit: maximumPixels)
         }
         var image = header
-        let orientation = Int(pd_vips_orientation(header.pointer))
+        let orientation = override.flatMap { (1...8).contains($0) ? $0 : nil } ?? Int(pd_vips_orientation(header.pointer))
         let turned = (5...8).contains(orientation)
         let (width, height, fill) = box(turned ? header.height : header.width, turned ? header.width : header.height)
         let shrink = Self.jpegShrink(
@@ -185,6 +216,9 @@ public struct DerivativeRenderer: Sendable {
         if shrink > 1, format == .jpeg {
             guard let shrunk = pd_vips_load(source, format.rawValue, Int32(shrink)) else { throw .decodeFailed(Vips.takeError()) }
             image = VipsImageRef(shrunk)
+        }
+        if let override, (1...8).contains(override) {
+            image = try image.making("orienting") { pd_vips_with_orientation($0, $1, Int32(override)) }
         }
         return try image.making("shrinking") { pd_vips_thumbnail_image($0, $1, width, height, fill ? 1 : 0, 0) }
     }

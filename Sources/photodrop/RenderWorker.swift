@@ -1,4 +1,5 @@
 import Foundation
+import MediaProbe
 import PhotoImaging
 import Rendering
 
@@ -39,11 +40,41 @@ enum RenderWorker {
         }
     }
 
+    /// The largest embedded JPEG a RAW file may hand over (a camera's full-size preview is a few MB).
+    static let maximumPreviewBytes: Int64 = 64 << 20
+
+    /// Reads EXIF orientations of RAW files (their embedded JPEGs rarely carry one).
+    nonisolated(unsafe) static var prober: MediaProber?
+
     static func render(_ request: RenderRequest, descriptor: Int32)
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
-        guard let format = request.mimeType.flatMap(SourceFormat.init(mimeType:)) else {
-            return ([], "not an image format photodrop decodes (\(request.mimeType ?? "unknown type"))", [])
+        let mimeType = request.mimeType ?? "unknown type"
+        var embedded: (bytes: [UInt8], orientation: Int?)?
+        if SourceFormat(mimeType: mimeType) == nil, mimeType.hasPrefix("image/x-") {
+            // A camera RAW: its largest embedded JPEG, turned as the RAW says.
+            guard let preview = EmbeddedPreviewLocator.largestJPEG(in: descriptor),
+                preview.length <= maximumPreviewBytes
+            else {
+                return (
+                    [],
+                    "this RAW file (\(mimeType)) has no embedded JPEG preview photodrop can show; decoding its sensor "
+                        + "data is not supported yet", []
+                )
+            }
+            var bytes = [UInt8](repeating: 0, count: Int(preview.length))
+            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(preview.offset)) }
+            guard read == bytes.count else { return ([], "the RAW file's embedded preview cannot be read", []) }
+            if prober == nil { prober = try? MediaProber() }
+            var info = stat()
+            let orientation =
+                fstat(descriptor, &info) == 0
+                ? (try? prober?.probe(fileDescriptor: descriptor, fileSize: Int64(info.st_size), prefix: nil))?
+                    .metadata.orientation : nil
+            embedded = (bytes, orientation)
+        }
+        guard let format = embedded != nil ? .jpeg : SourceFormat(mimeType: mimeType) else {
+            return ([], "not an image format photodrop decodes (\(mimeType))", [])
         }
         let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
         let outputs = request.outputs.map { output in
@@ -57,7 +88,14 @@ enum RenderWorker {
             crop = DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
         }
         do throws(ImagingError) {
-            let pictures = try renderer.pictures(ofFileAt: descriptor, format: format, outputs: outputs, crop: crop)
+            let pictures: [EncodedImage]
+            if let embedded {
+                pictures = try renderer.pictures(
+                    ofBytes: embedded.bytes, format: .jpeg, outputs: outputs, crop: crop,
+                    orientation: embedded.orientation)
+            } else {
+                pictures = try renderer.pictures(ofFileAt: descriptor, format: format, outputs: outputs, crop: crop)
+            }
             let rendered = pictures.map {
                 RenderedPicture(
                     mimeType: $0.format.mimeType, width: $0.pixelWidth, height: $0.pixelHeight, data: Data($0.bytes))

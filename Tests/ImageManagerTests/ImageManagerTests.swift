@@ -253,4 +253,43 @@ struct ImageManagerTests {
             #expect(small.cachedCount.bytes <= 30_000)
         }
     }
+
+    @Test("a RAW shows its largest embedded JPEG, turned by the RAW's orientation; one without a preview is recorded")
+    func rawPreview() async throws {
+        try Pillow.run(
+            """
+            img = Image.new('RGB', (1600, 1200), (210, 50, 40))
+            img.paste((40, 70, 210), (800, 0, 1600, 1200))
+            img.save(out('preview.jpg'), quality=90)
+            Image.new('RGB', (160, 120), (0, 255, 0)).save(out('thumb.jpg'))
+            """, in: folder)
+        let preview = try Data(contentsOf: URL(fileURLWithPath: folder.url("preview.jpg")))
+        let thumbnail = try Data(contentsOf: URL(fileURLWithPath: folder.url("thumb.jpg")))
+        // Orientation 6, as a camera held upright writes it: the stored left side is the top of the picture.
+        try SyntheticRAW.tiff(preview: preview, thumbnail: thumbnail, width: 1600, height: 1200, orientation: 6)
+            .write(to: URL(fileURLWithPath: folder.url("IMG_0001.dng")))
+        let raw = try await store(folder.url("IMG_0001.dng"))
+        // A RAW whose preview was cut away (as in ExifTool's samples): nothing to show, and it says so.
+        try SyntheticRAW.tiff(
+            preview: Data([0xFF, 0xD8, 0xFF, 0xD9]), thumbnail: Data([0xFF, 0xD8, 0xFF, 0xD9]), width: 1600,
+            height: 1200, orientation: 1
+        ).write(to: URL(fileURLWithPath: folder.url("IMG_0002.dng")))
+        let bare = try await store(folder.url("IMG_0002.dng"))
+
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let maker = DerivativeMaker(library: library, pool: pool)
+        let outcomes = try maker.makeAndWait([raw, bare].map { try #require(try library.derivativeSource(ofAsset: $0)) })
+        #expect(outcomes[0] == .made)
+        guard case .failed(let message) = outcomes[1] else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        #expect(message.contains("no embedded JPEG preview"), "\(message)")
+        let stored = try #require(try library.derivatives(ofAsset: raw).last?.file)
+        #expect((stored.pixelWidth, stored.pixelHeight) == (1080, 1440), "upright: portrait")
+        let seen = try Pillow.read(try Data(contentsOf: stored.fileURL), as: "raw.jpg", in: folder)
+        #expect(near(seen.mean(0, 0, 1, 0.4), (210, 50, 40)), "top: \(seen.mean(0, 0, 1, 0.4))")
+        #expect(near(seen.mean(0, 0.6, 1, 0.4), (40, 70, 210)), "bottom: \(seen.mean(0, 0.6, 1, 0.4))")
+    }
 }

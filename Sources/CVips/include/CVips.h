@@ -23,6 +23,10 @@ void pd_vips_unref(void *object);
 /// A source over a descriptor (libvips duplicates it: the caller closes its own).
 VipsSource *pd_vips_source(int descriptor);
 const char *pd_vips_loader(VipsImage *image);
+/// A source over bytes in memory (not copied: they must outlive it), e.g. a RAW file's embedded JPEG.
+VipsSource *pd_vips_source_memory(const void *bytes, size_t length);
+/// `in` with its EXIF orientation (1…8) set to `orientation` (a RAW's, for its embedded JPEG).
+int pd_vips_with_orientation(VipsImage *in, VipsImage **out, int orientation);
 /// The image for decoding with the one loader for `format` (jpeg, png, webp, heif, tiff, gif, jxl: what content
 /// detection found, never libvips's own guess), read in one sequential pass, failing on a truncated or damaged file;
 /// a JPEG shrunk by `jpeg_shrink` (2, 4 or 8) while it is decoded, through its DCT scaling.
