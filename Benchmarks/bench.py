@@ -14,6 +14,9 @@ Workloads (Benchmarks/generate.py makes them from fixed seeds):
          `import --move`, then all 4,000 files renamed in a seeded random order into the inbox of a running
          `photodrop watch`; both checked to make 2,000 Live Photo assets, each with its pairedVideo (issue 14).
          Only with --only live (or --smoke, which runs it with 20 pairs).
+  PHOTOS 100 JPEGs of 6-9 MP and 100 HEICs of 12 MP (heif-enc): `photodrop thumbnails` (a 512 WebP thumbnail and a
+         1,440 JPEG preview of each) against Debian's vipsthumbnail making the same two pictures, two processes at a
+         time (issue 15); and W1 `import --move` with its derivatives on (--only thumbs; in the default set).
 
 Floors, measured in the same run on the same files with a warm page cache: SHA-256 of every byte on all cores
 (bench-floors hash), one rename(2) per file (bench-floors rename), `file --mime-type` over every file (xargs, all
@@ -127,7 +130,12 @@ def link_tree(workload, dest):
             subprocess.run(["cp", "-a", "--reflink=auto", source, os.path.join(dest, name)], check=True)
 
 
-def fresh_sandbox(work, name, settle=0):
+# Set by run(): {"derivatives": "lazy"} when the binary knows the key (issue 15 on), so that the ingestion rows of
+# every build measure ingestion alone; the thumbnail rows turn derivatives on themselves.
+SANDBOX_EXTRA = {}
+
+
+def fresh_sandbox(work, name, settle=0, extra=None):
     """An empty folder with a config.json of its own (library, inbox, rejected inside it)."""
     root = os.path.join(work, "runs", name)
     if os.path.exists(root):
@@ -136,6 +144,8 @@ def fresh_sandbox(work, name, settle=0):
     config = {
         "library": "Library", "inbox": "Inbox", "rejected": "Rejected", "settleMilliseconds": settle,
     }
+    config.update(SANDBOX_EXTRA)
+    config.update(extra or {})
     with open(os.path.join(root, "config.json"), "w") as handle:
         json.dump(config, handle)
     return root
@@ -422,11 +432,16 @@ def measure_watch(name, workload_root, work, binary, settle, pace=None, limit=No
 
 def run(args):
     binary, work = args.bin, args.work
-    counts = {"w1": 300, "w2": 4, "burst": 2000, "paced": 100, "settled": 20, "live": 20} if args.smoke else \
-        {"w1": 10000, "w2": 200, "burst": 100000, "paced": 10000, "settled": 500, "live": 2000}
+    counts = {"w1": 300, "w2": 4, "burst": 2000, "paced": 100, "settled": 20, "live": 20, "photos": 3} \
+        if args.smoke else \
+        {"w1": 10000, "w2": 200, "burst": 100000, "paced": 10000, "settled": 500, "live": 2000, "photos": 100}
     # LIVE is not in the full default set (it has no target yet); the smoke run covers it, small.
     only = set(args.only.split(",")) if args.only else \
-        {"w1", "w2", "w3", "burst"} | ({"live"} if args.smoke else set())
+        {"w1", "w2", "w3", "burst", "thumbs"} | ({"live"} if args.smoke else set())
+    help_text = subprocess.run([os.path.join(binary, "photodrop"), "import", "--help"], capture_output=True,
+                               text=True).stdout
+    if "no-derivatives" in help_text:
+        SANDBOX_EXTRA["derivatives"] = "lazy"
     results = Results()
     workloads = os.path.join(work, "workloads")
 
@@ -586,7 +601,77 @@ def run(args):
 
     if "live" in only:
         measure_live(results, args, generate("live", counts["live"]), counts["live"], work, binary, floors)
+    if "thumbs" in only:
+        measure_thumbnails(results, args, generate("photos", counts["photos"]), work, binary,
+                           w1=generate("w1", counts["w1"]) if "w1" in only else None)
     return results
+
+
+def measure_thumbnails(results, args, photos, work, binary, w1=None):
+    """Issue 15: `photodrop thumbnails` (both stored derivatives, all cores) against Debian's vipsthumbnail making
+    the same two pictures in the same run, for camera-size JPEGs and HEICs; and W1 with derivatives on."""
+    for kind in ("JPEG", "HEIC"):
+        folder = os.path.join(photos, kind)
+        files = tree_files(folder)
+        size = tree_bytes(files)
+        warm(files)
+        # The floor: vipsthumbnail, one process per 25 files, two at a time, the thumbnail then the preview.
+        floor_root = os.path.join(work, "runs", "vipsthumbnail-" + kind)
+        if os.path.exists(floor_root):
+            shutil.rmtree(floor_root)
+        link_tree(folder, floor_root)
+        linked = tree_files(floor_root)
+        listing = os.path.join(work, "thumbs-%s.txt" % kind)
+        with open(listing, "wb") as handle:
+            handle.write(b"\0".join(path.encode() for path in linked))
+        print("bench: %s thumbnails: vipsthumbnail floor" % kind, file=sys.stderr, flush=True)
+        floor_seconds, floor_rss = 0.0, 0
+        for args_ in (["-s", "512>", "-o", "%s_t.webp[Q=80]"], ["-s", "1440>", "-o", "%s_p.jpg[Q=85]"]):
+            seconds, rss, status, stderr = run_measured(
+                ["xargs", "-0", "-P", str(CORES), "-n", "25", "-a", listing, "vipsthumbnail"] + args_)
+            if status != 0:
+                raise BenchError("vipsthumbnail failed: " + stderr[-1000:])
+            floor_seconds += seconds
+        results.add(Row("%s floor: vipsthumbnail 512 WebP + 1440 JPEG, %d processes" % (kind, CORES), len(files),
+                        size, floor_seconds))
+        # photodrop: the files imported without pictures, then `thumbnails` measured.
+        root = fresh_sandbox(work, "thumbnails-" + kind, extra={"derivatives": "lazy"})
+        source = os.path.join(root, "source")
+        link_tree(folder, source)
+        subprocess.run(photodrop(["import", "--no-derivatives", "--move", source], root, binary), check=True,
+                       stdout=subprocess.DEVNULL)
+        quiesce()
+        with open(os.path.join(root, "thumbnails.json"), "w") as output:
+            seconds, rss, status, stderr = run_measured(photodrop(["thumbnails", "--json"], root, binary),
+                                                        stdout=output)
+        summary = json.load(open(os.path.join(root, "thumbnails.json")))
+        if status != 0 or summary.get("made") != len(files):
+            raise BenchError("photodrop thumbnails (%s): exit %d, %s %s" % (kind, status, summary, stderr[-1000:]))
+        row = Row("%s photodrop thumbnails (both sizes)" % kind, len(files), size, seconds, rss, floor_seconds,
+                  "vipsthumbnail")
+        row.note = "render helpers' peak RSS %s" % rss_text(summary.get("helperPeakRSS", 0))
+        results.add(row)
+        if not args.smoke:
+            results.check("%s `thumbnails` ≤ 1.0× vipsthumbnail: %.2f×" % (kind, row.ratio), row.ratio <= 1.0)
+    if w1:
+        # W1 with derivatives: the import returns once the last picture is stored.
+        files = tree_files(w1)
+        root = fresh_sandbox(work, "W1 import --move with derivatives", extra={"derivatives": "ingest"})
+        source = os.path.join(root, "source")
+        link_tree(w1, source)
+        warm(files)
+        with open(os.path.join(root, "import.json"), "w") as output:
+            seconds, rss, status, stderr = run_measured(
+                photodrop(["import", "--move", "--json", source], root, binary), stdout=output)
+        text = open(os.path.join(root, "import.json")).read()
+        if status != 0:
+            raise BenchError("W1 import with derivatives: exit %d %s" % (status, stderr[-1000:]))
+        summary = json.loads(text)
+        pictures = summary.get("derivatives", {})
+        row = Row("W1 import --move, then its derivatives", len(files), tree_bytes(files), seconds, rss)
+        row.note = "derivatives: %d made in %.2f s after the last commit" % (pictures.get("made", 0),
+                                                                           pictures.get("seconds", 0))
+        results.add(row)
 
 
 def measure_live(results, args, live, pairs, work, binary, floors):
@@ -676,7 +761,7 @@ def main():
     parser.add_argument("--bin", required=True, help="folder with the release photodrop and bench-floors")
     parser.add_argument("--work", required=True, help="scratch folder (workloads are kept there for the next run)")
     parser.add_argument("--smoke", action="store_true", help="small workloads; targets are not judged")
-    parser.add_argument("--only", help="comma-separated subset of w1,w2,w3,burst,live (default: all but live; "
+    parser.add_argument("--only", help="comma-separated subset of w1,w2,w3,burst,live,thumbs (default: all but live; "
                         "with --smoke, all)")
     parser.add_argument("--results", help="also write the tables to this Markdown file")
     parser.add_argument("--rounds", type=int, default=None,

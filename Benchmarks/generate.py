@@ -11,7 +11,7 @@ A folder that already holds a complete workload of the same version is reused (i
           carrying the content identifier) and IMG_NNNN.MOV (H.264 QuickTime, 1 s, the same identifier in its
           metadata keys), with capture times within a second of each other (issue 14)
 
-Usage: generate.py w1|w2|burst|live DEST [--count N]    (N counts pairs for live)
+Usage: generate.py w1|w2|burst|live|photos DEST [--count N]    (N counts pairs for live, and each of JPEG and HEIC for photos)
 """
 import argparse
 import datetime
@@ -160,6 +160,45 @@ def generate_w2(dest, count):
         subprocess.run(command, check=True)
 
 
+def camera_like(rng, width, height):
+    """A photo-like picture: smooth colour fields, edges and mild grain (not pure noise, which no camera makes and
+    which makes decoders look slower and HEIC files huge)."""
+    from PIL import Image, ImageDraw, ImageFilter
+    small = Image.new("RGB", (48, 36))
+    small.putdata([(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(48 * 36)])
+    image = small.resize((width, height), Image.BICUBIC)
+    draw = ImageDraw.Draw(image)
+    for _ in range(40):
+        x, y = rng.randrange(width), rng.randrange(height)
+        r = rng.randrange(20, max(21, width // 8))
+        draw.ellipse((x - r, y - r, x + r, y + r), outline=(rng.randrange(256),) * 3, width=rng.randrange(1, 8))
+    grain = Image.effect_noise((width, height), 12).convert("RGB")
+    return Image.blend(image, grain, 0.08).filter(ImageFilter.SMOOTH)
+
+
+def generate_photos(dest, count):
+    """count JPEGs of 6-9 MP (quality 92, with EXIF) and count HEICs of 12 MP (made from JPEGs by Debian's heif-enc,
+    quality 80): camera-size photos for the thumbnail benchmark (issue 15)."""
+    need_pillow()
+    if shutil.which("heif-enc") is None:
+        sys.exit("generate.py: heif-enc is missing; scripts/bench.sh installs it (apt-get install libheif-examples)")
+    rng = random.Random(6_000_000)
+    for folder in ("JPEG", "HEIC"):
+        os.makedirs(os.path.join(dest, folder), exist_ok=True)
+    sizes = [(3000, 2000), (3264, 2448), (3456, 2304), (3600, 2400), (3672, 2448)]
+    for index in range(count):
+        width, height = sizes[index % len(sizes)]
+        image = camera_like(rng, width, height)
+        image.save(os.path.join(dest, "JPEG", "IMG_%04d.jpg" % index), "JPEG", quality=92,
+                   exif=exif_bytes(rng, index))
+    scratch = os.path.join(dest, "scratch.jpg")
+    for index in range(count):
+        camera_like(rng, 4032, 3024).save(scratch, "JPEG", quality=95)
+        subprocess.run(["heif-enc", "-q", "80", scratch, "-o", os.path.join(dest, "HEIC", "IMG_%04d.heic" % index)],
+                       check=True, stdout=subprocess.DEVNULL)
+    os.remove(scratch)
+
+
 # A Live Photo's movie is made once by ffmpeg with these placeholders, then copied with them replaced (same lengths, so
 # every box size and offset stays valid): 2,000 ffmpeg runs would take minutes.
 MOVIE_IDENTIFIER_PLACEHOLDER = b"00000000-0000-4000-8000-0000DEADBEEF"
@@ -271,11 +310,11 @@ def generate_live(dest, count):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("workload", choices=["w1", "w2", "burst", "live"])
+    parser.add_argument("workload", choices=["w1", "w2", "burst", "live", "photos"])
     parser.add_argument("dest")
     parser.add_argument("--count", type=int)
     args = parser.parse_args()
-    count = args.count or {"w1": 10_000, "w2": 200, "burst": 100_000, "live": 2_000}[args.workload]
+    count = args.count or {"w1": 10_000, "w2": 200, "burst": 100_000, "live": 2_000, "photos": 100}[args.workload]
     if stamp_ok(args.dest, args.workload, count):
         return
     # Generate into a sibling temp folder and rename into place, so an interrupted run never leaves a
@@ -283,7 +322,8 @@ def main():
     parent = os.path.dirname(os.path.abspath(args.dest))
     os.makedirs(parent, exist_ok=True)
     work = tempfile.mkdtemp(prefix=".gen-", dir=parent)
-    {"w1": generate_w1, "w2": generate_w2, "burst": generate_burst, "live": generate_live}[args.workload](
+    {"w1": generate_w1, "w2": generate_w2, "burst": generate_burst, "live": generate_live,
+     "photos": generate_photos}[args.workload](
         work, count)
     write_stamp(work, args.workload, count)
     if os.path.exists(args.dest):

@@ -25,6 +25,8 @@ public final class RenderHelper {
     private var nextID: UInt64 = 1
     /// How many times a helper was started (for tests and the log).
     public private(set) var starts = 0
+    /// The largest peak resident memory of the helper processes that have ended, in bytes (`wait4`'s `ru_maxrss`).
+    public private(set) var peakResidentBytes = 0
 
     public init(executable: String = RenderHelper.defaultExecutable(), environment: [String: String] = [:]) {
         self.executable = executable
@@ -141,16 +143,18 @@ public final class RenderHelper {
         var status: Int32 = 0
         var waited: pid_t = -1
         // A helper ends at once when its socket closes; one that does not within two seconds is killed.
+        var usage = rusage()
         for _ in 0..<200 {
-            waited = waitpid(pid, &status, WNOHANG)
+            waited = wait4(pid, &status, WNOHANG, &usage)
             if waited != 0 { break }
             usleep(10_000)
         }
         if waited == 0 {
             kill(pid, SIGKILL)
-            waited = waitpid(pid, &status, 0)
+            waited = wait4(pid, &status, 0, &usage)
         }
         guard waited == pid else { return (nil, nil) }
+        peakResidentBytes = max(peakResidentBytes, Int(usage.ru_maxrss) * 1024)
         let terminatingSignal = status & 0x7f
         if terminatingSignal != 0 { return (terminatingSignal, nil) }
         return (nil, (status >> 8) & 0xff)

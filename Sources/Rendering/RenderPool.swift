@@ -42,6 +42,11 @@ public final class RenderPool: Sendable {
         idle.withLock { $0.reduce(0) { $0 + $1.helper.starts } }
     }
 
+    /// The largest peak resident memory of a helper process that has ended (see ``stop()``), in bytes.
+    public var peakResidentBytes: Int {
+        idle.withLock { $0.map(\.helper.peakResidentBytes).max() ?? 0 }
+    }
+
     /// Stops the idle helpers (a borrowed one stops when returned and the pool goes away).
     public func stop() {
         idle.withLock { helpers in for helper in helpers { helper.helper.stop() } }

@@ -53,6 +53,7 @@ enum ThumbnailCommands {
                 cursor = next
             }
             terminal?.finish()
+            pool.stop()
             let orphans = try library.removeOrphanDerivatives()
             let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18
                 + Double((ContinuousClock.now - started).components.seconds)
@@ -69,6 +70,7 @@ enum ThumbnailCommands {
                         ),
                         ("skipped", .int(Int64(tally.skipped.count))),
                         ("orphansRemoved", .int(Int64(orphans))), ("seconds", .double(seconds)),
+                        ("helperPeakRSS", .int(Int64(pool.peakResidentBytes))),
                     ]).text)
             } else {
                 var text =
