@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["CLinux"], swiftSettings: strict),
         // The library's pictures: stored derivatives and the PhotoKit-style image manager, rendered by the helper.
         .target(
-            name: "PhotoImageManager", dependencies: ["PhotoCatalog", "Rendering", "PhotodropSystem"],
+            name: "PhotoImageManager", dependencies: ["PhotoCatalog", "MediaProbe", "Rendering", "PhotodropSystem"],
             swiftSettings: strict),
         // Config, watcher, settle, claim journal, workers, committer: the glue.
         .target(

@@ -15,7 +15,7 @@ public class ImageManager: @unchecked Sendable {
     public let library: PhotoLibrary
     public let maker: DerivativeMaker
     let queue = DispatchQueue(label: "photodrop.image-manager", qos: .userInitiated, attributes: .concurrent)
-    private let nextID = Atomic<Int32>(1)
+    let requestCounter = Atomic<Int32>(1)
     private let cancelled = Mutex<Set<Int32>>([])
 
     public init(library: PhotoLibrary, pool: RenderPool) {
@@ -33,7 +33,7 @@ public class ImageManager: @unchecked Sendable {
         for asset: Asset, targetSize: PixelSize, contentMode: ContentMode, options: ImageRequestOptions? = nil,
         resultHandler: @escaping @Sendable (ImageResult?, ImageResultInfo) -> Void
     ) -> ImageRequestID {
-        let id = ImageRequestID(rawValue: nextID.add(1, ordering: .relaxed).oldValue)
+        let id = nextRequestID()
         let options = options ?? ImageRequestOptions()
         let identifier = asset.localIdentifier
         queue.async {

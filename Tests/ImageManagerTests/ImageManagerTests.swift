@@ -32,11 +32,11 @@ struct ImageManagerTests {
         return try await store(folder.url(name))
     }
 
-    private func store(_ path: String) async throws -> String {
+    private func store(_ path: String, as type: AssetResourceType = .photo) async throws -> String {
         let identifier = Locked<String?>(nil)
         try await library.performChanges {
             let request = try AssetCreationRequest.forAsset()
-            request.addResource(with: .photo, fileURL: URL(fileURLWithPath: path), options: nil)
+            request.addResource(with: type, fileURL: URL(fileURLWithPath: path), options: nil)
             identifier.value = request.placeholderForCreatedAsset?.localIdentifier
         }
         return try #require(identifier.value)
@@ -291,5 +291,76 @@ struct ImageManagerTests {
         let seen = try Pillow.read(try Data(contentsOf: stored.fileURL), as: "raw.jpg", in: folder)
         #expect(near(seen.mean(0, 0, 1, 0.4), (210, 50, 40)), "top: \(seen.mean(0, 0, 1, 0.4))")
         #expect(near(seen.mean(0, 0.6, 1, 0.4), (40, 70, 210)), "bottom: \(seen.mean(0, 0.6, 1, 0.4))")
+    }
+
+    @Test("image data with its orientation, a video's file and codecs, a Live Photo's two halves")
+    func mediaRequests() async throws {
+        guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
+        else { return }
+        try Pillow.run(
+            """
+            img = Image.new('RGB', (400, 300), (90, 120, 150))
+            exif = img.getexif()
+            exif[0x0112] = 6
+            img.save(out('turned.jpg'), exif=exif)
+            """, in: folder)
+        let photo = try await store(folder.url("turned.jpg"))
+        let movie = URL(fileURLWithPath: folder.url("clip.mov"))
+        let made = try ProcessRunner.runBlocking(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=10", "-t", "2", "-c:v", "libx264",
+                "-pix_fmt", "yuv420p", "-tag:v", "avc1", movie.path,
+            ])
+        #expect(made.status == 0, "\(made)")
+        let video = try await store(movie.path, as: .video)
+        // A Live Photo: the photo with its movie as pairedVideo.
+        try Data(try Data(contentsOf: URL(fileURLWithPath: folder.url("turned.jpg"))) + Data([0])).write(
+            to: URL(fileURLWithPath: folder.url("live.jpg")))
+        let liveMade = try ProcessRunner.runBlocking(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=96x128:rate=10", "-t", "1", "-c:v", "libx264",
+                "-pix_fmt", "yuv420p", "-tag:v", "avc1", folder.url("live.mov"),
+            ])
+        #expect(liveMade.status == 0, "\(liveMade)")
+        let live = Locked<String?>(nil)
+        try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: URL(fileURLWithPath: self.folder.url("live.jpg")), options: nil)
+            request.addResource(
+                with: .pairedVideo, fileURL: URL(fileURLWithPath: self.folder.url("live.mov")), options: nil)
+            live.value = request.placeholderForCreatedAsset?.localIdentifier
+        }
+        let livePhoto = try #require(live.value)
+
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let manager = ImageManager(library: library, pool: pool)
+        let (data, source, orientation) = try manager.imageData(of: photo)
+        #expect(data == (try Data(contentsOf: URL(fileURLWithPath: folder.url("turned.jpg")))))
+        #expect(orientation == 6 && source.uniformTypeIdentifier == "public.jpeg")
+        let asset = try #require(try Asset.fetchAssets(withLocalIdentifiers: [photo], library: library).firstObject)
+        let delivered = Locked<(Int, String?)?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            manager.requestImageDataAndOrientation(for: asset) { data, type, orientation, _ in
+                delivered.withLock { $0 = (orientation, type) }
+                #expect(data?.count == Int(source.byteCount))
+                done.resume()
+            }
+        }
+        #expect(delivered.withLock { $0?.0 } == 6)
+
+        let file = try manager.videoFile(of: video)
+        #expect(file.videoCodec == "avc1" && (file.pixelWidth, file.pixelHeight) == (128, 96))
+        #expect(abs(file.duration - 2) < 0.2 && FileManager.default.fileExists(atPath: file.fileURL.path))
+        #expect(throws: ImageManagerError.self) { try manager.videoFile(of: photo) }
+
+        let pair = try manager.livePhoto(of: livePhoto, targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)
+        #expect(pair.photo.pixelWidth == 75 && pair.photo.pixelHeight == 100, "upright: \(pair.photo.pixelWidth)")
+        #expect(pair.video.videoCodec == "avc1")
+        #expect(throws: ImageManagerError.self) {
+            try manager.livePhoto(of: photo, targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)
+        }
     }
 }

@@ -54,8 +54,8 @@ struct LibraryVerifier {
     func run() throws -> VerificationReport {
         var issues: [VerificationIssue] = []
         // 1. The files, then the writers' intent logs, then the catalog (see the type's description).
-        let listing = listOriginals()
-        let derivativeListing = listOriginals(DerivativeFiles.folderName)
+        let listing = listStoredFiles()
+        let derivativeListing = listStoredFiles(DerivativeFiles.folderName)
         let loggedIntents = readIntentLogs()
         // 2. The catalog.
         guard var snapshot = try library.read("verify the library", readSnapshot) else {
@@ -366,9 +366,9 @@ struct LibraryVerifier {
 
     // MARK: Files
 
-    /// The files under `originals/` (or another of the library's two-level folders), as paths relative to the
+    /// The files under `originals/` or `derivatives/` (the library's two-level folders), as paths relative to the
     /// library (`originals/ab/<name>`).
-    private func listOriginals(_ folder: String = "originals") -> (files: Set<String>, problems: [VerificationIssue]) {
+    private func listStoredFiles(_ folder: String = "originals") -> (files: Set<String>, problems: [VerificationIssue]) {
         var files = Set<String>()
         var problems: [VerificationIssue] = []
         let root = libraryPath + "/" + folder
