@@ -619,8 +619,10 @@ def measure_thumbnails(results, args, photos, work, binary, w1=None):
         floor_root = os.path.join(work, "runs", "vipsthumbnail-" + kind)
         if os.path.exists(floor_root):
             shutil.rmtree(floor_root)
-        link_tree(folder, floor_root)
-        linked = tree_files(floor_root)
+        link_tree(photos, floor_root)
+        linked = tree_files(os.path.join(floor_root, kind))
+        if len(linked) != len(files):
+            raise BenchError("the %s copy for vipsthumbnail has %d files, not %d" % (kind, len(linked), len(files)))
         listing = os.path.join(work, "thumbs-%s.txt" % kind)
         with open(listing, "wb") as handle:
             handle.write(b"\0".join(path.encode() for path in linked))
@@ -632,14 +634,15 @@ def measure_thumbnails(results, args, photos, work, binary, w1=None):
             if status != 0:
                 raise BenchError("vipsthumbnail failed: " + stderr[-1000:])
             floor_seconds += seconds
+            floor_rss = max(floor_rss, rss)
         results.add(Row("%s floor: vipsthumbnail 512 WebP + 1440 JPEG, %d processes" % (kind, CORES), len(files),
-                        size, floor_seconds))
+                        size, floor_seconds, floor_rss))
         # photodrop: the files imported without pictures, then `thumbnails` measured.
         root = fresh_sandbox(work, "thumbnails-" + kind, extra={"derivatives": "lazy"})
         source = os.path.join(root, "source")
-        link_tree(folder, source)
-        subprocess.run(photodrop(["import", "--no-derivatives", "--move", source], root, binary), check=True,
-                       stdout=subprocess.DEVNULL)
+        link_tree(photos, source)
+        subprocess.run(photodrop(["import", "--no-derivatives", "--move", os.path.join(source, kind)], root, binary),
+                       check=True, stdout=subprocess.DEVNULL)
         quiesce()
         with open(os.path.join(root, "thumbnails.json"), "w") as output:
             seconds, rss, status, stderr = run_measured(photodrop(["thumbnails", "--json"], root, binary),
