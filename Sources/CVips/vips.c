@@ -45,6 +45,7 @@
     X(vips_error_clear) \
     X(vips_error_buffer) \
     X(g_log_set_default_handler) \
+    X(vips_image_new_from_memory_copy) \
     X(vips_source_new_from_memory) \
     X(vips_image_set_int) \
     X(vips_jpegload_source) \
@@ -103,6 +104,7 @@ static int pd_vips_load_library(void) {
 // From here on, every libvips call goes through its pointer.
 #define g_free (*fn_g_free)
 #define g_log_set_default_handler (*fn_g_log_set_default_handler)
+#define vips_image_new_from_memory_copy (*fn_vips_image_new_from_memory_copy)
 #define vips_source_new_from_memory (*fn_vips_source_new_from_memory)
 #define vips_image_set_int (*fn_vips_image_set_int)
 #define vips_jpegload_source (*fn_vips_jpegload_source)
@@ -299,4 +301,10 @@ int pd_vips_with_orientation(VipsImage *in, VipsImage **out, int orientation) {
     if (vips_copy(in, out, NULL) != 0) return -1;
     vips_image_set_int(*out, "orientation", orientation);
     return 0;
+}
+
+VipsImage *pd_vips_image_from_rgb(const void *pixels, size_t length, int width, int height) {
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, 3, VIPS_FORMAT_UCHAR);
+    if (image) image->Type = VIPS_INTERPRETATION_sRGB;
+    return image;
 }

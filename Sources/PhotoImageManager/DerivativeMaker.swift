@@ -46,8 +46,8 @@ public final class DerivativeMaker: Sendable {
 
     /// Renders `source`'s derivatives (blocking the calling thread while a helper works) without storing them.
     public func render(_ source: DerivativeSource) -> (contents: [DerivativeContent], outcome: Outcome) {
-        guard source.mediaType == .image else {
-            return ([], .skipped("pictures of videos are not made yet"))
+        guard source.mediaType == .image || source.mediaType == .video else {
+            return ([], .skipped("\(source.assetLocalIdentifier) is neither a photo nor a video"))
         }
         let descriptor: FileDescriptor
         do { descriptor = try library.openOriginal(source) } catch {

@@ -116,7 +116,7 @@ public class ImageManager: @unchecked Sendable {
             return (files, nil, files.count == DerivativeKind.allCases.count)
         }
         var state = try current()
-        if !state.complete, makeMissing, source.mediaType == .image {
+        if !state.complete, makeMissing {
             let (contents, outcome) = maker.render(source)
             switch outcome {
             case .skipped(let why), .helperUnavailable(let why): throw .unavailable(why)
@@ -153,9 +153,6 @@ public class ImageManager: @unchecked Sendable {
             descriptor = opened
         } else {
             do { descriptor = try library.openOriginal(source) } catch { throw .unavailable("\(error)") }
-            guard source.mediaType == .image else {
-                throw .unavailable("pictures of videos are not made yet")
-            }
         }
         let side = 1 << 20
         let width = target == .maximum ? side : min(side, target.width)

@@ -1,4 +1,6 @@
+import CFFmpeg
 import CVips
+import Foundation
 
 /// Makes the pictures photodrop shows of a photo: the two stored derivatives (a thumbnail that fits in 512 × 512, as
 /// WebP, and a preview that fits in 1,440 × 1,440, as JPEG) from one decode, or one image of any size. Upright by
@@ -89,10 +91,52 @@ public struct DerivativeRenderer: Sendable {
         return try result.get()
     }
 
-    /// Where encoded bytes are read from.
+    /// Where the picture comes from: encoded bytes in a file or in memory, or pixels decoded already.
     enum Input {
         case descriptor(Int32)
         case memory(UnsafeRawBufferPointer)
+        case decoded(VipsImageRef)
+    }
+
+    /// ``pictures(ofFileAt:format:outputs:crop:)`` of a video: its poster frame, about one second in (10 % of a
+    /// clip shorter than ten seconds) and not a black frame when one follows, decoded by FFmpeg from the descriptor
+    /// and turned upright by the stream's display matrix.
+    public func pictures(ofVideoAt descriptor: Int32, outputs: [Output], crop: Crop? = nil) throws(ImagingError)
+        -> [EncodedImage]
+    {
+        guard let first = outputs.first else { return [] }
+        // Decoded straight to the size the first output needs (a crop needs the whole frame larger by as much).
+        let need = Double(max(first.width, first.height)) / min(crop?.width ?? 1, crop?.height ?? 1)
+        let box = Int32(clamping: min(8192, max(1, Int(need.rounded(.up)) * (first.fill ? 2 : 1))))
+        var frame = pd_video_frame()
+        var message = [CChar](repeating: 0, count: 512)
+        guard pd_ffmpeg_poster(descriptor, Int64(maximumPixels), box, &frame, &message, message.count) == 0 else {
+            let text = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            throw .decodeFailed(String(decoding: text, as: UTF8.self))
+        }
+        defer { pd_ffmpeg_free_frame(&frame) }
+        try Vips.start()
+        guard
+            let pixels = pd_vips_image_from_rgb(
+                frame.rgb, Int(frame.stride) * Int(frame.height), frame.width, frame.height)
+        else { throw .decodeFailed("the video frame: \(Vips.takeError())") }
+        let orientation: Int? =
+            switch frame.rotation {
+            case 90: 6
+            case 180: 3
+            case 270: 8
+            default: nil
+            }
+        return try pictures(
+            from: .decoded(VipsImageRef(pixels)), format: .jpeg, outputs: outputs, crop: crop,
+            orientation: orientation)
+    }
+
+    /// What FFmpeg logged since the last call (warnings about the videos decoded).
+    public static func takeVideoWarnings() -> [String] {
+        guard let text = pd_ffmpeg_take_log() else { return [] }
+        defer { free(text) }
+        return String(cString: text).split(whereSeparator: \.isNewline).map(String.init)
     }
 
     private func pictures(
@@ -198,6 +242,15 @@ public struct DerivativeRenderer: Sendable {
         switch input {
         case .descriptor(let descriptor): madeSource = pd_vips_source(descriptor)
         case .memory(let buffer): madeSource = pd_vips_source_memory(buffer.baseAddress, buffer.count)
+        case .decoded(let image):
+            // Pixels decoded elsewhere (a video frame): only turned and shrunk here.
+            var image = image
+            let turned = override.map { (5...8).contains($0) } ?? false
+            let (width, height, fill) = box(turned ? image.height : image.width, turned ? image.width : image.height)
+            if let override, (2...8).contains(override) {
+                image = try image.making("orienting") { pd_vips_with_orientation($0, $1, Int32(override)) }
+            }
+            return try image.making("shrinking") { pd_vips_thumbnail_image($0, $1, width, height, fill ? 1 : 0, 0) }
         }
         guard let source = madeSource else { throw .decodeFailed("reading: \(Vips.takeError())") }
         defer { pd_vips_unref(UnsafeMutableRawPointer(source)) }

@@ -40,6 +40,36 @@ enum RenderWorker {
         }
     }
 
+    /// A video's poster frame (FFmpeg), at the request's sizes.
+    static func renderVideo(_ request: RenderRequest, descriptor: Int32)
+        -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
+    {
+        let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
+        var crop: DerivativeRenderer.Crop?
+        if let rect = request.crop, rect.count == 4 {
+            crop = DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
+        }
+        do throws(ImagingError) {
+            let pictures = try renderer.pictures(ofVideoAt: descriptor, outputs: outputs(of: request), crop: crop)
+            return (pictures.map(rendered), nil, DerivativeRenderer.takeVideoWarnings())
+        } catch {
+            return ([], error.description, DerivativeRenderer.takeVideoWarnings())
+        }
+    }
+
+    static func outputs(of request: RenderRequest) -> [DerivativeRenderer.Output] {
+        request.outputs.map { output in
+            DerivativeRenderer.Output(
+                width: output.width, height: output.height, fill: output.fill,
+                format: output.mimeType == "image/webp" ? .webp : .jpeg, quality: output.quality)
+        }
+    }
+
+    static func rendered(_ image: EncodedImage) -> RenderedPicture {
+        RenderedPicture(
+            mimeType: image.format.mimeType, width: image.pixelWidth, height: image.pixelHeight, data: Data(image.bytes))
+    }
+
     /// The largest embedded JPEG a RAW file may hand over (a camera's full-size preview is a few MB).
     static let maximumPreviewBytes: Int64 = 64 << 20
 
@@ -50,6 +80,9 @@ enum RenderWorker {
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
         let mimeType = request.mimeType ?? "unknown type"
+        if mimeType.hasPrefix("video/") {
+            return renderVideo(request, descriptor: descriptor)
+        }
         var embedded: (bytes: [UInt8], orientation: Int?)?
         if SourceFormat(mimeType: mimeType) == nil, mimeType.hasPrefix("image/x-") {
             // A camera RAW: its largest embedded JPEG, turned as the RAW says.
@@ -77,11 +110,7 @@ enum RenderWorker {
             return ([], "not an image format photodrop decodes (\(mimeType))", [])
         }
         let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
-        let outputs = request.outputs.map { output in
-            DerivativeRenderer.Output(
-                width: output.width, height: output.height, fill: output.fill,
-                format: output.mimeType == "image/webp" ? .webp : .jpeg, quality: output.quality)
-        }
+        let outputs = outputs(of: request)
         var crop: DerivativeRenderer.Crop?
         if let rect = request.crop {
             guard rect.count == 4 else { return ([], "a crop needs four numbers (x, y, width, height)", []) }
@@ -96,11 +125,7 @@ enum RenderWorker {
             } else {
                 pictures = try renderer.pictures(ofFileAt: descriptor, format: format, outputs: outputs, crop: crop)
             }
-            let rendered = pictures.map {
-                RenderedPicture(
-                    mimeType: $0.format.mimeType, width: $0.pixelWidth, height: $0.pixelHeight, data: Data($0.bytes))
-            }
-            return (rendered, nil, DerivativeRenderer.takeWarnings())
+            return (pictures.map(rendered), nil, DerivativeRenderer.takeWarnings())
         } catch {
             return ([], error.description, DerivativeRenderer.takeWarnings())
         }

@@ -363,4 +363,59 @@ struct ImageManagerTests {
             try manager.livePhoto(of: photo, targetSize: PixelSize(width: 100, height: 100), contentMode: .aspectFit)
         }
     }
+
+    @Test("a video's poster: past a black start, upright by the display matrix, colours kept; a broken video recorded")
+    func videoPosters() async throws {
+        guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
+        else { return }
+        func ffmpeg(_ arguments: [String]) throws {
+            let result = try ProcessRunner.runBlocking(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-y"] + arguments)
+            #expect(result.status == 0, "\(result)")
+        }
+        // Three seconds: black for the first two (the poster's target, 10 % in, is black), then green.
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=black:s=320x240:r=10:d=2", "-f", "lavfi", "-i", "color=c=0x20C040:s=320x240:r=10:d=1",
+            "-filter_complex", "[0][1]concat=n=2:v=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", folder.url("dark.mp4"),
+        ])
+        // Stored landscape, red left and blue right, then given a display matrix (a remux: an encode would turn the
+        // pixels instead). ffmpeg's own auto-rotated frame is the reference for which way is up.
+        try ffmpeg([
+            "-f", "lavfi", "-i", "color=c=0xD03020:s=160x96:r=10:d=2", "-f", "lavfi", "-i", "color=c=0x2040D0:s=160x96:r=10:d=2",
+            "-filter_complex", "[0]crop=80:96:0:0[l];[1]crop=80:96:0:0[r];[l][r]hstack", "-c:v", "libx264",
+            "-pix_fmt", "yuv420p", folder.url("flat.mov"),
+        ])
+        try ffmpeg(["-i", folder.url("flat.mov"), "-c", "copy", "-metadata:s:v:0", "rotate=90", folder.url("turned.mov")])
+        try ffmpeg(["-ss", "0.2", "-i", folder.url("turned.mov"), "-frames:v", "1", folder.url("reference.png")])
+        let reference = try Pillow.read(
+            try Data(contentsOf: URL(fileURLWithPath: folder.url("reference.png"))), as: "reference.png", in: folder)
+        #expect(reference.size == (96, 160), "ffmpeg shows it portrait: \(reference.size)")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: folder.url("dark.mp4"))).prefix(600)).write(
+            to: URL(fileURLWithPath: folder.url("cut.mp4")))
+        let dark = try await store(folder.url("dark.mp4"), as: .video)
+        let turned = try await store(folder.url("turned.mov"), as: .video)
+        let cut = try await store(folder.url("cut.mp4"), as: .video)
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let outcomes = try DerivativeMaker(library: library, pool: pool).makeAndWait(
+            [dark, turned, cut].map { try #require(try library.derivativeSource(ofAsset: $0)) })
+        #expect(outcomes[0] == .made && outcomes[1] == .made, "\(outcomes)")
+        guard case .failed = outcomes[2] else {
+            Issue.record("a cut-off video must fail and be recorded: \(outcomes[2])")
+            return
+        }
+        let poster = try #require(try library.derivatives(ofAsset: dark).last?.file)
+        #expect((poster.pixelWidth, poster.pixelHeight) == (320, 240))
+        let seen = try Pillow.read(try Data(contentsOf: poster.fileURL), as: "dark.jpg", in: folder)
+        #expect(near(seen.mean(0, 0, 1, 1), (32, 192, 64), levels: 12), "not the black start: \(seen.mean(0, 0, 1, 1))")
+
+        let upright = try #require(try library.derivatives(ofAsset: turned).last?.file)
+        #expect((upright.pixelWidth, upright.pixelHeight) == (96, 160), "portrait")
+        let turnedSeen = try Pillow.read(try Data(contentsOf: upright.fileURL), as: "turned.jpg", in: folder)
+        for (y, part) in [(0.0, "top"), (0.6, "bottom")] {
+            #expect(
+                near(turnedSeen.mean(0, y, 1, 0.4), reference.mean(0, y, 1, 0.4), levels: 14),
+                "\(part): \(turnedSeen.mean(0, y, 1, 0.4)), ffmpeg: \(reference.mean(0, y, 1, 0.4))")
+        }
+        #expect(!near(turnedSeen.mean(0, 0, 1, 0.4), turnedSeen.mean(0, 0.6, 1, 0.4), levels: 40), "two colours")
+    }
 }

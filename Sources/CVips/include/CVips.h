@@ -25,6 +25,8 @@ VipsSource *pd_vips_source(int descriptor);
 const char *pd_vips_loader(VipsImage *image);
 /// A source over bytes in memory (not copied: they must outlive it), e.g. a RAW file's embedded JPEG.
 VipsSource *pd_vips_source_memory(const void *bytes, size_t length);
+/// An sRGB image over a copy of 8-bit RGB pixels, rows of width × 3 bytes (a decoded video frame).
+VipsImage *pd_vips_image_from_rgb(const void *pixels, size_t length, int width, int height);
 /// `in` with its EXIF orientation (1…8) set to `orientation` (a RAW's, for its embedded JPEG).
 int pd_vips_with_orientation(VipsImage *in, VipsImage **out, int orientation);
 /// The image for decoding with the one loader for `format` (jpeg, png, webp, heif, tiff, gif, jxl: what content

@@ -1,0 +1,41 @@
+// FFmpeg for PhotoImaging's video pictures, loaded with dlopen by the render helper only (see ffmpeg.c). Its
+// macro and variadic API (AVERROR, av_err2str, av_log callbacks) stays in C; Swift sees these functions.
+#ifndef PHOTODROP_CFFMPEG_H
+#define PHOTODROP_CFFMPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// A decoded video frame as 8-bit RGB, rows of `stride` bytes (to free with pd_ffmpeg_free_frame).
+typedef struct {
+    unsigned char *rgb;
+    int width;
+    int height;
+    int stride;
+    /// How far to turn the frame clockwise to show it upright (0, 90, 180 or 270), from the stream's display matrix.
+    int rotation;
+    /// Where the frame is, and how long the video is, in seconds.
+    double time;
+    double duration;
+    /// The frame's mean luma (0-255) and its standard deviation: a black or flat frame has little of either.
+    double mean_luma;
+    double luma_deviation;
+} pd_video_frame;
+
+/// Loads FFmpeg's libraries (Debian 12's sonames); 0, or -1 with the reason in `error`.
+int pd_ffmpeg_start(char *error, size_t error_size);
+
+/// The poster frame of the video read from `descriptor` (its own reads with pread; the descriptor stays the
+/// caller's): about one second in, or 10 % of a clip shorter than ten seconds, and not a black frame (mean luma above
+/// 16 and some contrast) when one follows within a few seconds. Frames larger than `max_pixels` are refused before
+/// decoding, and the picture is scaled to fit in `box` × `box` (never enlarged). Only the demuxers and decoders of
+/// the allow-lists in ffmpeg.c are used. 0, or -1 with the reason in `error`.
+int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_frame *frame, char *error,
+                     size_t error_size);
+
+void pd_ffmpeg_free_frame(pd_video_frame *frame);
+
+/// What FFmpeg logged (warnings and errors) since the last call, one message per line (to free with free()).
+char *pd_ffmpeg_take_log(void);
+
+#endif

@@ -1,0 +1,85 @@
+import Foundation
+import PhotoCatalog
+import PhotoImageManager
+import Rendering
+import TestFixtures
+import Testing
+
+/// Thumbnails and previews of real files from the shared corpus (`../shared/corpus/dev`), checked against another
+/// decoder: libheif's own `heif-convert` for an iPhone HEIC, Pillow for JPEGs, the aspect of each.
+@Suite(
+    "Pictures of corpus files", .timeLimit(.minutes(3)),
+    .requires(Pillow.isAvailable, "python3 with Pillow (pip install Pillow)"))
+struct CorpusPictureTests {
+    static let corpus: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }  // the file, ImageManagerTests, Tests: the package root
+        return url.deletingLastPathComponent().appendingPathComponent("shared/corpus/dev")
+    }()
+
+    @Test("an iPhone HEIC, an EXIF-6 JPEG, an MP4, an HDR movie and a RAF get pictures of the right shape and colour")
+    func corpusFiles() async throws {
+        guard canRun(FileManager.default.fileExists(atPath: Self.corpus.appendingPathComponent("EXPECTED.tsv").path),
+                     "the corpus is absent (looked for \(Self.corpus.path))"),
+            canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/heif-convert"),
+                   "heif-convert (apt-get install libheif-examples)")
+        else { return }
+        let folder = try TemporaryFolder("corpus-pictures")
+        let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
+        let files: [(String, AssetResourceType)] = [
+            ("IMG_5195.HEIC", .photo), ("portrait_6.jpg", .photo), ("sample.mp4", .video),
+            ("dolbyVision-hdr.MOV", .video), ("FujiFilm.raf", .photo),
+        ]
+        var ids: [String: String] = [:]
+        for (name, type) in files {
+            let copy = folder.url(name)
+            try FileManager.default.copyItem(atPath: Self.corpus.appendingPathComponent(name).path, toPath: copy)
+            let identifier = Locked<String?>(nil)
+            try await library.performChanges {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(with: type, fileURL: URL(fileURLWithPath: copy), options: nil)
+                identifier.value = request.placeholderForCreatedAsset?.localIdentifier
+            }
+            let id: String = try #require(identifier.value)
+            ids[name] = id
+        }
+        let pool = RenderPool(size: 2)
+        defer { pool.stop() }
+        let maker = DerivativeMaker(library: library, pool: pool)
+        let outcomes = try maker.makeAndWait(files.map { try #require(try library.derivativeSource(ofAsset: ids[$0.0]!)) })
+        #expect(outcomes.allSatisfy { $0 == .made }, "\(outcomes)")
+        func preview(_ name: String) throws -> Derivative.File {
+            try #require(try library.derivatives(ofAsset: ids[name]!).first { $0.kind == .preview }?.file)
+        }
+
+        // HEIC against libheif's own decoder: the same shape (its rotation applied) and the same colours.
+        let reference = try ProcessRunner.runBlocking(
+            URL(fileURLWithPath: "/usr/bin/heif-convert"),
+            [Self.corpus.appendingPathComponent("IMG_5195.HEIC").path, folder.url("reference.png")])
+        #expect(reference.status == 0, "\(reference)")
+        let theirs = try Pillow.read(try Data(contentsOf: URL(fileURLWithPath: folder.url("reference.png"))), as: "r.png", in: folder)
+        let heic = try preview("IMG_5195.HEIC")
+        let ours = try Pillow.read(try Data(contentsOf: heic.fileURL), as: "heic.jpg", in: folder)
+        #expect(max(heic.pixelWidth, heic.pixelHeight) == 1440)
+        let aspect = (Double(heic.pixelWidth) / Double(heic.pixelHeight), Double(theirs.size.0) / Double(theirs.size.1))
+        #expect(abs(aspect.0 - aspect.1) < 0.01, "aspect \(aspect)")
+        for row in 0..<4 {
+            for column in 0..<4 {
+                let (x, y) = (Double(column) / 4, Double(row) / 4)
+                let a = ours.mean(x, y, 0.25, 0.25), b = theirs.mean(x, y, 0.25, 0.25)
+                #expect(abs(a.0 - b.0) <= 8 && abs(a.1 - b.1) <= 8 && abs(a.2 - b.2) <= 8, "cell \(row),\(column): \(a) vs \(b)")
+            }
+        }
+
+        let portrait = try preview("portrait_6.jpg")
+        #expect(portrait.pixelHeight > portrait.pixelWidth, "EXIF 6: portrait")
+        let movie = try preview("sample.mp4")
+        let frame = try Pillow.read(try Data(contentsOf: movie.fileURL), as: "mp4.jpg", in: folder)
+        let mean = frame.mean(0, 0, 1, 1)
+        #expect(0.299 * mean.0 + 0.587 * mean.1 + 0.114 * mean.2 > 16, "not a black frame: \(mean)")
+        let hdr = try preview("dolbyVision-hdr.MOV")
+        #expect(hdr.pixelHeight > hdr.pixelWidth, "a portrait iPhone movie, turned upright")
+        let raf = try preview("FujiFilm.raf")
+        #expect(raf.pixelWidth > 0, "its embedded JPEG")
+    }
+}
