@@ -603,11 +603,12 @@ def run(args):
         measure_live(results, args, generate("live", counts["live"]), counts["live"], work, binary, floors)
     if "thumbs" in only:
         measure_thumbnails(results, args, generate("photos", counts["photos"]), work, binary,
-                           w1=generate("w1", counts["w1"]) if "w1" in only else None)
+                           w1=generate("w1", counts["w1"]) if "w1" in only else None,
+                           w2=generate("w2", counts["w2"]))
     return results
 
 
-def measure_thumbnails(results, args, photos, work, binary, w1=None):
+def measure_thumbnails(results, args, photos, work, binary, w1=None, w2=None):
     """Issue 15: `photodrop thumbnails` (both stored derivatives, all cores) against Debian's vipsthumbnail making
     the same two pictures in the same run, for camera-size JPEGs and HEICs; and W1 with derivatives on."""
     for kind in ("JPEG", "HEIC"):
@@ -656,6 +657,46 @@ def measure_thumbnails(results, args, photos, work, binary, w1=None):
         results.add(row)
         if not args.smoke:
             results.check("%s `thumbnails` ≤ 1.0× vipsthumbnail: %.2f×" % (kind, row.ratio), row.ratio <= 1.0)
+    if w2:
+        # W2's MP4s: poster frames against ffmpeg writing one frame a second in, one process per file, two at a time.
+        videos = [path for path in tree_files(w2) if path.endswith(".mp4")]
+        size = tree_bytes(videos)
+        floor_root = os.path.join(work, "runs", "ffmpeg-posters")
+        if os.path.exists(floor_root):
+            shutil.rmtree(floor_root)
+        os.makedirs(floor_root)
+        listing = os.path.join(work, "posters.txt")
+        with open(listing, "wb") as handle:
+            handle.write(b"\0".join(path.encode() for path in videos))
+        warm(videos)
+        print("bench: MP4 posters: ffmpeg floor", file=sys.stderr, flush=True)
+        script = 'exec ffmpeg -v error -y -ss 1 -i "$1" -frames:v 1 "%s/$(basename "$1").jpg"' % floor_root
+        floor_seconds, floor_rss, status, stderr = run_measured(
+            ["xargs", "-0", "-P", str(CORES), "-n", "1", "-a", listing, "sh", "-c", script, "poster"])
+        if status != 0:
+            raise BenchError("ffmpeg posters failed: " + stderr[-1000:])
+        results.add(Row("W2 MP4 floor: ffmpeg -ss 1 -frames:v 1, %d at a time" % CORES, len(videos), size,
+                        floor_seconds, floor_rss))
+        root = fresh_sandbox(work, "posters", extra={"derivatives": "lazy"})
+        source = os.path.join(root, "source")
+        link_tree(w2, source)
+        for path in tree_files(source):
+            if not path.endswith(".mp4"):
+                os.remove(path)
+        subprocess.run(photodrop(["import", "--no-derivatives", "--move", source], root, binary), check=True,
+                       stdout=subprocess.DEVNULL)
+        quiesce()
+        with open(os.path.join(root, "thumbnails.json"), "w") as output:
+            seconds, rss, status, stderr = run_measured(photodrop(["thumbnails", "--json"], root, binary),
+                                                        stdout=output)
+        summary = json.load(open(os.path.join(root, "thumbnails.json")))
+        if status != 0 or summary.get("made") != len(videos):
+            raise BenchError("photodrop thumbnails (MP4): exit %d, %s %s" % (status, summary, stderr[-1000:]))
+        row = Row("W2 MP4 photodrop thumbnails (poster, both sizes)", len(videos), size, seconds, rss, floor_seconds,
+                  "ffmpeg")
+        results.add(row)
+        if not args.smoke:
+            results.check("W2 MP4 posters ≤ 1.0× ffmpeg: %.2f×" % row.ratio, row.ratio <= 1.0)
     if w1:
         # W1 with derivatives: the import returns once the last picture is stored.
         files = tree_files(w1)
