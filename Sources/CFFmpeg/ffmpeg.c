@@ -63,7 +63,26 @@ static const char *const decoders =
     X(av_stream_get_side_data)                                                                                         \
     X(sws_getContext)                                                                                                  \
     X(sws_scale)                                                                                                       \
-    X(sws_freeContext)
+    X(sws_freeContext)                                                                                                 \
+    X(avcodec_find_encoder_by_name)                                                                                    \
+    X(avformat_alloc_output_context2)                                                                                  \
+    X(avformat_new_stream)                                                                                             \
+    X(avcodec_parameters_from_context)                                                                                 \
+    X(avcodec_parameters_copy)                                                                                         \
+    X(avformat_write_header)                                                                                           \
+    X(av_interleaved_write_frame)                                                                                      \
+    X(av_write_trailer)                                                                                                \
+    X(avio_open_dyn_buf)                                                                                               \
+    X(avio_close_dyn_buf)                                                                                              \
+    X(avformat_free_context)                                                                                           \
+    X(av_packet_rescale_ts)                                                                                            \
+    X(av_frame_get_buffer)                                                                                             \
+    X(av_stream_new_side_data)                                                                                         \
+    X(av_free)                                                                                                         \
+    X(avcodec_receive_packet)                                                                                          \
+    X(av_rescale_q)                                                                                                    \
+    X(avcodec_send_frame)                                                                                              \
+    X(av_frame_make_writable)
 
 #define X(name) static __typeof__(name) *fn_##name;
 PD_FFMPEG_FUNCTIONS
@@ -165,6 +184,106 @@ static int64_t pd_seek(void *opaque, int64_t offset, int whence) {
     return reader->position;
 }
 
+// MARK: Opening a video
+
+/// An opened video: its demuxer over the descriptor, the chosen video stream and an opened decoder for it.
+typedef struct {
+    pd_reader reader;
+    AVIOContext *io;
+    AVFormatContext *format;
+    AVCodecContext *decoder;
+    int index;
+    AVStream *stream;
+    /// The stream's display rotation, clockwise degrees (0, 90, 180, 270), as ffmpeg's autorotate reads it.
+    int rotation;
+    double duration;
+    double start;
+} pd_input;
+
+static void describe(int code, const char *what, char *error, size_t error_size);
+
+static void close_input(pd_input *input) {
+    fn_avcodec_free_context(&input->decoder);
+    if (input->format) fn_avformat_close_input(&input->format);
+    if (input->io) {
+        fn_av_freep(&input->io->buffer);
+        fn_avio_context_free(&input->io);
+    }
+}
+
+static int open_input(int descriptor, long long max_pixels, pd_input *input, char *error, size_t error_size) {
+    memset(input, 0, sizeof *input);
+    struct stat info;
+    if (fstat(descriptor, &info) != 0) {
+        snprintf(error, error_size, "fstat: %s", strerror(errno));
+        return -1;
+    }
+    input->reader = (pd_reader){.descriptor = descriptor, .position = 0, .size = info.st_size};
+    AVDictionary *options = NULL;
+    unsigned char *buffer = fn_av_malloc(1 << 16);
+    input->io = buffer ? fn_avio_alloc_context(buffer, 1 << 16, 0, &input->reader, pd_read, NULL, pd_seek) : NULL;
+    input->format = fn_avformat_alloc_context();
+    if (!input->io || !input->format) {
+        if (!input->io) fn_av_freep(&buffer);
+        snprintf(error, error_size, "out of memory");
+        return -1;
+    }
+    input->format->pb = input->io;
+    input->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    fn_av_dict_set(&options, "format_whitelist", demuxers, 0);
+    fn_av_dict_set(&options, "codec_whitelist", decoders, 0);
+    int code = fn_avformat_open_input(&input->format, NULL, NULL, &options);
+    fn_av_dict_free(&options);
+    if (code < 0) {
+        describe(code, "not a video container photodrop reads", error, error_size);
+        input->format = NULL;  // freed by avformat_open_input
+        return -1;
+    }
+    if ((code = fn_avformat_find_stream_info(input->format, NULL)) < 0) {
+        describe(code, "the video's streams cannot be read", error, error_size);
+        return -1;
+    }
+    const AVCodec *codec = NULL;
+    input->index = fn_av_find_best_stream(input->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (input->index < 0 || !codec) {
+        snprintf(error, error_size, "the file has no video stream photodrop can decode");
+        return -1;
+    }
+    input->stream = input->format->streams[input->index];
+    AVCodecParameters *parameters = input->stream->codecpar;
+    long long pixels = (long long)parameters->width * parameters->height;
+    if (pixels <= 0 || pixels > max_pixels) {
+        snprintf(error, error_size, "the video claims %d × %d pixels per frame, more than the %lld photodrop decodes",
+                 parameters->width, parameters->height, max_pixels);
+        return -1;
+    }
+    input->decoder = fn_avcodec_alloc_context3(codec);
+    if (!input->decoder || fn_avcodec_parameters_to_context(input->decoder, parameters) < 0) {
+        snprintf(error, error_size, "out of memory");
+        return -1;
+    }
+    input->decoder->thread_count = 1;
+    fn_av_dict_set(&options, "codec_whitelist", decoders, 0);
+    code = fn_avcodec_open2(input->decoder, codec, &options);
+    fn_av_dict_free(&options);
+    if (code < 0) {
+        describe(code, "the video's codec cannot be decoded", error, error_size);
+        return -1;
+    }
+    double base = av_q2d(input->stream->time_base);
+    input->duration = input->stream->duration != AV_NOPTS_VALUE ? input->stream->duration * base
+                      : input->format->duration != AV_NOPTS_VALUE ? (double)input->format->duration / AV_TIME_BASE
+                                                                   : 0;
+    input->start = input->stream->start_time != AV_NOPTS_VALUE ? input->stream->start_time * base : 0;
+    uint8_t *matrix = fn_av_stream_get_side_data(input->stream, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+    if (matrix) {
+        double theta = -fn_av_display_rotation_get((const int32_t *)matrix);
+        theta -= 360 * floor(theta / 360 + 0.9 / 360);
+        input->rotation = ((int)lround(theta / 90) % 4) * 90;
+    }
+    return 0;
+}
+
 // MARK: The poster frame
 
 static void describe(int code, const char *what, char *error, size_t error_size) {
@@ -222,83 +341,19 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
                      size_t error_size) {
     memset(out, 0, sizeof *out);
     if (pd_ffmpeg_start(error, error_size) != 0) return -1;
-    struct stat info;
-    if (fstat(descriptor, &info) != 0) {
-        snprintf(error, error_size, "fstat: %s", strerror(errno));
-        return -1;
-    }
-    pd_reader reader = {.descriptor = descriptor, .position = 0, .size = info.st_size};
-    int result = -1;
-    AVFormatContext *format = NULL;
-    AVIOContext *io = NULL;
-    AVCodecContext *decoder = NULL;
+    int result = -1, code = 0;
     AVPacket *packet = NULL;
     AVFrame *frame = NULL;
-    AVDictionary *options = NULL;
-
-    unsigned char *buffer = fn_av_malloc(1 << 16);
-    io = buffer ? fn_avio_alloc_context(buffer, 1 << 16, 0, &reader, pd_read, NULL, pd_seek) : NULL;
-    format = fn_avformat_alloc_context();
-    if (!io || !format) {
-        snprintf(error, error_size, "out of memory");
-        if (!io) fn_av_freep(&buffer);
-        goto done;
-    }
-    format->pb = io;
-    format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    fn_av_dict_set(&options, "format_whitelist", demuxers, 0);
-    fn_av_dict_set(&options, "codec_whitelist", decoders, 0);
-    int code = fn_avformat_open_input(&format, NULL, NULL, &options);
-    fn_av_dict_free(&options);
-    if (code < 0) {
-        describe(code, "not a video container photodrop reads", error, error_size);
-        format = NULL;  // freed by avformat_open_input
-        goto done;
-    }
-    if ((code = fn_avformat_find_stream_info(format, NULL)) < 0) {
-        describe(code, "the video's streams cannot be read", error, error_size);
-        goto done;
-    }
-    const AVCodec *codec = NULL;
-    int index = fn_av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
-    if (index < 0 || !codec) {
-        snprintf(error, error_size, "the file has no video stream photodrop can decode");
-        goto done;
-    }
-    AVStream *stream = format->streams[index];
-    long long pixels = (long long)stream->codecpar->width * stream->codecpar->height;
-    if (pixels <= 0 || pixels > max_pixels) {
-        snprintf(error, error_size, "the video claims %d × %d pixels per frame, more than the %lld photodrop decodes",
-                 stream->codecpar->width, stream->codecpar->height, max_pixels);
-        goto done;
-    }
-    decoder = fn_avcodec_alloc_context3(codec);
-    if (!decoder || fn_avcodec_parameters_to_context(decoder, stream->codecpar) < 0) {
-        snprintf(error, error_size, "out of memory");
-        goto done;
-    }
-    decoder->thread_count = 1;
-    fn_av_dict_set(&options, "codec_whitelist", decoders, 0);
-    code = fn_avcodec_open2(decoder, codec, &options);
-    fn_av_dict_free(&options);
-    if (code < 0) {
-        describe(code, "the video's codec cannot be decoded", error, error_size);
-        goto done;
-    }
-
-    double base = av_q2d(stream->time_base);
-    double duration = stream->duration != AV_NOPTS_VALUE ? stream->duration * base
-                      : format->duration != AV_NOPTS_VALUE ? (double)format->duration / AV_TIME_BASE
-                                                            : 0;
-    double start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time * base : 0;
+    pd_input input;
+    if (open_input(descriptor, max_pixels, &input, error, error_size) != 0) goto done;
+    AVFormatContext *format = input.format;
+    AVCodecContext *decoder = input.decoder;
+    int index = input.index;
+    double base = av_q2d(input.stream->time_base);
+    double duration = input.duration, start = input.start;
     double target = duration >= 10 ? 1.0 : duration * 0.1;
     out->duration = duration;
-    uint8_t *matrix = fn_av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, NULL);
-    if (matrix) {
-        double theta = -fn_av_display_rotation_get((const int32_t *)matrix);
-        theta -= 360 * floor(theta / 360 + 0.9 / 360);
-        out->rotation = ((int)lround(theta / 90) % 4) * 90;
-    }
+    out->rotation = input.rotation;
     if (target > 0) {
         int64_t timestamp = (int64_t)((start + target) / base);
         if (fn_av_seek_frame(format, index, timestamp, AVSEEK_FLAG_BACKWARD) >= 0) fn_avcodec_flush_buffers(decoder);
@@ -372,12 +427,239 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
 done:
     fn_av_frame_free(&frame);
     fn_av_packet_free(&packet);
-    fn_avcodec_free_context(&decoder);
-    if (format) fn_avformat_close_input(&format);
-    if (io) {
-        fn_av_freep(&io->buffer);
-        fn_avio_context_free(&io);
-    }
+    close_input(&input);
     if (result != 0) pd_ffmpeg_free_frame(out);
     return result;
+}
+
+// MARK: The playable preview
+
+/// Encodes `frame` (NULL: flush) and writes what comes out.
+static int encode_and_write(AVCodecContext *encoder, AVFrame *frame, AVFormatContext *output, AVStream *stream,
+                            AVPacket *packet) {
+    int code = fn_avcodec_send_frame(encoder, frame);
+    if (code < 0) return code;
+    while ((code = fn_avcodec_receive_packet(encoder, packet)) >= 0) {
+        fn_av_packet_rescale_ts(packet, encoder->time_base, stream->time_base);
+        packet->stream_index = stream->index;
+        code = fn_av_interleaved_write_frame(output, packet);
+        if (code < 0) return code;
+    }
+    return code == AVERROR(EAGAIN) || code == AVERROR_EOF ? 0 : code;
+}
+
+int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, double max_seconds,
+                      pd_video_preview *preview, char *error, size_t error_size) {
+    memset(preview, 0, sizeof *preview);
+    if (pd_ffmpeg_start(error, error_size) != 0) return -1;
+    int result = -1, code = 0;
+    pd_input input;
+    AVFormatContext *output = NULL;
+    AVCodecContext *encoder = NULL;
+    AVIOContext *sink = NULL;
+    struct SwsContext *scaler = NULL;
+    AVPacket *packet = NULL, *encoded = NULL;
+    AVFrame *frame = NULL, *scaled = NULL;
+    AVDictionary *options = NULL;
+    if (open_input(descriptor, max_pixels, &input, error, error_size) != 0) goto done;
+    AVCodecContext *decoder = input.decoder;
+    // At most `short_side` on the short side (720p), even sizes for 4:2:0.
+    int width = decoder->width, height = decoder->height;
+    double scale = fmin(1.0, (double)short_side / fmin(width, height));
+    width = ((int)lround(width * scale) + 1) & ~1;
+    height = ((int)lround(height * scale) + 1) & ~1;
+
+    const AVCodec *h264 = fn_avcodec_find_encoder_by_name("libx264");
+    if (!h264) {
+        snprintf(error, error_size, "FFmpeg has no libx264 encoder");
+        goto done;
+    }
+    encoder = fn_avcodec_alloc_context3(h264);
+    if (fn_avformat_alloc_output_context2(&output, NULL, "mp4", NULL) < 0 || !encoder) {
+        snprintf(error, error_size, "out of memory");
+        goto done;
+    }
+    encoder->width = width;
+    encoder->height = height;
+    encoder->pix_fmt = AV_PIX_FMT_YUV420P;
+    encoder->time_base = input.stream->time_base;
+    encoder->framerate = input.stream->avg_frame_rate;
+    encoder->sample_aspect_ratio = decoder->sample_aspect_ratio;
+    encoder->thread_count = 1;
+    if (output->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    fn_av_dict_set(&options, "preset", "veryfast", 0);
+    fn_av_dict_set(&options, "crf", "23", 0);
+    fn_av_dict_set(&options, "profile", "high", 0);
+    code = fn_avcodec_open2(encoder, h264, &options);
+    fn_av_dict_free(&options);
+    if (code < 0) {
+        describe(code, "the H.264 encoder cannot start", error, error_size);
+        goto done;
+    }
+    AVStream *video = fn_avformat_new_stream(output, NULL);
+    if (!video || fn_avcodec_parameters_from_context(video->codecpar, encoder) < 0) {
+        snprintf(error, error_size, "out of memory");
+        goto done;
+    }
+    video->time_base = encoder->time_base;
+    uint8_t *matrix = fn_av_stream_get_side_data(input.stream, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+    if (matrix) {
+        uint8_t *copy = fn_av_stream_new_side_data(video, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
+        if (copy) memcpy(copy, matrix, 9 * sizeof(int32_t));
+    }
+    // AAC sound is kept as it is; other sound is left out (a browser plays AAC in MP4).
+    int audio_index = -1;
+    AVStream *audio = NULL;
+    for (unsigned index = 0; index < input.format->nb_streams; index++) {
+        AVStream *stream = input.format->streams[index];
+        if (stream->codecpar->codec_type == AVMEDIA_TYPE_AUDIO && stream->codecpar->codec_id == AV_CODEC_ID_AAC) {
+            audio = fn_avformat_new_stream(output, NULL);
+            if (audio && fn_avcodec_parameters_copy(audio->codecpar, stream->codecpar) >= 0) {
+                audio->codecpar->codec_tag = 0;
+                audio->time_base = stream->time_base;
+                audio_index = (int)index;
+            }
+            break;
+        }
+    }
+    if ((code = fn_avio_open_dyn_buf(&sink)) < 0) {
+        describe(code, "out of memory", error, error_size);
+        goto done;
+    }
+    output->pb = sink;
+    // Fragmented: a browser starts playing before the whole file is there, and no seek back is needed to write it.
+    fn_av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0);
+    code = fn_avformat_write_header(output, &options);
+    fn_av_dict_free(&options);
+    if (code < 0) {
+        describe(code, "the MP4 cannot be written", error, error_size);
+        goto done;
+    }
+    packet = fn_av_packet_alloc();
+    encoded = fn_av_packet_alloc();
+    frame = fn_av_frame_alloc();
+    scaled = fn_av_frame_alloc();
+    if (!packet || !encoded || !frame || !scaled) {
+        snprintf(error, error_size, "out of memory");
+        goto done;
+    }
+    scaled->format = AV_PIX_FMT_YUV420P;
+    scaled->width = width;
+    scaled->height = height;
+    if (fn_av_frame_get_buffer(scaled, 0) < 0) {
+        snprintf(error, error_size, "out of memory");
+        goto done;
+    }
+    double base = av_q2d(input.stream->time_base);
+    int draining = 0, finished = 0, frames = 0;
+    while (!finished) {
+        if (!draining) {
+            code = fn_av_read_frame(input.format, packet);
+            if (code < 0) {
+                draining = 1;
+                fn_avcodec_send_packet(decoder, NULL);
+            } else if (packet->stream_index == input.index) {
+                fn_avcodec_send_packet(decoder, packet);
+                fn_av_packet_unref(packet);
+            } else if (audio && packet->stream_index == audio_index) {
+                AVStream *source = input.format->streams[audio_index];
+                double time = packet->pts != AV_NOPTS_VALUE ? packet->pts * av_q2d(source->time_base) - input.start : 0;
+                if (time <= max_seconds) {
+                    fn_av_packet_rescale_ts(packet, source->time_base, audio->time_base);
+                    packet->stream_index = audio->index;
+                    packet->pos = -1;
+                    fn_av_interleaved_write_frame(output, packet);
+                }
+                fn_av_packet_unref(packet);
+                continue;
+            } else {
+                fn_av_packet_unref(packet);
+                continue;
+            }
+        }
+        while (!finished) {
+            code = fn_avcodec_receive_frame(decoder, frame);
+            if (code == AVERROR(EAGAIN)) break;
+            if (code < 0) {
+                finished = 1;
+                break;
+            }
+            double time = frame->best_effort_timestamp != AV_NOPTS_VALUE
+                              ? frame->best_effort_timestamp * base - input.start : frames * 0.04;
+            if (time > max_seconds) {
+                finished = 1;
+                break;
+            }
+            if (!scaler) {
+                scaler = fn_sws_getContext(frame->width, frame->height, frame->format, width, height,
+                                           AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
+                if (!scaler) {
+                    snprintf(error, error_size, "the video's frames cannot be scaled");
+                    goto done;
+                }
+            }
+            if (fn_av_frame_make_writable(scaled) < 0) {
+                snprintf(error, error_size, "out of memory");
+                goto done;
+            }
+            fn_sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height,
+                         scaled->data, scaled->linesize);
+            scaled->pts = frame->best_effort_timestamp;
+            if ((code = encode_and_write(encoder, scaled, output, video, encoded)) < 0) {
+                describe(code, "encoding the preview failed", error, error_size);
+                goto done;
+            }
+            frames++;
+        }
+        if (draining && code == AVERROR_EOF) finished = 1;
+    }
+    if (frames == 0) {
+        snprintf(error, error_size, "no frame of the video could be decoded");
+        goto done;
+    }
+    if ((code = encode_and_write(encoder, NULL, output, video, encoded)) < 0 ||
+        (code = fn_av_write_trailer(output)) < 0) {
+        describe(code, "finishing the preview failed", error, error_size);
+        goto done;
+    }
+    uint8_t *bytes = NULL;
+    int length = fn_avio_close_dyn_buf(sink, &bytes);
+    sink = NULL;
+    output->pb = NULL;
+    preview->bytes = malloc((size_t)length);
+    if (!preview->bytes) {
+        fn_av_free(bytes);
+        snprintf(error, error_size, "out of memory");
+        goto done;
+    }
+    memcpy(preview->bytes, bytes, (size_t)length);
+    fn_av_free(bytes);
+    preview->length = (size_t)length;
+    preview->width = width;
+    preview->height = height;
+    preview->rotation = input.rotation;
+    preview->duration = fmin(input.duration > 0 ? input.duration : max_seconds, max_seconds);
+    result = 0;
+
+done:
+    if (sink) {
+        uint8_t *bytes = NULL;
+        fn_avio_close_dyn_buf(sink, &bytes);
+        fn_av_free(bytes);
+        if (output) output->pb = NULL;
+    }
+    if (output) fn_avformat_free_context(output);
+    fn_avcodec_free_context(&encoder);
+    fn_sws_freeContext(scaler);
+    fn_av_frame_free(&frame);
+    fn_av_frame_free(&scaled);
+    fn_av_packet_free(&packet);
+    fn_av_packet_free(&encoded);
+    close_input(&input);
+    return result;
+}
+
+void pd_ffmpeg_free_preview(pd_video_preview *preview) {
+    free(preview->bytes);
+    preview->bytes = NULL;
 }

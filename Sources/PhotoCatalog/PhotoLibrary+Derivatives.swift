@@ -76,13 +76,13 @@ extension PhotoLibrary {
     public func derivativeSources(_ selection: DerivativeSelection, after cursor: Int64, limit: Int) throws
         -> DerivativeSourcePage
     {
-        let kinds = DerivativeKind.allCases
+        let kinds = DerivativeKind.pictures
         var condition = "a.id > ?"
         if selection == .missing {
             // Only the assets that need work: the correlated count reads the derivatives' primary key.
             condition += """
-                 AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.source_sha256 = r.sha256)
-                     < \(kinds.count)
+                 AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.kind IN (1, 2)
+                      AND d.source_sha256 = r.sha256) < \(kinds.count)
                 """
         }
         let rows =
@@ -119,8 +119,8 @@ extension PhotoLibrary {
         guard !uuids.isEmpty else { return [] }
         let condition = """
             a.uuid IN (SELECT value FROM json_each(?))
-              AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.source_sha256 = r.sha256)
-                  < \(DerivativeKind.allCases.count)
+              AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.kind IN (1, 2)
+                   AND d.source_sha256 = r.sha256) < \(DerivativeKind.pictures.count)
             """
         return try read("list assets without derivatives") { database in
             try database.rows(Self.sourceQuery(where: condition) + " ORDER BY a.id", [.text(Self.jsonArray(uuids))]) {
@@ -257,7 +257,8 @@ extension PhotoLibrary {
             guard let uuid = LocalIdentifier.assetUUID(content.assetLocalIdentifier),
                 let (rowID, currentSource) = try database.firstRow(
                     sourceQuery(where: "a.uuid = ?"), [.text(uuid)], row: { ($0.int64(0), $0.string(7)) }),
-                currentSource == content.sourceSHA256
+                try currentSource == content.sourceSHA256
+                    || content.kind == .playableVideo && hasMovie(content.sourceSHA256, asset: rowID, in: database)
             else {
                 if let file { unused.append(file.relativePath) }
                 continue
@@ -288,6 +289,13 @@ extension PhotoLibrary {
                     sourceSHA256: content.sourceSHA256, creationDate: date, file: file, failure: failure))
         }
         return (recorded, unused)
+    }
+
+    /// Whether the asset's video, edited video or paired movie has this SHA-256 (a playable video's source).
+    private static func hasMovie(_ sha256: String, asset rowID: Int64, in database: Database) throws -> Bool {
+        try database.int64(
+            "SELECT 1 FROM resources WHERE asset_id = ? AND sha256 = ? AND type IN (2, 6, 9) LIMIT 1",
+            [.integer(rowID), .text(sha256)]) != nil
     }
 
     /// Removes the derivatives of assets (rows and files), so that they are made again.

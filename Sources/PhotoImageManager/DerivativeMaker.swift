@@ -1,4 +1,5 @@
 import Foundation
+import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
 import Rendering
@@ -90,6 +91,7 @@ public final class DerivativeMaker: Sendable {
     public func make(_ sources: [DerivativeSource]) async throws -> [Outcome] {
         let rendered = Self.concurrently(sources, width: pool.size) { self.render($0) }
         try await library.storeDerivatives(rendered.flatMap(\.contents))
+        makeLivePhotoMotion(for: zip(sources, rendered).filter { $0.1.outcome == .made }.map(\.0))
         return rendered.map(\.outcome)
     }
 
@@ -124,6 +126,7 @@ public final class DerivativeMaker: Sendable {
     public func makeAndWait(_ sources: [DerivativeSource]) throws -> [Outcome] {
         let rendered = Self.concurrently(sources, width: pool.size) { self.render($0) }
         try library.storeDerivativesAndWait(rendered.flatMap(\.contents))
+        makeLivePhotoMotion(for: zip(sources, rendered).filter { $0.1.outcome == .made }.map(\.0))
         return rendered.map(\.outcome)
     }
 

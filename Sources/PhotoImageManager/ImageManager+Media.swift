@@ -112,6 +112,10 @@ extension ImageManager {
         return found
     }
 
+    func videoFile(at path: URL, mimeType: String?) throws(ImageManagerError) -> VideoFile {
+        try describeVideo(mimeType: mimeType, path: path)
+    }
+
     private func describeVideo(mimeType: String?, path: URL) throws(ImageManagerError) -> VideoFile {
         let probed: ProbeResult
         do { probed = try MediaProber().probe(path: path.path) } catch {

@@ -108,12 +108,12 @@ public class ImageManager: @unchecked Sendable {
             do { recorded = try library.derivatives(ofAsset: source.assetLocalIdentifier) } catch {
                 throw .unavailable("\(error)")
             }
-            let made = recorded.filter { $0.sourceSHA256 == source.sha256 }
+            let made = recorded.filter { $0.sourceSHA256 == source.sha256 && DerivativeKind.pictures.contains($0.kind) }
             if let failure = made.compactMap(\.failure).first { return ([], failure, true) }
             let files = made.compactMap { derivative in
                 derivative.file.flatMap { file in library.openDerivative(file) != nil ? (derivative.kind, file) : nil }
             }
-            return (files, nil, files.count == DerivativeKind.allCases.count)
+            return (files, nil, files.count == DerivativeKind.pictures.count)
         }
         var state = try current()
         if !state.complete, makeMissing {

@@ -132,6 +132,29 @@ public struct DerivativeRenderer: Sendable {
             orientation: orientation)
     }
 
+    /// A playable preview of the video in the file open at `descriptor`: H.264 in a fragmented MP4, at most
+    /// `shortSide` pixels on its short side, its first `maximumSeconds`, the AAC sound kept, the display rotation kept.
+    public func playableVideo(ofVideoAt descriptor: Int32, shortSide: Int = 720, maximumSeconds: Double = 3600)
+        throws(ImagingError) -> EncodedVideo
+    {
+        var preview = pd_video_preview()
+        var message = [CChar](repeating: 0, count: 512)
+        guard
+            pd_ffmpeg_preview(
+                descriptor, Int64(maximumPixels), Int32(clamping: shortSide), maximumSeconds, &preview, &message,
+                message.count) == 0
+        else {
+            let text = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            throw .decodeFailed(String(decoding: text, as: UTF8.self))
+        }
+        defer { pd_ffmpeg_free_preview(&preview) }
+        let bytes = [UInt8](UnsafeBufferPointer(start: preview.bytes, count: preview.length))
+        let turned = preview.rotation == 90 || preview.rotation == 270
+        return EncodedVideo(
+            bytes: bytes, pixelWidth: Int(turned ? preview.height : preview.width),
+            pixelHeight: Int(turned ? preview.width : preview.height), duration: preview.duration)
+    }
+
     /// What FFmpeg logged since the last call (warnings about the videos decoded).
     public static func takeVideoWarnings() -> [String] {
         guard let text = pd_ffmpeg_take_log() else { return [] }

@@ -29,6 +29,9 @@ public struct RenderRequest: Codable, Sendable, Equatable {
     public var mimeType: String?
     /// Only this part of the upright picture (x, y, width, height in 0…1), or all of it.
     public var crop: [Double]?
+    /// For a playable video (an output of type `video/mp4`, whose `width` is its short side): how many seconds of
+    /// the original it shows.
+    public var maximumSeconds: Double?
 
     public init(
         id: UInt64 = 0, outputs: [Output], maximumPixels: Int = 250_000_000, mimeType: String? = nil,

@@ -45,6 +45,17 @@ enum RenderWorker {
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
         let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
+        if let output = request.outputs.first, output.mimeType == "video/mp4" {
+            do throws(ImagingError) {
+                let video = try renderer.playableVideo(
+                    ofVideoAt: descriptor, shortSide: output.width, maximumSeconds: request.maximumSeconds ?? 3600)
+                let picture = RenderedPicture(
+                    mimeType: video.mimeType, width: video.pixelWidth, height: video.pixelHeight, data: Data(video.bytes))
+                return ([picture], nil, DerivativeRenderer.takeVideoWarnings())
+            } catch {
+                return ([], error.description, DerivativeRenderer.takeVideoWarnings())
+            }
+        }
         var crop: DerivativeRenderer.Crop?
         if let rect = request.crop, rect.count == 4 {
             crop = DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3])

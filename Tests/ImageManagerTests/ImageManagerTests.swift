@@ -418,4 +418,68 @@ struct ImageManagerTests {
         }
         #expect(!near(turnedSeen.mean(0, 0, 1, 0.4), turnedSeen.mean(0, 0.6, 1, 0.4), levels: 40), "two colours")
     }
+
+    @Test("a playable version of HEVC: H.264, at most 720p, sound kept, made once; H.264 plays as it is; Live Photo motion at ingest")
+    func playableVideos() async throws {
+        guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
+        else { return }
+        func ffmpeg(_ arguments: [String]) throws {
+            let result = try ProcessRunner.runBlocking(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-y"] + arguments)
+            #expect(result.status == 0, "\(result)")
+        }
+        func probe(_ path: String) throws -> [String] {
+            let result = try ProcessRunner.runBlocking(
+                URL(fileURLWithPath: "/usr/bin/ffprobe"),
+                ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", path])
+            return result.lines
+        }
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=2", "-f", "lavfi", "-i",
+            "sine=frequency=440:duration=2", "-c:v", "libx265", "-tag:v", "hvc1", "-pix_fmt", "yuv420p", "-c:a", "aac",
+            folder.url("hevc.mov"),
+        ])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+            folder.url("avc.mp4"),
+        ])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc=size=480x640:rate=15:duration=2", "-c:v", "libx265", "-tag:v", "hvc1",
+            "-pix_fmt", "yuv420p", folder.url("motion.mov"),
+        ])
+        try Pillow.run("Image.new('RGB', (480, 640), (10, 120, 200)).save(out('still.jpg'))", in: folder)
+        let hevc = try await store(folder.url("hevc.mov"), as: .video)
+        let avc = try await store(folder.url("avc.mp4"), as: .video)
+        let live = Locked<String?>(nil)
+        try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: URL(fileURLWithPath: self.folder.url("still.jpg")), options: nil)
+            request.addResource(
+                with: .pairedVideo, fileURL: URL(fileURLWithPath: self.folder.url("motion.mov")), options: nil)
+            live.value = request.placeholderForCreatedAsset?.localIdentifier
+        }
+        let livePhoto = try #require(live.value)
+
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let manager = ImageManager(library: library, pool: pool)
+        let played = try manager.playableVideo(of: hevc)
+        #expect(played.fileURL.path.contains("/derivatives/") && played.videoCodec == "avc1")
+        #expect((played.pixelWidth, played.pixelHeight) == (1280, 720))
+        let streams = try probe(played.fileURL.path)
+        #expect(streams.contains("h264,1280,720") && streams.contains("aac"), "\(streams)")
+        let again = try manager.playableVideo(of: hevc)
+        #expect(again.fileURL == played.fileURL, "made once, then recorded")
+        #expect(try library.derivatives(ofAsset: hevc).contains { $0.kind == .playableVideo && $0.file != nil })
+
+        let original = try manager.playableVideo(of: avc)
+        #expect(original.fileURL.path.contains("/originals/"), "H.264 plays as it is")
+
+        // Ingest: the Live Photo's pictures, and its HEVC motion made playable right away.
+        let outcomes = try manager.maker.makeAndWait([try #require(try library.derivativeSource(ofAsset: livePhoto))])
+        #expect(outcomes == [.made])
+        let motion = try #require(try library.derivatives(ofAsset: livePhoto).first { $0.kind == .playableVideo }?.file)
+        #expect(try probe(motion.fileURL.path).contains("h264,480,640"))
+        #expect(try manager.playableVideo(of: livePhoto, livePhotoMotion: true).fileURL == motion.fileURL)
+        #expect(try library.verify().isClean)
+    }
 }

@@ -35,6 +35,25 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
 
 void pd_ffmpeg_free_frame(pd_video_frame *frame);
 
+/// A playable preview: an H.264 (High profile) MP4, fragmented, with the source's AAC sound when it has some.
+typedef struct {
+    unsigned char *bytes;
+    size_t length;
+    int width;
+    int height;
+    /// The display rotation kept from the source (0, 90, 180, 270 clockwise), written into the preview's matrix.
+    int rotation;
+    double duration;
+} pd_video_preview;
+
+/// Transcodes the first `max_seconds` of the video read from `descriptor` into a preview a browser plays: H.264 at
+/// most `short_side` pixels on its short side (720), x264's veryfast preset at CRF 23, in memory. The same
+/// allow-lists and pixel limit as pd_ffmpeg_poster. 0, or -1 with the reason in `error`.
+int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, double max_seconds,
+                      pd_video_preview *preview, char *error, size_t error_size);
+
+void pd_ffmpeg_free_preview(pd_video_preview *preview);
+
 /// What FFmpeg logged (warnings and errors) since the last call, one message per line (to free with free()).
 char *pd_ffmpeg_take_log(void);
 

@@ -120,8 +120,10 @@ enum BrowseCommands {
             let albums = try access.albumTitles(of: [asset])[asset.localIdentifier] ?? []
             // Only those made from the asset's current original (an older one is about to be made again).
             let current = try access.library.derivativeSource(ofAsset: asset.localIdentifier)?.sha256
-            let derivatives = try access.library.derivatives(ofAsset: asset.localIdentifier)
-                .filter { $0.sourceSHA256 == current }
+            let recorded = try access.library.derivatives(ofAsset: asset.localIdentifier)
+            // Pictures made from the asset's current original (an older one is about to be made again), and a
+            // playable video (made from its video or paired movie).
+            let derivatives = recorded.filter { $0.sourceSHA256 == current || $0.kind == .playableVideo }
             if context.command.flag("json") {
                 context.print(CatalogJSON.asset(asset, albums: albums, derivatives: derivatives).text)
                 return ExitStatus.success
@@ -171,7 +173,7 @@ enum BrowseCommands {
                          "\(resource.originalFilename), \(TextFormat.bytes(resource.byteCount)): \(resource.fileURL.path)"))
                 }
             }
-            for kind in DerivativeKind.allCases {
+            for kind in DerivativeKind.pictures {
                 let label = kind == .thumbnail ? "Thumbnail" : "Preview"
                 guard let derivative = derivatives.first(where: { $0.kind == kind }) else {
                     lines.append((label, "not made yet ('photodrop thumbnails' makes it)"))
@@ -184,6 +186,15 @@ enum BrowseCommands {
                             + file.fileURL.path))
                 } else {
                     lines.append((label, "could not be made: \(derivative.failure ?? "unknown error")"))
+                }
+            }
+            if let video = derivatives.first(where: { $0.kind == .playableVideo }) {
+                if let file = video.file {
+                    lines.append(
+                        ("Video",
+                         "H.264 \(file.pixelWidth) × \(file.pixelHeight), \(TextFormat.bytes(file.byteCount)): \(file.fileURL.path)"))
+                } else {
+                    lines.append(("Video", "no playable version could be made: \(video.failure ?? "unknown error")"))
                 }
             }
             let width = lines.map(\.0.count).max() ?? 0
