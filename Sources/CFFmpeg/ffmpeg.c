@@ -82,7 +82,9 @@ static const char *const decoders =
     X(avcodec_receive_packet)                                                                                          \
     X(av_rescale_q)                                                                                                    \
     X(avcodec_send_frame)                                                                                              \
-    X(av_frame_make_writable)
+    X(av_frame_make_writable)                                                                                          \
+    X(av_frame_ref)                                                                                                   \
+    X(av_frame_unref)
 
 #define X(name) static __typeof__(name) *fn_##name;
 PD_FFMPEG_FUNCTIONS
@@ -284,6 +286,28 @@ static int open_input(int descriptor, long long max_pixels, pd_input *input, cha
     return 0;
 }
 
+/// The next decoded frame of the input's video stream, into `frame`: 0, AVERROR_EOF after the last one, or an
+/// error. Packets of other streams are handed to `other` (when given) before they are dropped.
+static int decode_next(pd_input *input, AVPacket *packet, AVFrame *frame, int *draining,
+                       void (*other)(AVPacket *packet, void *context), void *context) {
+    for (;;) {
+        int code = fn_avcodec_receive_frame(input->decoder, frame);
+        if (code != AVERROR(EAGAIN)) return code;
+        if (*draining) return AVERROR_EOF;
+        if (fn_av_read_frame(input->format, packet) < 0) {
+            *draining = 1;
+            fn_avcodec_send_packet(input->decoder, NULL);
+            continue;
+        }
+        if (packet->stream_index == input->index) {
+            fn_avcodec_send_packet(input->decoder, packet);
+        } else if (other) {
+            other(packet, context);
+        }
+        fn_av_packet_unref(packet);
+    }
+}
+
 // MARK: The poster frame
 
 static void describe(int code, const char *what, char *error, size_t error_size) {
@@ -343,7 +367,7 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
     if (pd_ffmpeg_start(error, error_size) != 0) return -1;
     int result = -1, code = 0;
     AVPacket *packet = NULL;
-    AVFrame *frame = NULL;
+    AVFrame *frame = NULL, *fallback = NULL;
     pd_input input;
     if (open_input(descriptor, max_pixels, &input, error, error_size) != 0) goto done;
     AVFormatContext *format = input.format;
@@ -360,63 +384,42 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
     }
     packet = fn_av_packet_alloc();
     frame = fn_av_frame_alloc();
-    if (!packet || !frame) {
+    fallback = fn_av_frame_alloc();
+    if (!packet || !frame || !fallback) {
         snprintf(error, error_size, "out of memory");
         goto done;
     }
     // Decode until a frame at or after the target that is not black; up to five seconds or 150 frames further the
     // best one seen so far is kept, so a video that is dark all along still gets its picture.
-    int examined = 0, have = 0, finished = 0, draining = 0;
-    while (!finished) {
-        if (!draining) {
-            code = fn_av_read_frame(format, packet);
-            if (code < 0) {
-                draining = 1;
-                fn_avcodec_send_packet(decoder, NULL);
-            } else {
-                if (packet->stream_index == index) fn_avcodec_send_packet(decoder, packet);
-                fn_av_packet_unref(packet);
-            }
+    int examined = 0, have = 0, draining = 0;
+    while ((code = decode_next(&input, packet, frame, &draining, NULL, NULL)) == 0) {
+        double time = frame->best_effort_timestamp != AV_NOPTS_VALUE ? frame->best_effort_timestamp * base - start : 0;
+        if (time + 0.001 < target) {
+            // Before the target: only kept (by reference, not converted) for a clip that ends before it.
+            fn_av_frame_unref(fallback);
+            fn_av_frame_ref(fallback, frame);
+            continue;
         }
-        while (!finished) {
-            code = fn_avcodec_receive_frame(decoder, frame);
-            if (code == AVERROR(EAGAIN)) break;
-            if (code < 0) {
-                finished = 1;
-                break;
-            }
-            double time = frame->best_effort_timestamp != AV_NOPTS_VALUE
-                              ? frame->best_effort_timestamp * base - start : 0;
-            if (time + 0.001 < target && !have) {
-                // Before the target: kept only as a fallback for a clip that ends before it.
-                pd_video_frame candidate = {0};
-                if (to_rgb(frame, box, &candidate) == 0) {
-                    free(out->rgb);
-                    int rotation = out->rotation;
-                    *out = candidate;
-                    out->rotation = rotation;
-                    out->duration = duration;
-                    out->time = time;
-                }
-                continue;
-            }
-            pd_video_frame candidate = {0};
-            if (to_rgb(frame, box, &candidate) != 0) continue;
-            examined++;
-            if (!have || is_shown(&candidate) || candidate.mean_luma > out->mean_luma + 8) {
-                free(out->rgb);
-                int rotation = out->rotation;
-                *out = candidate;
-                out->rotation = rotation;
-                out->duration = duration;
-                out->time = time;
-                have = 1;
-            } else {
-                free(candidate.rgb);
-            }
-            if (is_shown(out) || examined >= 150 || time > target + 5) finished = 1;
+        pd_video_frame candidate = {0};
+        if (to_rgb(frame, box, &candidate) != 0) continue;
+        // From the target on: the first frame that is shown, else the brightest of the few seconds that follow.
+        if (!have || is_shown(&candidate) || candidate.mean_luma > out->mean_luma + 8) {
+            free(out->rgb);
+            int rotation = out->rotation;
+            *out = candidate;
+            out->rotation = rotation;
+            out->duration = duration;
+            out->time = time;
+            have = 1;
+        } else {
+            free(candidate.rgb);
         }
-        if (draining && code == AVERROR_EOF) finished = 1;
+        examined++;
+        if (is_shown(out) || examined >= 150 || time > target + 5) break;
+    }
+    if (!have && fallback->data[0] && to_rgb(fallback, box, out) == 0) {
+        out->rotation = input.rotation;
+        out->duration = duration;
     }
     if (!out->rgb) {
         snprintf(error, error_size, "no frame of the video could be decoded");
@@ -426,6 +429,7 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
 
 done:
     fn_av_frame_free(&frame);
+    fn_av_frame_free(&fallback);
     fn_av_packet_free(&packet);
     close_input(&input);
     if (result != 0) pd_ffmpeg_free_frame(out);
@@ -433,6 +437,27 @@ done:
 }
 
 // MARK: The playable preview
+
+/// Where the source's AAC packets go: copied as they are into the preview, up to its length.
+typedef struct {
+    AVFormatContext *output;
+    AVStream *audio;
+    AVStream *source;
+    int index;
+    double start;
+    double max_seconds;
+} pd_audio_copy;
+
+static void copy_audio(AVPacket *packet, void *context) {
+    pd_audio_copy *sound = context;
+    if (packet->stream_index != sound->index) return;
+    double time = packet->pts != AV_NOPTS_VALUE ? packet->pts * av_q2d(sound->source->time_base) - sound->start : 0;
+    if (time > sound->max_seconds) return;
+    fn_av_packet_rescale_ts(packet, sound->source->time_base, sound->audio->time_base);
+    packet->stream_index = sound->audio->index;
+    packet->pos = -1;
+    fn_av_interleaved_write_frame(sound->output, packet);
+}
 
 /// Encodes `frame` (NULL: flush) and writes what comes out.
 static int encode_and_write(AVCodecContext *encoder, AVFrame *frame, AVFormatContext *output, AVStream *stream,
@@ -551,67 +576,34 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
         goto done;
     }
     double base = av_q2d(input.stream->time_base);
-    int draining = 0, finished = 0, frames = 0;
-    while (!finished) {
-        if (!draining) {
-            code = fn_av_read_frame(input.format, packet);
-            if (code < 0) {
-                draining = 1;
-                fn_avcodec_send_packet(decoder, NULL);
-            } else if (packet->stream_index == input.index) {
-                fn_avcodec_send_packet(decoder, packet);
-                fn_av_packet_unref(packet);
-            } else if (audio && packet->stream_index == audio_index) {
-                AVStream *source = input.format->streams[audio_index];
-                double time = packet->pts != AV_NOPTS_VALUE ? packet->pts * av_q2d(source->time_base) - input.start : 0;
-                if (time <= max_seconds) {
-                    fn_av_packet_rescale_ts(packet, source->time_base, audio->time_base);
-                    packet->stream_index = audio->index;
-                    packet->pos = -1;
-                    fn_av_interleaved_write_frame(output, packet);
-                }
-                fn_av_packet_unref(packet);
-                continue;
-            } else {
-                fn_av_packet_unref(packet);
-                continue;
-            }
-        }
-        while (!finished) {
-            code = fn_avcodec_receive_frame(decoder, frame);
-            if (code == AVERROR(EAGAIN)) break;
-            if (code < 0) {
-                finished = 1;
-                break;
-            }
-            double time = frame->best_effort_timestamp != AV_NOPTS_VALUE
-                              ? frame->best_effort_timestamp * base - input.start : frames * 0.04;
-            if (time > max_seconds) {
-                finished = 1;
-                break;
-            }
+    int draining = 0, frames = 0;
+    pd_audio_copy sound = {.output = output, .audio = audio, .index = audio_index,
+                           .source = audio ? input.format->streams[audio_index] : NULL, .start = input.start,
+                           .max_seconds = max_seconds};
+    while ((code = decode_next(&input, packet, frame, &draining, audio ? copy_audio : NULL, &sound)) == 0) {
+        double time = frame->best_effort_timestamp != AV_NOPTS_VALUE
+                          ? frame->best_effort_timestamp * base - input.start : frames * 0.04;
+        if (time > max_seconds) break;
+        if (!scaler) {
+            scaler = fn_sws_getContext(frame->width, frame->height, frame->format, width, height, AV_PIX_FMT_YUV420P,
+                                       SWS_BICUBIC, NULL, NULL, NULL);
             if (!scaler) {
-                scaler = fn_sws_getContext(frame->width, frame->height, frame->format, width, height,
-                                           AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
-                if (!scaler) {
-                    snprintf(error, error_size, "the video's frames cannot be scaled");
-                    goto done;
-                }
-            }
-            if (fn_av_frame_make_writable(scaled) < 0) {
-                snprintf(error, error_size, "out of memory");
+                snprintf(error, error_size, "the video's frames cannot be scaled");
                 goto done;
             }
-            fn_sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height,
-                         scaled->data, scaled->linesize);
-            scaled->pts = frame->best_effort_timestamp;
-            if ((code = encode_and_write(encoder, scaled, output, video, encoded)) < 0) {
-                describe(code, "encoding the preview failed", error, error_size);
-                goto done;
-            }
-            frames++;
         }
-        if (draining && code == AVERROR_EOF) finished = 1;
+        if (fn_av_frame_make_writable(scaled) < 0) {
+            snprintf(error, error_size, "out of memory");
+            goto done;
+        }
+        fn_sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, scaled->data,
+                     scaled->linesize);
+        scaled->pts = frame->best_effort_timestamp;
+        if ((code = encode_and_write(encoder, scaled, output, video, encoded)) < 0) {
+            describe(code, "encoding the preview failed", error, error_size);
+            goto done;
+        }
+        frames++;
     }
     if (frames == 0) {
         snprintf(error, error_size, "no frame of the video could be decoded");

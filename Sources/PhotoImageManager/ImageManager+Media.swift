@@ -17,20 +17,13 @@ extension ImageManager {
         for asset: Asset, options: ImageRequestOptions? = nil,
         resultHandler: @escaping @Sendable (Data?, String?, Int, ImageResultInfo) -> Void
     ) -> ImageRequestID {
-        let id = nextRequestID()
         let identifier = asset.localIdentifier
         let unedited = options?.version == .original
-        queue.async {
-            var info = ImageResultInfo(requestID: id, isDegraded: false, isCancelled: false, error: nil)
-            do throws(ImageManagerError) {
-                let (data, source, orientation) = try self.imageData(of: identifier, unedited: unedited)
-                resultHandler(data, source.uniformTypeIdentifier, orientation, info)
-            } catch {
-                info.error = error
-                resultHandler(nil, nil, 1, info)
-            }
+        return respond { () throws(ImageManagerError) in
+            try self.imageData(of: identifier, unedited: unedited)
+        } resultHandler: { found, info in
+            resultHandler(found?.data, found?.source.uniformTypeIdentifier, found?.orientation ?? 1, info)
         }
-        return id
     }
 
     /// ``requestImageDataAndOrientation(for:options:resultHandler:)``, synchronously.
@@ -67,19 +60,10 @@ extension ImageManager {
         forVideo asset: Asset, options: ImageRequestOptions? = nil,
         resultHandler: @escaping @Sendable (VideoFile?, ImageResultInfo) -> Void
     ) -> ImageRequestID {
-        let id = nextRequestID()
         let identifier = asset.localIdentifier
         let unedited = options?.version == .original
-        queue.async {
-            var info = ImageResultInfo(requestID: id, isDegraded: false, isCancelled: false, error: nil)
-            do throws(ImageManagerError) {
-                resultHandler(try self.videoFile(of: identifier, unedited: unedited), info)
-            } catch {
-                info.error = error
-                resultHandler(nil, info)
-            }
-        }
-        return id
+        return respond({ () throws(ImageManagerError) in try self.videoFile(of: identifier, unedited: unedited) },
+                       resultHandler: resultHandler)
     }
 
     /// A Live Photo (`requestLivePhoto`): the photo at the target size and its paired movie.
@@ -100,6 +84,24 @@ extension ImageManager {
     }
 
     // MARK: Helpers
+
+    /// Runs `work` on the manager's queue and hands its result (or error) to `resultHandler`.
+    func respond<Result: Sendable>(
+        _ work: @escaping @Sendable () throws(ImageManagerError) -> Result,
+        resultHandler: @escaping @Sendable (Result?, ImageResultInfo) -> Void
+    ) -> ImageRequestID {
+        let id = nextRequestID()
+        queue.async {
+            var info = ImageResultInfo(requestID: id, isDegraded: false, isCancelled: false, error: nil)
+            do throws(ImageManagerError) {
+                resultHandler(try work(), info)
+            } catch {
+                info.error = error
+                resultHandler(nil, info)
+            }
+        }
+        return id
+    }
 
     func nextRequestID() -> ImageRequestID { ImageRequestID(rawValue: requestCounter.add(1, ordering: .relaxed).oldValue) }
 
