@@ -17,6 +17,9 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libavutil/display.h>
 #include <libswscale/swscale.h>
 
@@ -84,7 +87,18 @@ static const char *const decoders =
     X(avcodec_send_frame)                                                                                              \
     X(av_frame_make_writable)                                                                                          \
     X(av_frame_ref)                                                                                                   \
-    X(av_frame_unref)
+    X(av_frame_unref)                                                                                                  \
+    X(avfilter_graph_alloc)                                                                                            \
+    X(avfilter_graph_free)                                                                                             \
+    X(avfilter_get_by_name)                                                                                            \
+    X(avfilter_graph_create_filter)                                                                                    \
+    X(avfilter_graph_parse_ptr)                                                                                        \
+    X(avfilter_graph_config)                                                                                           \
+    X(avfilter_inout_alloc)                                                                                            \
+    X(avfilter_inout_free)                                                                                             \
+    X(av_buffersrc_add_frame_flags)                                                                                    \
+    X(av_buffersink_get_frame)                                                                                         \
+    X(av_strdup)
 
 #define X(name) static __typeof__(name) *fn_##name;
 PD_FFMPEG_FUNCTIONS
@@ -117,7 +131,7 @@ int pd_ffmpeg_start(char *error, size_t error_size) {
     }
     started = 1;
     const char *libraries[] = {"libavutil.so.57", "libswresample.so.4", "libavcodec.so.59", "libavformat.so.59",
-                               "libswscale.so.6"};
+                               "libswscale.so.6", "libavfilter.so.8"};
     for (size_t index = 0; index < sizeof libraries / sizeof libraries[0]; index++) {
         if (!dlopen(libraries[index], RTLD_NOW | RTLD_GLOBAL)) {
             snprintf(failure, sizeof failure, "cannot load %s (%s); install Debian's ffmpeg libraries",
@@ -308,6 +322,54 @@ static int decode_next(pd_input *input, AVPacket *packet, AVFrame *frame, int *d
     }
 }
 
+// MARK: HDR to SDR
+
+/// libavfilter's zscale and tonemap, as ffmpeg's documentation shows them: to linear light, to BT.709 primaries,
+/// Hable's curve, back to BT.709's transfer, 8-bit 4:2:0.
+static const char *const tonemapping =
+    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+    "zscale=t=bt709:m=bt709:r=tv,format=yuv420p";
+
+/// Whether frames of this transfer are HDR (PQ, HLG): they are tone-mapped for the pictures.
+static int is_hdr(enum AVColorTransferCharacteristic transfer) {
+    return transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67;
+}
+
+/// `frame` tone-mapped to 8-bit SDR into `out` (a new graph per frame: only a few frames of a video are shown).
+/// 0, or a negative error (then the caller shows the frame as decoded).
+static int tonemap_frame(AVFrame *frame, AVRational time_base, AVFrame *out) {
+    AVFilterGraph *graph = fn_avfilter_graph_alloc();
+    AVFilterContext *source = NULL, *sink = NULL;
+    AVFilterInOut *inputs = fn_avfilter_inout_alloc(), *outputs = fn_avfilter_inout_alloc();
+    int code = AVERROR(ENOMEM);
+    if (!graph || !inputs || !outputs) goto done;
+    char arguments[256];
+    snprintf(arguments, sizeof arguments, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=%d/%d",
+             frame->width, frame->height, frame->format, time_base.num, time_base.den,
+             frame->sample_aspect_ratio.num ? frame->sample_aspect_ratio.num : 1,
+             frame->sample_aspect_ratio.den ? frame->sample_aspect_ratio.den : 1);
+    if ((code = fn_avfilter_graph_create_filter(&source, fn_avfilter_get_by_name("buffer"), "in", arguments, NULL,
+                                                graph)) < 0)
+        goto done;
+    if ((code = fn_avfilter_graph_create_filter(&sink, fn_avfilter_get_by_name("buffersink"), "out", NULL, NULL,
+                                                graph)) < 0)
+        goto done;
+    outputs->name = fn_av_strdup("in");
+    outputs->filter_ctx = source;
+    inputs->name = fn_av_strdup("out");
+    inputs->filter_ctx = sink;
+    if ((code = fn_avfilter_graph_parse_ptr(graph, tonemapping, &inputs, &outputs, NULL)) < 0) goto done;
+    if ((code = fn_avfilter_graph_config(graph, NULL)) < 0) goto done;
+    if ((code = fn_av_buffersrc_add_frame_flags(source, frame, AV_BUFFERSRC_FLAG_KEEP_REF)) < 0) goto done;
+    if ((code = fn_av_buffersrc_add_frame_flags(source, NULL, 0)) < 0) goto done;
+    code = fn_av_buffersink_get_frame(sink, out);
+done:
+    fn_avfilter_inout_free(&inputs);
+    fn_avfilter_inout_free(&outputs);
+    fn_avfilter_graph_free(&graph);
+    return code;
+}
+
 // MARK: The poster frame
 
 static void describe(int code, const char *what, char *error, size_t error_size) {
@@ -367,7 +429,7 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
     if (pd_ffmpeg_start(error, error_size) != 0) return -1;
     int result = -1, code = 0;
     AVPacket *packet = NULL;
-    AVFrame *frame = NULL, *fallback = NULL;
+    AVFrame *frame = NULL, *fallback = NULL, *tonemapped = NULL;
     pd_input input;
     if (open_input(descriptor, max_pixels, &input, error, error_size) != 0) goto done;
     AVFormatContext *format = input.format;
@@ -392,6 +454,8 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
     // Decode until a frame at or after the target that is not black; up to five seconds or 150 frames further the
     // best one seen so far is kept, so a video that is dark all along still gets its picture.
     int examined = 0, have = 0, draining = 0;
+    int hdr = is_hdr(input.decoder->color_trc) || is_hdr(input.stream->codecpar->color_trc);
+    tonemapped = hdr ? fn_av_frame_alloc() : NULL;
     while ((code = decode_next(&input, packet, frame, &draining, NULL, NULL)) == 0) {
         double time = frame->best_effort_timestamp != AV_NOPTS_VALUE ? frame->best_effort_timestamp * base - start : 0;
         if (time + 0.001 < target) {
@@ -401,7 +465,11 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
             continue;
         }
         pd_video_frame candidate = {0};
-        if (to_rgb(frame, box, &candidate) != 0) continue;
+        AVFrame *shown = frame;
+        if (hdr && tonemapped && tonemap_frame(frame, input.stream->time_base, tonemapped) >= 0) shown = tonemapped;
+        int converted = to_rgb(shown, box, &candidate);
+        if (tonemapped) fn_av_frame_unref(tonemapped);
+        if (converted != 0) continue;
         // From the target on: the first frame that is shown, else the brightest of the few seconds that follow.
         if (!have || is_shown(&candidate) || candidate.mean_luma > out->mean_luma + 8) {
             free(out->rgb);
@@ -421,6 +489,7 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
         out->rotation = input.rotation;
         out->duration = duration;
     }
+    out->tone_mapped = hdr;
     if (!out->rgb) {
         snprintf(error, error_size, "no frame of the video could be decoded");
         goto done;
@@ -430,6 +499,7 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
 done:
     fn_av_frame_free(&frame);
     fn_av_frame_free(&fallback);
+    fn_av_frame_free(&tonemapped);
     fn_av_packet_free(&packet);
     close_input(&input);
     if (result != 0) pd_ffmpeg_free_frame(out);

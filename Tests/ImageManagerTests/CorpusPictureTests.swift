@@ -79,6 +79,34 @@ struct CorpusPictureTests {
         #expect(0.299 * mean.0 + 0.587 * mean.1 + 0.114 * mean.2 > 16, "not a black frame: \(mean)")
         let hdr = try preview("dolbyVision-hdr.MOV")
         #expect(hdr.pixelHeight > hdr.pixelWidth, "a portrait iPhone movie, turned upright")
+        // An iPhone HLG movie: its poster is tone-mapped like ffmpeg's own zscale + tonemap (Hable) of the same frame,
+        // and so differs from the frame shown as decoded.
+        if canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)") {
+            let movie = Self.corpus.appendingPathComponent("dolbyVision-hdr.MOV").path
+            let probe = try ProcessRunner.runBlocking(
+                URL(fileURLWithPath: "/usr/bin/ffprobe"),
+                ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", movie])
+            let duration = Double(probe.lines.first ?? "") ?? 0
+            let at = String(format: "%.3f", duration >= 10 ? 1 : duration * 0.1)
+            let chain =
+                "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+                + "zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+            for (name, filter) in [("mapped.png", ["-vf", chain]), ("raw.png", [])] {
+                let made = try ProcessRunner.runBlocking(
+                    URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+                    ["-v", "error", "-y", "-ss", at, "-i", movie] + filter + ["-frames:v", "1", folder.url(name)])
+                #expect(made.status == 0, "\(made)")
+            }
+            let ours = try Pillow.read(try Data(contentsOf: hdr.fileURL), as: "hdr.jpg", in: folder)
+            let mapped = try Pillow.read(try Data(contentsOf: URL(fileURLWithPath: folder.url("mapped.png"))), as: "m.png", in: folder)
+            let raw = try Pillow.read(try Data(contentsOf: URL(fileURLWithPath: folder.url("raw.png"))), as: "w.png", in: folder)
+            func distance(_ a: Pillow.Seen, _ b: Pillow.Seen) -> Double {
+                zip(a.cells, b.cells).map { abs($0.0 - $1.0) + abs($0.1 - $1.1) + abs($0.2 - $1.2) }.reduce(0, +)
+                    / Double(a.cells.count * 3)
+            }
+            #expect(distance(ours, mapped) < 4, "like ffmpeg's tone mapping: \(distance(ours, mapped)) levels")
+            #expect(distance(ours, raw) > distance(ours, mapped) + 2, "not the frame as decoded: \(distance(ours, raw))")
+        }
         let raf = try preview("FujiFilm.raf")
         #expect(raf.pixelWidth > 0, "its embedded JPEG")
     }

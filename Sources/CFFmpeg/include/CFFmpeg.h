@@ -20,6 +20,8 @@ typedef struct {
     /// The frame's mean luma (0-255) and its standard deviation: a black or flat frame has little of either.
     double mean_luma;
     double luma_deviation;
+    /// Whether the video is HDR (PQ or HLG) and the frame was tone-mapped to SDR (zscale and tonemap, Hable's curve).
+    int tone_mapped;
 } pd_video_frame;
 
 /// Loads FFmpeg's libraries (Debian 12's sonames); 0, or -1 with the reason in `error`.
