@@ -276,8 +276,8 @@ int pd_vips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality) 
     return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
 }
 
-int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality) {
-    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int effort) {
+    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "effort", effort, NULL);
 }
 
 /// The pixels, row after row, as the image's bands of 8 bits (to free with g_free).

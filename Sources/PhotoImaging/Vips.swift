@@ -49,6 +49,10 @@ final class VipsImageRef {
         return VipsImageRef(out)
     }
 
+    /// libwebp's effort for thumbnails: 2 instead of libvips's default 4 made `photodrop thumbnails` 11-34 % faster
+    /// (half its time was in libwebp) for WebP files 3-4 % larger (BENCHMARKS.md, issue 15).
+    static let webpEffort: Int32 = 2
+
     /// Encodes as JPEG or WebP (metadata stripped: the image is sRGB and upright already).
     func encoded(as format: EncodedImage.Format, quality: Int) throws(ImagingError) -> EncodedImage {
         var buffer: UnsafeMutableRawPointer?
@@ -56,7 +60,7 @@ final class VipsImageRef {
         let result =
             format == .jpeg
             ? pd_vips_jpegsave(pointer, &buffer, &length, Int32(quality))
-            : pd_vips_webpsave(pointer, &buffer, &length, Int32(quality))
+            : pd_vips_webpsave(pointer, &buffer, &length, Int32(quality), Self.webpEffort)
         guard result == 0, let buffer else { throw .decodeFailed("saving as \(format.rawValue): \(Vips.takeError())") }
         defer { pd_vips_free(buffer) }
         let bytes = [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))

@@ -13,9 +13,13 @@ public final class RenderHelper {
     /// command (and the built photodrop beside a test bundle).
     public static func defaultExecutable() -> String {
         if let path = ProcessInfo.processInfo.environment["PHOTODROP_EXECUTABLE"], !path.isEmpty { return path }
+        if let path = runningPhotodrop { return path }
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("photodrop").path
     }
+
+    /// Set by photodrop's `main` to its own executable: photodrop is its own helper, whatever its file is called.
+    nonisolated(unsafe) public static var runningPhotodrop: String?
 
     public let executable: String
     /// Variables added to the helper's environment (tests use them; photodrop itself adds none).

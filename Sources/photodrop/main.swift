@@ -1,6 +1,10 @@
+import Foundation
 import PhotodropCLI
 import PhotodropSystem
+import Rendering
 
+// This program is its own render helper (`photodrop render-helper`), also when installed under another name.
+RenderHelper.runningPhotodrop = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == RenderWorker.command {
     exit(RenderWorker.run(arguments))

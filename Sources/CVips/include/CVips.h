@@ -50,7 +50,8 @@ VipsImage *pd_vips_copy_memory(VipsImage *in);
 /// An image over encoded bytes in memory (not copied: the bytes must outlive it).
 VipsImage *pd_vips_image_from_buffer(const void *bytes, size_t length);
 int pd_vips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality);
-int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality);
+/// WebP at `quality`, with libwebp's `effort` (0-6; libvips's default is 4).
+int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int effort);
 /// The pixels, row after row, as the image's bands of 8 bits (to free with pd_vips_free).
 void *pd_vips_pixels(VipsImage *in, size_t *length);
 

@@ -86,6 +86,13 @@ struct DerivativeCommandTests {
         #expect(try await sandbox.run(["verify"]).status == 0)
         #expect(try await sandbox.run(["thumbnails", "--rebuild", "--json"]).jsonObject()["made"] as? Int == 2)
 
+        // photodrop is its own render helper also when its file has another name (an installed copy, a release).
+        let renamed = sandbox.root.appendingPathComponent("photodrop-2.0")
+        try FileManager.default.copyItem(at: try #require(PhotodropBinary.url), to: renamed)
+        let copy = try await runProcess(renamed, ["--config", sandbox.config.path, "thumbnails", "--rebuild", "--json"])
+        let copied = try copy.jsonObject()["made"] as? Int
+        #expect(copy.status == 0 && copied == 2, "\(copy)")
+
         // One picture of any size, fitted or filled, in the format of -o's extension.
         let fitted = sandbox.root.appendingPathComponent("fit.webp")
         let fit = try await sandbox.run(["thumbnail", String(id.prefix(8)), "--size", "200", "-o", fitted.path])
