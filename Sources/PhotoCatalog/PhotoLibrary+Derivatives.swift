@@ -20,7 +20,7 @@ extension PhotoLibrary {
                            d.pixel_width, d.pixel_height, d.failure
                     FROM assets a JOIN derivatives d ON d.asset_id = a.id
                     WHERE a.uuid IN (SELECT value FROM json_each(?)) ORDER BY a.uuid, d.kind
-                    """, [.text(Self.jsonArray(uuids))]
+                    """, [.text(AssetQuery.jsonArray(uuids))]
                 ) { row in self.derivative(from: row) }
             } ?? []
         var result: [String: [Derivative]] = [:]
@@ -78,13 +78,7 @@ extension PhotoLibrary {
     {
         let kinds = DerivativeKind.pictures
         var condition = "a.id > ?"
-        if selection == .missing {
-            // Only the assets that need work: the correlated count reads the derivatives' primary key.
-            condition += """
-                 AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.kind IN (1, 2)
-                      AND d.source_sha256 = r.sha256) < \(kinds.count)
-                """
-        }
+        if selection == .missing { condition += " AND " + Self.lacksPictures }
         let rows =
             try read("list assets without derivatives") { database in
                 try database.rows(
@@ -117,13 +111,11 @@ extension PhotoLibrary {
     public func derivativeSources(missingFor identifiers: [String]) throws -> [DerivativeSource] {
         let uuids = identifiers.compactMap(LocalIdentifier.assetUUID)
         guard !uuids.isEmpty else { return [] }
-        let condition = """
-            a.uuid IN (SELECT value FROM json_each(?))
-              AND (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.kind IN (1, 2)
-                   AND d.source_sha256 = r.sha256) < \(DerivativeKind.pictures.count)
-            """
+        let condition = "a.uuid IN (SELECT value FROM json_each(?)) AND " + Self.lacksPictures
         return try read("list assets without derivatives") { database in
-            try database.rows(Self.sourceQuery(where: condition) + " ORDER BY a.id", [.text(Self.jsonArray(uuids))]) {
+            try database.rows(
+                Self.sourceQuery(where: condition) + " ORDER BY a.id", [.text(AssetQuery.jsonArray(uuids))]
+            ) {
                 self.source(from: $0)
             }
         }?.compactMap { $0 } ?? []
@@ -142,11 +134,20 @@ extension PhotoLibrary {
     /// Opens a stored original for reading, beneath the library folder and without following links: the descriptor a
     /// decoder reads (never a path).
     public func openOriginal(_ source: DerivativeSource) throws -> FileDescriptor {
+        try openStoredFile(source.relativePath, of: source.assetLocalIdentifier)
+    }
+
+    /// Opens any stored file of an asset (a paired movie, say) the way ``openOriginal(_:)`` does.
+    public func openResource(_ resource: AssetResource) throws -> FileDescriptor {
+        try openStoredFile(resource.relativePath, of: resource.assetLocalIdentifier)
+    }
+
+    private func openStoredFile(_ relativePath: String, of asset: String) throws -> FileDescriptor {
         do throws(SystemError) {
             let library = try Directory.open(atPath: url.path)
-            return try library.open(source.relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)
+            return try library.open(relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)
         } catch {
-            throw error.photosError(action: "open the original of \(source.assetLocalIdentifier)")
+            throw error.photosError(action: "open the original of \(asset)")
         }
     }
 
@@ -298,37 +299,6 @@ extension PhotoLibrary {
             [.integer(rowID), .text(sha256)]) != nil
     }
 
-    /// Removes the derivatives of assets (rows and files), so that they are made again.
-    public func removeDerivatives(ofAssets identifiers: [String]) async throws {
-        let uuids = identifiers.compactMap(LocalIdentifier.assetUUID)
-        guard !uuids.isEmpty else { return }
-        let paths = try await writer.run { () throws -> [String] in
-            let connection = try self.openWriter()
-            do {
-                try connection.checkLibraryInPlace()
-                return try connection.database.inTransaction(.immediate) {
-                    let list = Self.jsonArray(uuids)
-                    let paths = try connection.database.rows(
-                        """
-                        SELECT d.path FROM derivatives d JOIN assets a ON a.id = d.asset_id
-                        WHERE a.uuid IN (SELECT value FROM json_each(?)) AND d.path IS NOT NULL
-                        """, [.text(list)]
-                    ) { $0.string(0) }
-                    try connection.database.run(
-                        """
-                        DELETE FROM derivatives WHERE asset_id IN
-                            (SELECT id FROM assets WHERE uuid IN (SELECT value FROM json_each(?)))
-                        """, [.text(list)])
-                    return paths
-                }
-            } catch {
-                throw connection.mapped(error, action: "remove derivatives")
-            }
-        }
-        guard let library = try? Directory.open(atPath: url.path) else { return }
-        for path in paths { DerivativeFiles.remove(path, library: library) }
-    }
-
     /// Removes files under `derivatives/` that no row refers to and that were last written more than `age` ago (a
     /// younger one may belong to a derivative another process is storing right now). Returns how many were removed.
     @discardableResult
@@ -358,6 +328,17 @@ extension PhotoLibrary {
     }
 
     // MARK: Rows
+
+    /// For ``sourceQuery(where:preferEdited:)``: the asset lacks a picture (``DerivativeKind/pictures``) made from its
+    /// current original `r`; a recorded failure counts as made. The correlated count reads the derivatives' primary
+    /// key.
+    static let lacksPictures: String = {
+        let kinds = DerivativeKind.pictures.map { String($0.rawValue) }.joined(separator: ", ")
+        return """
+            (SELECT count(*) FROM derivatives d WHERE d.asset_id = a.id AND d.kind IN (\(kinds))
+             AND d.source_sha256 = r.sha256) < \(DerivativeKind.pictures.count)
+            """
+    }()
 
     /// Columns: 0 row id, 1 uuid, 2 media type, 3 resource type, 4 UTI, 5 MIME type, 6 file name, 7 SHA-256,
     /// 8 byte count, 9 path. `r` is the asset's current original: an edited rendition first, else the photo or video.
@@ -396,9 +377,5 @@ extension PhotoLibrary {
             assetLocalIdentifier: LocalIdentifier.asset(uuid: row.string(0)), kind: kind,
             sourceSHA256: row.string(2), creationDate: Date(timeIntervalSince1970: row.double(3)), file: file,
             failure: row.optionalString(10))
-    }
-
-    private static func jsonArray(_ strings: [String]) -> String {
-        String(decoding: try! JSONEncoder().encode(strings), as: UTF8.self)
     }
 }

@@ -55,12 +55,7 @@ extension DerivativeMaker {
     /// Transcodes `movie` (a resource of `asset`) into its playable version and stores it; a failure is recorded.
     public func makePlayableVideo(of asset: Asset, movie: AssetResource) throws(ImageManagerError) -> Derivative.File {
         let descriptor: FileDescriptor
-        do {
-            let library = try Directory.open(atPath: self.library.url.path)
-            descriptor = try library.open(
-                String(movie.fileURL.path.dropFirst(self.library.url.path.count + 1)),
-                flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)
-        } catch {
+        do { descriptor = try library.openResource(movie) } catch {
             throw .unavailable("the movie of \(asset.localIdentifier) cannot be opened: \(error)")
         }
         var request = RenderRequest(
