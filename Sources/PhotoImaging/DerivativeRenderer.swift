@@ -111,8 +111,7 @@ public struct DerivativeRenderer: Sendable {
         var frame = pd_video_frame()
         var message = [CChar](repeating: 0, count: 512)
         guard pd_ffmpeg_poster(descriptor, Int64(maximumPixels), box, &frame, &message, message.count) == 0 else {
-            let text = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-            throw .decodeFailed(String(decoding: text, as: UTF8.self))
+            throw .decodeFailed(Self.text(message))
         }
         defer { pd_ffmpeg_free_frame(&frame) }
         try Vips.start()
@@ -143,16 +142,18 @@ public struct DerivativeRenderer: Sendable {
             pd_ffmpeg_preview(
                 descriptor, Int64(maximumPixels), Int32(clamping: shortSide), maximumSeconds, &preview, &message,
                 message.count) == 0
-        else {
-            let text = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-            throw .decodeFailed(String(decoding: text, as: UTF8.self))
-        }
+        else { throw .decodeFailed(Self.text(message)) }
         defer { pd_ffmpeg_free_preview(&preview) }
         let bytes = [UInt8](UnsafeBufferPointer(start: preview.bytes, count: preview.length))
         let turned = preview.rotation == 90 || preview.rotation == 270
         return EncodedVideo(
             bytes: bytes, pixelWidth: Int(turned ? preview.height : preview.width),
             pixelHeight: Int(turned ? preview.width : preview.height), duration: preview.duration)
+    }
+
+    /// A NUL-terminated message FFmpeg's side wrote into `buffer`.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// What FFmpeg logged since the last call (warnings about the videos decoded).
@@ -184,10 +185,14 @@ public struct DerivativeRenderer: Sendable {
                 Int32(clamping: max(1, Int((scale * Double(height)).rounded(.up)))), false
             )
         }
-        guard let decoded = pd_vips_copy_memory(shrunk.pointer) else {
-            throw .decodeFailed("decoding: \(Vips.takeError())")
+        // Several outputs read the decoded picture once each: it is decoded into memory first. One output streams.
+        var previous = shrunk
+        if outputs.count > 1 {
+            guard let decoded = pd_vips_copy_memory(shrunk.pointer) else {
+                throw .decodeFailed("decoding: \(Vips.takeError())")
+            }
+            previous = VipsImageRef(decoded)
         }
-        var previous = VipsImageRef(decoded)
         if let crop {
             let (width, height) = (Double(previous.width), Double(previous.height))
             let left = Int32(min(width - 1, (crop.x * width).rounded(.down)))
@@ -219,14 +224,11 @@ public struct DerivativeRenderer: Sendable {
     /// One image of the file open at `descriptor`: fitting in `width` × `height` (or filling it, cropped to the
     /// centre, with `fill`), never enlarged.
     public func image(
-        ofFileAt descriptor: Int32, format source: SourceFormat, width: Int, height: Int, fill: Bool = false, format: EncodedImage.Format = .jpeg,
-        quality: Int = 85
+        ofFileAt descriptor: Int32, format source: SourceFormat, width: Int, height: Int, fill: Bool = false,
+        format: EncodedImage.Format = .jpeg, quality: Int = 85
     ) throws(ImagingError) -> EncodedImage {
-        let image = try shrunkImage(
-            .descriptor(descriptor), format: source, width: Int32(clamping: max(1, width)), height: Int32(clamping: max(1, height)), fill: fill)
-        let alpha: Int32 = format == .webp ? 1 : 0
-        return try image.making("converting to sRGB") { pd_vips_to_srgb8($0, $1, alpha) }
-            .encoded(as: format, quality: quality)
+        let output = Output(width: width, height: height, fill: fill, format: format, quality: quality)
+        return try pictures(ofFileAt: descriptor, format: source, outputs: [output])[0]
     }
 
     /// What the decoders logged since the last call (libvips, libheif, libtiff warnings about the files decoded):
@@ -245,17 +247,9 @@ public struct DerivativeRenderer: Sendable {
         return try result.get()
     }
 
-    /// The image in the file open at `descriptor`, upright, in sRGB, shrunk to fit (or fill) `width` × `height`: its
-    /// header read first and checked against the pixel limit, then decoded in one pass (a JPEG shrunk while decoded).
-    ///
-    /// `box` may instead be worked out from the upright image's size (``pictures(ofFileAt:format:outputs:crop:)``
-    /// for a crop).
-    private func shrunkImage(_ input: Input, format: SourceFormat, width: Int32, height: Int32, fill: Bool)
-        throws(ImagingError) -> VipsImageRef
-    {
-        try shrunkImage(input, format: format, orientation: nil) { _, _ in (width, height, fill) }
-    }
-
+    /// The picture of `input`, upright, shrunk to fit (or fill) the box `box` gives for the upright picture's size
+    /// (a crop needs the whole picture larger): the header read first and checked against the pixel limit, then
+    /// decoded in one pass (a JPEG shrunk while decoded). Pixels decoded elsewhere are only turned and shrunk.
     private func shrunkImage(
         _ input: Input, format: SourceFormat, orientation override: Int?,
         box: (_ uprightWidth: Int, _ uprightHeight: Int) -> (Int32, Int32, Bool)
