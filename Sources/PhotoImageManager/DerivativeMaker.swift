@@ -40,10 +40,11 @@ public final class DerivativeMaker: Sendable {
     }
 
     /// The outputs of the stored derivatives, largest first (one decode feeds both).
-    static let storedOutputs: [(DerivativeKind, RenderRequest.Output)] = [
-        (.preview, .init(width: 1440, height: 1440, mimeType: "image/jpeg", quality: 85)),
-        (.thumbnail, .init(width: 512, height: 512, mimeType: "image/webp", quality: 80)),
-    ]
+    static let storedOutputs: [(DerivativeKind, RenderRequest.Output)] = [(DerivativeKind.preview, ImageFormat.jpeg), (.thumbnail, .webp)]
+        .map { kind, format in
+            let side = kind.longestSide
+            return (kind, .init(width: side, height: side, mimeType: format.mimeType, quality: format.quality))
+        }
 
     /// Renders `source`'s derivatives (blocking the calling thread while a helper works) without storing them.
     public func render(_ source: DerivativeSource) -> (contents: [DerivativeContent], outcome: Outcome) {
@@ -89,10 +90,9 @@ public final class DerivativeMaker: Sendable {
 
     /// Renders and stores the derivatives of `sources`, `pool.size` files at a time, in one writer transaction.
     public func make(_ sources: [DerivativeSource]) async throws -> [Outcome] {
-        let rendered = Self.concurrently(sources, width: pool.size) { self.render($0) }
+        let rendered = renderAll(sources)
         try await library.storeDerivatives(rendered.flatMap(\.contents))
-        makeLivePhotoMotion(for: zip(sources, rendered).filter { $0.1.outcome == .made }.map(\.0))
-        return rendered.map(\.outcome)
+        return finish(sources, rendered)
     }
 
     /// Makes the derivatives that the assets `identifiers` lack (an import's new assets), `batch` at a time, telling
@@ -124,8 +124,20 @@ public final class DerivativeMaker: Sendable {
 
     /// ``make(_:)`` for a thread that may block (a background render thread).
     public func makeAndWait(_ sources: [DerivativeSource]) throws -> [Outcome] {
-        let rendered = Self.concurrently(sources, width: pool.size) { self.render($0) }
+        let rendered = renderAll(sources)
         try library.storeDerivativesAndWait(rendered.flatMap(\.contents))
+        return finish(sources, rendered)
+    }
+
+    /// `sources` rendered, `pool.size` at a time.
+    private func renderAll(_ sources: [DerivativeSource]) -> [(contents: [DerivativeContent], outcome: Outcome)] {
+        Self.concurrently(sources, width: pool.size) { self.render($0) }
+    }
+
+    /// After the pictures are stored: the motion of the Live Photos among them; the outcomes.
+    private func finish(_ sources: [DerivativeSource], _ rendered: [(contents: [DerivativeContent], outcome: Outcome)])
+        -> [Outcome]
+    {
         makeLivePhotoMotion(for: zip(sources, rendered).filter { $0.1.outcome == .made }.map(\.0))
         return rendered.map(\.outcome)
     }

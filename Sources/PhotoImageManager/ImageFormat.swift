@@ -4,6 +4,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
     public var mimeType: String { self == .jpeg ? "image/jpeg" : "image/webp" }
 
+    /// The encoder quality photodrop uses: 85 for JPEG (the stored preview's), 80 for WebP (the thumbnail's).
+    public var quality: Int { self == .jpeg ? 85 : 80 }
+
     /// The format of a MIME type photodrop stores derivatives in.
     public init?(mimeType: String) {
         switch mimeType {

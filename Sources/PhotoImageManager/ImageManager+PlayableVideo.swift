@@ -10,6 +10,12 @@ extension ImageManager {
     /// Video codecs every browser plays, by the four-character codes MediaProbe reports.
     public static let browserPlayableCodecs: Set<String> = ["avc1", "avc3", "h264"]
 
+    /// Whether a browser plays this video as it is: H.264 in MP4 or QuickTime (a MIME type nil when not known).
+    static func isBrowserPlayable(codec: String?, mimeType: String?) -> Bool {
+        guard let codec, browserPlayableCodecs.contains(codec) else { return false }
+        return mimeType.map { ["video/mp4", "video/quicktime"].contains($0) } ?? true
+    }
+
     /// The file to play for a video asset, or for a Live Photo's motion (`livePhotoMotion`).
     public func playableVideo(of identifier: String, livePhotoMotion: Bool = false) throws(ImageManagerError)
         -> VideoFile
@@ -25,23 +31,16 @@ extension ImageManager {
                 livePhotoMotion ? "\(identifier) is not a Live Photo (it has no paired movie)" : "\(identifier) is not a video")
         }
         let original = try videoFile(at: movie.fileURL, mimeType: movie.mimeType)
-        if let codec = original.videoCodec, Self.browserPlayableCodecs.contains(codec),
-            ["video/mp4", "video/quicktime"].contains(original.mimeType ?? "")
-        {
-            return original
-        }
+        if Self.isBrowserPlayable(codec: original.videoCodec, mimeType: original.mimeType ?? "") { return original }
         let recorded: [Derivative]
         do { recorded = try library.derivatives(ofAsset: identifier) } catch { throw .unavailable("\(error)") }
+        var stored: Derivative.File?
         if let made = recorded.first(where: { $0.kind == .playableVideo && $0.sourceSHA256 == movie.sha256 }) {
             if let failure = made.failure { throw .undecodable(failure) }
-            if let file = made.file, library.openDerivative(file) != nil {
-                return VideoFile(
-                    fileURL: file.fileURL, mimeType: file.mimeType, duration: original.duration,
-                    pixelWidth: file.pixelWidth, pixelHeight: file.pixelHeight, videoCodec: "avc1",
-                    audioCodec: original.audioCodec == "mp4a" ? "mp4a" : nil)
-            }
+            stored = made.file.flatMap { library.openDerivative($0) != nil ? $0 : nil }
         }
-        let file = try maker.makePlayableVideo(of: asset, movie: movie)
+        let file: Derivative.File
+        if let stored { file = stored } else { file = try maker.makePlayableVideo(of: asset, movie: movie) }
         return VideoFile(
             fileURL: file.fileURL, mimeType: file.mimeType, duration: original.duration, pixelWidth: file.pixelWidth,
             pixelHeight: file.pixelHeight, videoCodec: "avc1", audioCodec: original.audioCodec == "mp4a" ? "mp4a" : nil)
@@ -102,7 +101,7 @@ extension DerivativeMaker {
                 !recorded.contains(where: { $0.kind == .playableVideo && $0.sourceSHA256 == movie.sha256 })
             else { continue }
             let codec = (try? MediaProber().probe(path: movie.fileURL.path))?.metadata.videoCodec
-            if let codec, ImageManager.browserPlayableCodecs.contains(codec) { continue }
+            if ImageManager.isBrowserPlayable(codec: codec, mimeType: movie.mimeType) { continue }
             _ = try? makePlayableVideo(of: asset, movie: movie)
         }
     }

@@ -78,24 +78,14 @@ public class ImageManager: @unchecked Sendable {
             throw .invalidRequest("the crop rectangle lies outside the picture (x, y, width, height in 0…1)")
         }
         let unedited = options.version == .original
-        let source: DerivativeSource
-        do {
-            guard let found = try library.derivativeSource(ofAsset: identifier, unedited: unedited) else {
-                throw ImageManagerError.noSuchAsset(identifier)
-            }
-            source = found
-        } catch let error as ImageManagerError {
-            throw error
-        } catch {
-            throw .unavailable("\(error)")
-        }
+        let source = try source(of: identifier, unedited: unedited)
         let stored = try storedDerivatives(of: source, makeMissing: !unedited)
         let plan = ImagePlan(stored: stored, target: targetSize, mode: contentMode, options: options)
         if let fast = plan.degradedFirst, options.deliveryMode == .opportunistic, let result = read(fast) {
             degraded(result)
         }
         if let direct = plan.direct, let result = read(direct) { return result }
-        return try render(plan.renderFrom?.file, source: source, target: targetSize, mode: contentMode, options: options)
+        return try render(plan.renderFrom, source: source, target: targetSize, mode: contentMode, options: options)
     }
 
     // MARK: Steps
@@ -103,7 +93,7 @@ public class ImageManager: @unchecked Sendable {
     /// The asset's derivatives made from `source` whose files are intact; made now when missing (for the current
     /// version only: derivatives are never made of an unedited original that an edit replaced).
     func storedDerivatives(of source: DerivativeSource, makeMissing: Bool) throws(ImageManagerError) -> [ImagePlan.Stored] {
-        func current() throws(ImageManagerError) -> (files: [(DerivativeKind, Derivative.File)], failure: String?, complete: Bool) {
+        func current() throws(ImageManagerError) -> (files: [ImagePlan.Stored], failure: String?, complete: Bool) {
             let recorded: [Derivative]
             do { recorded = try library.derivatives(ofAsset: source.assetLocalIdentifier) } catch {
                 throw .unavailable("\(error)")
@@ -111,7 +101,9 @@ public class ImageManager: @unchecked Sendable {
             let made = recorded.filter { $0.sourceSHA256 == source.sha256 && DerivativeKind.pictures.contains($0.kind) }
             if let failure = made.compactMap(\.failure).first { return ([], failure, true) }
             let files = made.compactMap { derivative in
-                derivative.file.flatMap { file in library.openDerivative(file) != nil ? (derivative.kind, file) : nil }
+                derivative.file.flatMap { file in
+                    library.openDerivative(file).map { ImagePlan.Stored(kind: derivative.kind, file: file, descriptor: $0) }
+                }
             }
             return (files, nil, files.count == DerivativeKind.pictures.count)
         }
@@ -126,16 +118,14 @@ public class ImageManager: @unchecked Sendable {
             state = try current()
         }
         if let failure = state.failure { throw .undecodable(failure) }
-        return state.files.sorted { $0.1.pixelWidth * $0.1.pixelHeight < $1.1.pixelWidth * $1.1.pixelHeight }
-            .map { ImagePlan.Stored(kind: $0.0, file: $0.1) }
+        return state.files.sorted { $0.file.pixelWidth * $0.file.pixelHeight < $1.file.pixelWidth * $1.file.pixelHeight }
     }
 
     /// A stored derivative's bytes as a result.
     func read(_ stored: ImagePlan.Stored) -> ImageResult? {
         let file = stored.file
-        guard let descriptor = library.openDerivative(file) else { return nil }
         var data = Data(count: Int(file.byteCount))
-        let count = data.withUnsafeMutableBytes { pread(descriptor.rawValue, $0.baseAddress, $0.count, 0) }
+        let count = data.withUnsafeMutableBytes { pread(stored.descriptor.rawValue, $0.baseAddress, $0.count, 0) }
         guard count == data.count else { return nil }
         return ImageResult(
             data: data, mimeType: file.mimeType, pixelWidth: file.pixelWidth, pixelHeight: file.pixelHeight,
@@ -144,13 +134,12 @@ public class ImageManager: @unchecked Sendable {
 
     /// Renders the target from a stored derivative (nil: from the original).
     func render(
-        _ file: Derivative.File?, source: DerivativeSource, target: PixelSize, mode: ContentMode,
+        _ stored: ImagePlan.Stored?, source: DerivativeSource, target: PixelSize, mode: ContentMode,
         options: ImageRequestOptions
     ) throws(ImageManagerError) -> ImageResult {
         let descriptor: FileDescriptor
-        if let file {
-            guard let opened = library.openDerivative(file) else { throw .unavailable("a stored derivative vanished") }
-            descriptor = opened
+        if let stored {
+            descriptor = stored.descriptor
         } else {
             do { descriptor = try library.openOriginal(source) } catch { throw .unavailable("\(error)") }
         }
@@ -162,8 +151,8 @@ public class ImageManager: @unchecked Sendable {
             outputs: [
                 .init(
                     width: width, height: height, fill: mode == .aspectFill, mimeType: options.format.mimeType,
-                    quality: options.format == .jpeg ? 85 : 80)
-            ], mimeType: file?.mimeType ?? source.mimeType, crop: crop)
+                    quality: options.format.quality)
+            ], mimeType: stored?.file.mimeType ?? source.mimeType, crop: crop)
         do throws(RenderError) {
             let (_, pictures) = try maker.pool.render(request, descriptor: descriptor.rawValue, timeout: maker.timeout)
             guard let picture = pictures.first else { throw .unavailable("the render helper returned no picture") }

@@ -1,12 +1,17 @@
 import PhotoCatalog
+import PhotodropSystem
 
 /// Which stored picture answers a request: handed out as it is (``direct``), or resized from (``renderFrom``; nil
 /// for the original), and the fast degraded result an opportunistic request gets first.
 struct ImagePlan {
-    /// A stored derivative's file and kind.
+    /// A stored derivative's file and kind, and the descriptor that found the file intact (read from, not opened
+    /// again).
     struct Stored: Equatable {
         var kind: DerivativeKind
         var file: Derivative.File
+        var descriptor: FileDescriptor
+
+        static func == (lhs: Stored, rhs: Stored) -> Bool { lhs.kind == rhs.kind && lhs.file == rhs.file }
     }
 
     var direct: Stored?
