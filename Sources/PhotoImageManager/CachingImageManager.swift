@@ -75,8 +75,9 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
                     cache.pending.append((key, contentMode, options))
                 }
             }
-            defer { cache.working = true }
-            return !cache.working && !cache.pending.isEmpty
+            guard !cache.working, !cache.pending.isEmpty else { return false }
+            cache.working = true
+            return true
         }
         if start { worker.async { self.work() } }
     }

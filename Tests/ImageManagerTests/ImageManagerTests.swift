@@ -221,6 +221,13 @@ struct ImageManagerTests {
         let options = ImageRequestOptions(resizeMode: .exact)
         manager.startCachingImages(for: assets, targetSize: size, contentMode: .aspectFill, options: options)
         #expect(await eventually(timeout: 30) { manager.cachedCount.pictures == 2 })
+        // Asked again for what is cached already (nothing to do), then for another size: that is prepared too.
+        manager.startCachingImages(for: assets, targetSize: size, contentMode: .aspectFill, options: options)
+        manager.startCachingImages(
+            for: [assets[1]], targetSize: PixelSize(width: 120, height: 120), contentMode: .aspectFill, options: options)
+        #expect(await eventually(timeout: 30) { manager.cachedCount.pictures == 3 })
+        manager.stopCachingImages(
+            for: [assets[1]], targetSize: PixelSize(width: 120, height: 120), contentMode: .aspectFill, options: options)
 
         // Answered from memory: the files it was made from are gone.
         for id in ids {
