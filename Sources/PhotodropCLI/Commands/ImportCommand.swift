@@ -135,7 +135,7 @@ enum ImportCommand {
         }
         terminal?.finish()
         let elapsed = started.duration(to: .now)
-        counts.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        counts.seconds = elapsed.seconds
         return counts
     }
 
@@ -155,7 +155,7 @@ enum ImportCommand {
     }
 
     static func summary(_ counts: IngestStatistics.Counts, dryRun: Bool, elapsed: Duration) -> String {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         var kinds: [String] = []
         if counts.photos > 0 { kinds.append(plural(counts.photos, "photo")) }
         if counts.gifs > 0 { kinds.append(plural(counts.gifs, "GIF")) }

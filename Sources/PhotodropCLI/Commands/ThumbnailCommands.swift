@@ -43,20 +43,17 @@ enum ThumbnailCommands {
                         }
                         tally.add(outcome, for: source.assetLocalIdentifier)
                     }
-                    terminal?.update { width in
-                        line(tally, examined: tally.examined, total: total, since: started, width: width)
-                    }
+                    terminal?.update { width in line(tally, total: total, since: started, width: width) }
                 }
                 tally.examined += page.examined
-                terminal?.update { width in line(tally, examined: tally.examined, total: total, since: started, width: width) }
+                terminal?.update { width in line(tally, total: total, since: started, width: width) }
                 guard let next = page.nextCursor else { break pages }
                 cursor = next
             }
             terminal?.finish()
             pool.stop()
             let orphans = try library.removeOrphanDerivatives()
-            let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18
-                + Double((ContinuousClock.now - started).components.seconds)
+            let seconds = (ContinuousClock.now - started).seconds
             if json {
                 context.print(
                     JSONNode.object([
@@ -108,19 +105,14 @@ enum ThumbnailCommands {
         }
     }
 
-    private static func line(_ tally: Tally, examined: Int, total: Int, since: ContinuousClock.Instant, width: Int)
-        -> String
-    {
-        let elapsed = Double((ContinuousClock.now - since).components.seconds) + 0.001
-        let rate = Double(tally.made + tally.failed.count) / elapsed
-        let fraction = total == 0 ? 1 : min(1, Double(examined) / Double(total))
-        let barWidth = max(0, min(30, width - 60))
-        let filled = Int(Double(barWidth) * fraction)
-        let bar = barWidth > 0 ? "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] " : ""
-        var text = bar + "\(TextFormat.count(examined))/\(TextFormat.count(total)) assets · made \(TextFormat.count(tally.made))"
-        if !tally.failed.isEmpty { text += " · failed \(tally.failed.count)" }
-        text += String(format: " · %.0f/s", rate)
-        return String(text.prefix(max(10, width)))
+    /// `[=====>    ] 1,234/5,000 assets  made 1,200  failed 2  45/s`
+    private static func line(_ tally: Tally, total: Int, since: ContinuousClock.Instant, width: Int) -> String {
+        let seconds = (ContinuousClock.now - since).seconds
+        var parts = ["\(TextFormat.count(tally.examined))/\(TextFormat.count(total)) assets", "made \(TextFormat.count(tally.made))"]
+        if !tally.failed.isEmpty { parts.append("failed \(tally.failed.count)") }
+        if seconds >= 0.2 { parts.append(String(format: "%.0f/s", Double(tally.made + tally.failed.count) / seconds)) }
+        let fraction = total == 0 ? 1 : Double(tally.examined) / Double(total)
+        return ProgressRenderer.line(parts.joined(separator: "  "), fraction: fraction, width: width)
     }
 
     private static func workerCount(_ context: CommandContext) throws(CommandFailure) -> Int {

@@ -10,9 +10,7 @@ import PhotodropSystem
 public enum ProgressRenderer {
     /// The line for `snapshot`, at most `width` columns (all ASCII, so columns = characters).
     public static func render(_ snapshot: ProgressSnapshot, width: Int) -> String {
-        let seconds =
-            Double(snapshot.elapsed.components.seconds)
-            + Double(snapshot.elapsed.components.attoseconds) / 1e18
+        let seconds = snapshot.elapsed.seconds
         var parts: [String] = []
         if let total = snapshot.filesTotal {
             parts.append("\(grouped(snapshot.filesDone))/\(grouped(total)) files")
@@ -51,6 +49,12 @@ public enum ProgressRenderer {
         } else {
             fraction = nil
         }
+        return line(text, fraction: fraction, width: width)
+    }
+
+    /// `text` after a bar filled to `fraction` (none when nil), at most `width` columns: the bar shrinks first, then
+    /// disappears, then the text is cut.
+    public static func line(_ text: String, fraction: Double?, width: Int) -> String {
         let barWidth = min(40, width - text.count - 3)
         guard let fraction, barWidth >= 10 else {
             return String(text.prefix(max(0, width)))
