@@ -59,8 +59,7 @@ public final class RenderHelper {
             try channel.send(header: header, descriptor: descriptor)
             message = try channel.receive(until: .now + timeout)
         } catch .timedOut {
-            let status = end(signal: SIGKILL)
-            _ = status
+            _ = end(signal: SIGKILL)
             throw .timedOut(seconds: Double(timeout.components.seconds))
         } catch .closed {
             let (signal, status) = end(signal: nil)

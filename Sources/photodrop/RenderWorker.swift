@@ -56,16 +56,24 @@ enum RenderWorker {
                 return ([], error.description, DerivativeRenderer.takeVideoWarnings())
             }
         }
-        var crop: DerivativeRenderer.Crop?
-        if let rect = request.crop, rect.count == 4 {
-            crop = DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
-        }
+        guard case .success(let crop) = crop(of: request) else { return ([], CropProblem().description, []) }
         do throws(ImagingError) {
             let pictures = try renderer.pictures(ofVideoAt: descriptor, outputs: outputs(of: request), crop: crop)
             return (pictures.map(rendered), nil, DerivativeRenderer.takeVideoWarnings())
         } catch {
             return ([], error.description, DerivativeRenderer.takeVideoWarnings())
         }
+    }
+
+    /// The request's crop (x, y, width, height), nil for none; or what is wrong with it.
+    static func crop(of request: RenderRequest) -> Result<DerivativeRenderer.Crop?, CropProblem> {
+        guard let rect = request.crop else { return .success(nil) }
+        guard rect.count == 4 else { return .failure(CropProblem()) }
+        return .success(DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3]))
+    }
+
+    struct CropProblem: Error {
+        let description = "a crop needs four numbers (x, y, width, height)"
     }
 
     static func outputs(of request: RenderRequest) -> [DerivativeRenderer.Output] {
@@ -122,11 +130,7 @@ enum RenderWorker {
         }
         let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
         let outputs = outputs(of: request)
-        var crop: DerivativeRenderer.Crop?
-        if let rect = request.crop {
-            guard rect.count == 4 else { return ([], "a crop needs four numbers (x, y, width, height)", []) }
-            crop = DerivativeRenderer.Crop(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
-        }
+        guard case .success(let crop) = crop(of: request) else { return ([], CropProblem().description, []) }
         do throws(ImagingError) {
             let pictures: [EncodedImage]
             if let embedded {
