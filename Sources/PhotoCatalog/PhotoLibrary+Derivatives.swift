@@ -156,8 +156,7 @@ extension PhotoLibrary {
     public func openDerivative(_ file: Derivative.File) -> FileDescriptor? {
         guard let library = try? Directory.open(atPath: url.path),
             let descriptor = try? library.open(file.relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK),
-            let info = try? descriptor.status(),
-            (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == file.byteCount
+            let info = try? descriptor.status(), DerivativeFiles.isIntact(file, info)
         else { return nil }
         return descriptor
     }

@@ -76,6 +76,11 @@ enum DerivativeFiles {
         guard let (folder, name) = try? library.parent(of: file.relativePath),
             let info = try? folder.status(name)
         else { return false }
-        return (info.st_mode & S_IFMT) == S_IFREG && Int64(info.st_size) == file.byteCount
+        return isIntact(file, info)
+    }
+
+    /// Whether `info` (of the file found at a derivative's path) is a regular file of the recorded size.
+    static func isIntact(_ file: Derivative.File, _ info: stat) -> Bool {
+        (info.st_mode & S_IFMT) == S_IFREG && Int64(info.st_size) == file.byteCount
     }
 }
