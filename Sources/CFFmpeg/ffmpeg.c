@@ -324,49 +324,82 @@ static int decode_next(pd_input *input, AVPacket *packet, AVFrame *frame, int *d
 
 // MARK: HDR to SDR
 
-/// libavfilter's zscale and tonemap, as ffmpeg's documentation shows them: to linear light, to BT.709 primaries,
-/// Hable's curve, back to BT.709's transfer, 8-bit 4:2:0.
-static const char *const tonemapping =
-    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+/// libavfilter's zscale and tonemap, as ffmpeg's documentation shows them: to linear light (SDR white at 100 nits),
+/// to BT.709 primaries, Hable's curve, then back to BT.709's transfer as 8-bit 4:2:0 for video (`%s` is an optional
+/// `w=…:h=…:` that scales in the same step), or to sRGB's transfer as 8-bit RGB for a photo.
+static const char *const video_tonemapping =
+    "zscale=%st=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
     "zscale=t=bt709:m=bt709:r=tv,format=yuv420p";
+static const char *const photo_tonemapping =
+    "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+    "zscale=t=iec61966-2-1,format=gbrp";
 
 /// Whether frames of this transfer are HDR (PQ, HLG): they are tone-mapped for the pictures.
 static int is_hdr(enum AVColorTransferCharacteristic transfer) {
     return transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67;
 }
 
-/// `frame` tone-mapped to 8-bit SDR into `out` (a new graph per frame: only a few frames of a video are shown).
-/// 0, or a negative error (then the caller shows the frame as decoded).
-static int tonemap_frame(AVFrame *frame, AVRational time_base, AVFrame *out) {
-    AVFilterGraph *graph = fn_avfilter_graph_alloc();
-    AVFilterContext *source = NULL, *sink = NULL;
+/// A filter graph that tone-maps frames like the first one it was made for, one frame in, one frame out.
+typedef struct {
+    AVFilterGraph *graph;
+    AVFilterContext *source;
+    AVFilterContext *sink;
+} pd_tonemapper;
+
+static void tonemapper_close(pd_tonemapper *mapper) {
+    fn_avfilter_graph_free(&mapper->graph);
+    mapper->source = mapper->sink = NULL;
+}
+
+/// Makes the graph `description` for frames like `frame` (size, pixel format, colour properties). 0, or a negative
+/// error.
+static int tonemapper_open(pd_tonemapper *mapper, const AVFrame *frame, AVRational time_base,
+                           const char *description) {
+    memset(mapper, 0, sizeof *mapper);
+    mapper->graph = fn_avfilter_graph_alloc();
     AVFilterInOut *inputs = fn_avfilter_inout_alloc(), *outputs = fn_avfilter_inout_alloc();
     int code = AVERROR(ENOMEM);
-    if (!graph || !inputs || !outputs) goto done;
+    if (!mapper->graph || !inputs || !outputs) goto done;
     char arguments[256];
     snprintf(arguments, sizeof arguments, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=%d/%d",
              frame->width, frame->height, frame->format, time_base.num, time_base.den,
              frame->sample_aspect_ratio.num ? frame->sample_aspect_ratio.num : 1,
              frame->sample_aspect_ratio.den ? frame->sample_aspect_ratio.den : 1);
-    if ((code = fn_avfilter_graph_create_filter(&source, fn_avfilter_get_by_name("buffer"), "in", arguments, NULL,
-                                                graph)) < 0)
+    if ((code = fn_avfilter_graph_create_filter(&mapper->source, fn_avfilter_get_by_name("buffer"), "in", arguments,
+                                                NULL, mapper->graph)) < 0)
         goto done;
-    if ((code = fn_avfilter_graph_create_filter(&sink, fn_avfilter_get_by_name("buffersink"), "out", NULL, NULL,
-                                                graph)) < 0)
+    if ((code = fn_avfilter_graph_create_filter(&mapper->sink, fn_avfilter_get_by_name("buffersink"), "out", NULL,
+                                                NULL, mapper->graph)) < 0)
         goto done;
     outputs->name = fn_av_strdup("in");
-    outputs->filter_ctx = source;
+    outputs->filter_ctx = mapper->source;
     inputs->name = fn_av_strdup("out");
-    inputs->filter_ctx = sink;
-    if ((code = fn_avfilter_graph_parse_ptr(graph, tonemapping, &inputs, &outputs, NULL)) < 0) goto done;
-    if ((code = fn_avfilter_graph_config(graph, NULL)) < 0) goto done;
-    if ((code = fn_av_buffersrc_add_frame_flags(source, frame, AV_BUFFERSRC_FLAG_KEEP_REF)) < 0) goto done;
-    if ((code = fn_av_buffersrc_add_frame_flags(source, NULL, 0)) < 0) goto done;
-    code = fn_av_buffersink_get_frame(sink, out);
+    inputs->filter_ctx = mapper->sink;
+    if ((code = fn_avfilter_graph_parse_ptr(mapper->graph, description, &inputs, &outputs, NULL)) < 0) goto done;
+    code = fn_avfilter_graph_config(mapper->graph, NULL);
 done:
     fn_avfilter_inout_free(&inputs);
     fn_avfilter_inout_free(&outputs);
-    fn_avfilter_graph_free(&graph);
+    if (code < 0) tonemapper_close(mapper);
+    return code;
+}
+
+/// `frame` tone-mapped into `out` (the caller unreferences it). 0, or a negative error.
+static int tonemapper_run(pd_tonemapper *mapper, AVFrame *frame, AVFrame *out) {
+    int code = fn_av_buffersrc_add_frame_flags(mapper->source, frame, AV_BUFFERSRC_FLAG_KEEP_REF);
+    return code < 0 ? code : fn_av_buffersink_get_frame(mapper->sink, out);
+}
+
+/// `frame` of a video tone-mapped to 8-bit SDR into `out` (a new graph per frame: only a few frames of a video are
+/// looked at for its poster). 0, or a negative error (then the caller shows the frame as decoded).
+static int tonemap_frame(AVFrame *frame, AVRational time_base, AVFrame *out) {
+    char description[512];
+    snprintf(description, sizeof description, video_tonemapping, "");
+    pd_tonemapper mapper;
+    int code = tonemapper_open(&mapper, frame, time_base, description);
+    if (code < 0) return code;
+    code = tonemapper_run(&mapper, frame, out);
+    tonemapper_close(&mapper);
     return code;
 }
 
@@ -506,6 +539,65 @@ done:
     return result;
 }
 
+// MARK: HDR photos
+
+int pd_ffmpeg_tonemap_rgb16(const uint16_t *pixels, int width, int height, int primaries, int transfer,
+                            pd_video_frame *out, char *error, size_t error_size) {
+    memset(out, 0, sizeof *out);
+    if (pd_ffmpeg_start(error, error_size) != 0) return -1;
+    if (width <= 0 || height <= 0) {
+        snprintf(error, error_size, "the photo has no pixels");
+        return -1;
+    }
+    int result = -1, code;
+    pd_tonemapper mapper = {0};
+    AVFrame *frame = fn_av_frame_alloc(), *mapped = fn_av_frame_alloc();
+    if (!frame || !mapped) {
+        snprintf(error, error_size, "out of memory");
+        goto done;
+    }
+    // zscale reads planar RGB: the interleaved pixels are spread over the G, B and R planes.
+    frame->format = AV_PIX_FMT_GBRP16;
+    frame->width = width;
+    frame->height = height;
+    frame->color_primaries = (enum AVColorPrimaries)primaries;
+    frame->color_trc = (enum AVColorTransferCharacteristic)transfer;
+    frame->colorspace = AVCOL_SPC_RGB;
+    frame->color_range = AVCOL_RANGE_JPEG;
+    if ((code = fn_av_frame_get_buffer(frame, 0)) < 0) {
+        describe(code, "out of memory", error, error_size);
+        goto done;
+    }
+    for (int y = 0; y < height; y++) {
+        const uint16_t *row = pixels + (size_t)y * (size_t)width * 3;
+        uint16_t *g = (uint16_t *)(frame->data[0] + (size_t)y * frame->linesize[0]);
+        uint16_t *b = (uint16_t *)(frame->data[1] + (size_t)y * frame->linesize[1]);
+        uint16_t *r = (uint16_t *)(frame->data[2] + (size_t)y * frame->linesize[2]);
+        for (int x = 0; x < width; x++) {
+            r[x] = row[3 * x];
+            g[x] = row[3 * x + 1];
+            b[x] = row[3 * x + 2];
+        }
+    }
+    if ((code = tonemapper_open(&mapper, frame, (AVRational){1, 1}, photo_tonemapping)) < 0 ||
+        (code = tonemapper_run(&mapper, frame, mapped)) < 0) {
+        describe(code, "tone mapping the HDR photo failed", error, error_size);
+        goto done;
+    }
+    if (to_rgb(mapped, width > height ? width : height, out) != 0) {
+        snprintf(error, error_size, "the tone-mapped photo cannot be converted to RGB");
+        goto done;
+    }
+    out->tone_mapped = 1;
+    result = 0;
+done:
+    tonemapper_close(&mapper);
+    fn_av_frame_free(&frame);
+    fn_av_frame_free(&mapped);
+    if (result != 0) pd_ffmpeg_free_frame(out);
+    return result;
+}
+
 // MARK: The playable preview
 
 /// Where the source's AAC packets go: copied as they are into the preview, up to its length.
@@ -554,10 +646,13 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
     AVIOContext *sink = NULL;
     struct SwsContext *scaler = NULL;
     AVPacket *packet = NULL, *encoded = NULL;
-    AVFrame *frame = NULL, *scaled = NULL;
+    AVFrame *frame = NULL, *scaled = NULL, *mapped = NULL;
+    pd_tonemapper mapper = {0};
     AVDictionary *options = NULL;
     if (open_input(descriptor, max_pixels, &input, error, error_size) != 0) goto done;
     AVCodecContext *decoder = input.decoder;
+    // HDR (PQ, HLG, Dolby Vision's HLG- or PQ-compatible base layer) becomes SDR BT.709: a browser shows 8-bit H.264.
+    int hdr = is_hdr(decoder->color_trc) || is_hdr(input.stream->codecpar->color_trc);
     // At most `short_side` on the short side (720p), even sizes for 4:2:0.
     int width = decoder->width, height = decoder->height;
     double scale = fmin(1.0, (double)short_side / fmin(width, height));
@@ -581,6 +676,12 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
     encoder->framerate = input.stream->avg_frame_rate;
     encoder->sample_aspect_ratio = decoder->sample_aspect_ratio;
     encoder->thread_count = 1;
+    if (hdr) {
+        encoder->color_primaries = AVCOL_PRI_BT709;
+        encoder->color_trc = AVCOL_TRC_BT709;
+        encoder->colorspace = AVCOL_SPC_BT709;
+        encoder->color_range = AVCOL_RANGE_MPEG;
+    }
     if (output->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     fn_av_dict_set(&options, "preset", "veryfast", 0);
     fn_av_dict_set(&options, "crf", "23", 0);
@@ -634,7 +735,8 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
     encoded = fn_av_packet_alloc();
     frame = fn_av_frame_alloc();
     scaled = fn_av_frame_alloc();
-    if (!packet || !encoded || !frame || !scaled) {
+    mapped = fn_av_frame_alloc();
+    if (!packet || !encoded || !frame || !scaled || !mapped) {
         snprintf(error, error_size, "out of memory");
         goto done;
     }
@@ -654,8 +756,27 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
         double time = frame->best_effort_timestamp != AV_NOPTS_VALUE
                           ? frame->best_effort_timestamp * base - input.start : frames * 0.04;
         if (time > max_seconds) break;
+        AVFrame *shown = frame;
+        if (hdr) {
+            // HDR frames are scaled and tone-mapped in one graph, made for the first frame.
+            if (!mapper.graph) {
+                char description[512], size[64];
+                snprintf(size, sizeof size, "w=%d:h=%d:", width, height);
+                snprintf(description, sizeof description, video_tonemapping, size);
+                if ((code = tonemapper_open(&mapper, frame, input.stream->time_base, description)) < 0) {
+                    describe(code, "the HDR video cannot be tone-mapped", error, error_size);
+                    goto done;
+                }
+            }
+            fn_av_frame_unref(mapped);
+            if ((code = tonemapper_run(&mapper, frame, mapped)) < 0) {
+                describe(code, "tone mapping a frame failed", error, error_size);
+                goto done;
+            }
+            shown = mapped;
+        }
         if (!scaler) {
-            scaler = fn_sws_getContext(frame->width, frame->height, frame->format, width, height, AV_PIX_FMT_YUV420P,
+            scaler = fn_sws_getContext(shown->width, shown->height, shown->format, width, height, AV_PIX_FMT_YUV420P,
                                        SWS_BICUBIC, NULL, NULL, NULL);
             if (!scaler) {
                 snprintf(error, error_size, "the video's frames cannot be scaled");
@@ -666,7 +787,7 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
             snprintf(error, error_size, "out of memory");
             goto done;
         }
-        fn_sws_scale(scaler, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, scaled->data,
+        fn_sws_scale(scaler, (const uint8_t *const *)shown->data, shown->linesize, 0, shown->height, scaled->data,
                      scaled->linesize);
         scaled->pts = frame->best_effort_timestamp;
         if ((code = encode_and_write(encoder, scaled, output, video, encoded)) < 0) {
@@ -715,6 +836,8 @@ done:
     fn_sws_freeContext(scaler);
     fn_av_frame_free(&frame);
     fn_av_frame_free(&scaled);
+    fn_av_frame_free(&mapped);
+    tonemapper_close(&mapper);
     fn_av_packet_free(&packet);
     fn_av_packet_free(&encoded);
     close_input(&input);

@@ -55,7 +55,11 @@
     X(vips_tiffload_source) \
     X(vips_gifload_source) \
     X(vips_jxlload_source) \
-    X(vips_error)
+    X(vips_error) \
+    X(vips_resize) \
+    X(vips_extract_band) \
+    X(vips_image_get_bands) \
+    X(vips_image_get_interpretation)
 
 #define X(name) static __typeof__(name) *fn_##name;
 PD_VIPS_FUNCTIONS
@@ -115,6 +119,10 @@ static int pd_vips_load_library(void) {
 #define vips_gifload_source (*fn_vips_gifload_source)
 #define vips_jxlload_source (*fn_vips_jxlload_source)
 #define vips_error (*fn_vips_error)
+#define vips_resize (*fn_vips_resize)
+#define vips_extract_band (*fn_vips_extract_band)
+#define vips_image_get_bands (*fn_vips_image_get_bands)
+#define vips_image_get_interpretation (*fn_vips_image_get_interpretation)
 #define g_object_unref (*fn_g_object_unref)
 #define vips_area_unref (*fn_vips_area_unref)
 #define vips_array_double_newv (*fn_vips_array_double_newv)
@@ -307,4 +315,39 @@ VipsImage *pd_vips_image_from_rgb(const void *pixels, size_t length, int width, 
     VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, 3, VIPS_FORMAT_UCHAR);
     if (image) image->Type = VIPS_INTERPRETATION_sRGB;
     return image;
+}
+
+void *pd_vips_rgb16_pixels(VipsImage *in, int width, int height, int fill, int *out_width, int *out_height,
+                           size_t *length) {
+    int bands = vips_image_get_bands(in);
+    if (bands != 3 && bands != 4) {
+        vips_error("photodrop", "an HDR photo with %d bands", bands);
+        return NULL;
+    }
+    VipsImage *rgb = NULL, *deep = NULL, *resized = NULL;
+    void *pixels = NULL;
+    // The colour bands only (an alpha channel is dropped), as 16 bits (an 8-bit image is scaled up by 257).
+    if (bands == 4 ? vips_extract_band(in, &rgb, 0, "n", 3, NULL) : vips_copy(in, &rgb, NULL)) goto done;
+    if (vips_image_get_interpretation(rgb) == VIPS_INTERPRETATION_RGB16) {
+        if (vips_cast(rgb, &deep, VIPS_FORMAT_USHORT, NULL)) goto done;
+    } else if (vips_colourspace(rgb, &deep, VIPS_INTERPRETATION_RGB16, NULL)) {
+        goto done;
+    }
+    double across = (double)width / vips_image_get_width(deep), down = (double)height / vips_image_get_height(deep);
+    double scale = fill ? (across > down ? across : down) : (across < down ? across : down);
+    if (scale < 1) {
+        if (vips_resize(deep, &resized, scale, NULL)) goto done;
+    } else if (vips_copy(deep, &resized, NULL)) {
+        goto done;
+    }
+    pixels = vips_image_write_to_memory(resized, length);
+    if (pixels) {
+        *out_width = vips_image_get_width(resized);
+        *out_height = vips_image_get_height(resized);
+    }
+done:
+    if (rgb) g_object_unref(rgb);
+    if (deep) g_object_unref(deep);
+    if (resized) g_object_unref(resized);
+    return pixels;
 }

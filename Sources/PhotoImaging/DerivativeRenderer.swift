@@ -71,10 +71,15 @@ public struct DerivativeRenderer: Sendable {
     /// one before it.
     /// With `crop`, only that part of the picture is shown: the file is decoded large enough for the part to cover
     /// the first output's box.
-    public func pictures(ofFileAt descriptor: Int32, format: SourceFormat, outputs: [Output], crop: Crop? = nil)
-        throws(ImagingError) -> [EncodedImage]
-    {
-        try pictures(from: .descriptor(descriptor), format: format, outputs: outputs, crop: crop, orientation: nil)
+    /// With `highDynamicRange` (a 10-bit PQ or HLG HEIF or AVIF), the decoded values are tone-mapped to SDR with
+    /// zscale and tonemap (Hable), as an HDR video's are, at the size the first output needs.
+    public func pictures(
+        ofFileAt descriptor: Int32, format: SourceFormat, outputs: [Output], crop: Crop? = nil,
+        highDynamicRange: HighDynamicRange? = nil
+    ) throws(ImagingError) -> [EncodedImage] {
+        try pictures(
+            from: .descriptor(descriptor), format: format, outputs: outputs, crop: crop, orientation: nil,
+            highDynamicRange: highDynamicRange)
     }
 
     /// ``pictures(ofFileAt:format:outputs:crop:)`` of encoded bytes in memory (a RAW file's embedded JPEG), turned
@@ -164,7 +169,8 @@ public struct DerivativeRenderer: Sendable {
     }
 
     private func pictures(
-        from input: Input, format: SourceFormat, outputs: [Output], crop: Crop?, orientation: Int?
+        from input: Input, format: SourceFormat, outputs: [Output], crop: Crop?, orientation: Int?,
+        highDynamicRange: HighDynamicRange? = nil
     ) throws(ImagingError) -> [EncodedImage] {
         guard let first = outputs.first else { return [] }
         if let crop {
@@ -172,7 +178,9 @@ public struct DerivativeRenderer: Sendable {
                 crop.y + crop.height <= 1.000001
             else { throw .decodeFailed("the crop rectangle lies outside the picture") }
         }
-        let shrunk = try shrunkImage(input, format: format, orientation: orientation) { width, height in
+        let shrunk = try shrunkImage(
+            input, format: format, orientation: orientation, highDynamicRange: highDynamicRange
+        ) { width, height in
             guard let crop else {
                 return (Int32(clamping: max(1, first.width)), Int32(clamping: max(1, first.height)), first.fill)
             }
@@ -251,7 +259,7 @@ public struct DerivativeRenderer: Sendable {
     /// (a crop needs the whole picture larger): the header read first and checked against the pixel limit, then
     /// decoded in one pass (a JPEG shrunk while decoded). Pixels decoded elsewhere are only turned and shrunk.
     private func shrunkImage(
-        _ input: Input, format: SourceFormat, orientation override: Int?,
+        _ input: Input, format: SourceFormat, orientation override: Int?, highDynamicRange: HighDynamicRange? = nil,
         box: (_ uprightWidth: Int, _ uprightHeight: Int) -> (Int32, Int32, Bool)
     ) throws(ImagingError) -> VipsImageRef {
         try Vips.start()
@@ -276,6 +284,15 @@ public struct DerivativeRenderer: Sendable {
         guard header.width * header.height <= maximumPixels else {
             throw .tooManyPixels(width: header.width, height: header.height, limit: maximumPixels)
         }
+        if let highDynamicRange {
+            let orientation = Int(pd_vips_orientation(header.pointer))
+            let turned = (5...8).contains(orientation)
+            let (width, height, fill) = box(turned ? header.height : header.width, turned ? header.width : header.height)
+            let mapped = try toneMapped(
+                header, width: Int(turned ? height : width), height: Int(turned ? width : height), fill: fill,
+                highDynamicRange)
+            return try shrunkImage(.decoded(mapped), format: format, orientation: orientation, box: box)
+        }
         var image = header
         let orientation = override.flatMap { (1...8).contains($0) ? $0 : nil } ?? Int(pd_vips_orientation(header.pointer))
         let turned = (5...8).contains(orientation)
@@ -291,6 +308,36 @@ public struct DerivativeRenderer: Sendable {
             image = try image.making("orienting") { pd_vips_with_orientation($0, $1, Int32(override)) }
         }
         return try image.making("shrinking") { pd_vips_thumbnail_image($0, $1, width, height, fill ? 1 : 0, 0) }
+    }
+
+    /// `image`'s HDR values, shrunk to fit (or cover, with `fill`) `width` × `height` as 16-bit RGB, tone-mapped to
+    /// 8-bit sRGB by FFmpeg's zscale and tonemap.
+    private func toneMapped(
+        _ image: VipsImageRef, width: Int, height: Int, fill: Bool, _ range: HighDynamicRange
+    ) throws(ImagingError) -> VipsImageRef {
+        var (shrunkWidth, shrunkHeight, length): (Int32, Int32, Int) = (0, 0, 0)
+        guard
+            let pixels = pd_vips_rgb16_pixels(
+                image.pointer, Int32(clamping: max(1, width)), Int32(clamping: max(1, height)), fill ? 1 : 0,
+                &shrunkWidth, &shrunkHeight, &length)
+        else { throw .decodeFailed("decoding the HDR photo: \(Vips.takeError())") }
+        defer { pd_vips_free(pixels) }
+        guard length >= Int(shrunkWidth) * Int(shrunkHeight) * 6 else {
+            throw .decodeFailed("decoding the HDR photo: \(length) bytes of pixels for \(shrunkWidth) × \(shrunkHeight)")
+        }
+        var frame = pd_video_frame()
+        var message = [CChar](repeating: 0, count: 512)
+        guard
+            pd_ffmpeg_tonemap_rgb16(
+                pixels.assumingMemoryBound(to: UInt16.self), shrunkWidth, shrunkHeight, Int32(range.primaries),
+                Int32(range.transfer), &frame, &message, message.count) == 0
+        else { throw .decodeFailed(Self.text(message)) }
+        defer { pd_ffmpeg_free_frame(&frame) }
+        guard
+            let mapped = pd_vips_image_from_rgb(
+                frame.rgb, Int(frame.stride) * Int(frame.height), frame.width, frame.height)
+        else { throw .decodeFailed("the tone-mapped photo: \(Vips.takeError())") }
+        return VipsImageRef(mapped)
     }
 
     /// The largest JPEG DCT scaling (1, 2, 4 or 8) that keeps the image at least as large as the box needs: the

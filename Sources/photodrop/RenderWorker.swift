@@ -138,7 +138,13 @@ enum RenderWorker {
                     ofBytes: embedded.bytes, format: .jpeg, outputs: outputs, crop: crop,
                     orientation: embedded.orientation)
             } else {
-                pictures = try renderer.pictures(ofFileAt: descriptor, format: format, outputs: outputs, crop: crop)
+                // A 10-bit PQ or HLG HEIF/AVIF is tone-mapped; its colour description is in its `colr` box.
+                let colour = format == .heif ? HEIFColourReader.colour(in: descriptor) : nil
+                let range = colour.flatMap {
+                    $0.isHighDynamicRange ? HighDynamicRange(primaries: $0.primaries, transfer: $0.transfer) : nil
+                }
+                pictures = try renderer.pictures(
+                    ofFileAt: descriptor, format: format, outputs: outputs, crop: crop, highDynamicRange: range)
             }
             return (pictures.map(rendered), nil, DerivativeRenderer.takeWarnings())
         } catch {

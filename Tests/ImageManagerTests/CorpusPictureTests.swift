@@ -106,6 +106,27 @@ struct CorpusPictureTests {
             }
             #expect(distance(ours, mapped) < 4, "like ffmpeg's tone mapping: \(distance(ours, mapped)) levels")
             #expect(distance(ours, raw) > distance(ours, mapped) + 2, "not the frame as decoded: \(distance(ours, raw))")
+
+            // Its playable H.264 version is SDR BT.709, tone-mapped the same way: a frame of it against ffmpeg's
+            // mapping of the original's frame at the same time (ffmpeg turns both upright).
+            let played = try ImageManager(library: library, pool: pool).playableVideo(of: ids["dolbyVision-hdr.MOV"]!)
+            let streams = try ProcessRunner.runBlocking(
+                URL(fileURLWithPath: "/usr/bin/ffprobe"),
+                ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,color_transfer,pix_fmt",
+                 "-of", "csv=p=0", played.fileURL.path])
+            #expect(streams.lines.first?.hasPrefix("h264,yuv420p,bt709") == true, "\(streams)")
+            for (input, name, filter) in [(movie, "original.png", ["-vf", chain]), (played.fileURL.path, "played.png", [])] {
+                let made = try ProcessRunner.runBlocking(
+                    URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+                    ["-v", "error", "-y", "-ss", at, "-i", input] + filter + ["-frames:v", "1", folder.url(name)])
+                #expect(made.status == 0, "\(made)")
+            }
+            let original = try Pillow.read(
+                try Data(contentsOf: URL(fileURLWithPath: folder.url("original.png"))), as: "o.png", in: folder)
+            let frame = try Pillow.read(
+                try Data(contentsOf: URL(fileURLWithPath: folder.url("played.png"))), as: "p.png", in: folder)
+            #expect(distance(frame, original) < 6, "like ffmpeg's tone mapping: \(distance(frame, original)) levels")
+            #expect(distance(frame, raw) > distance(frame, original) + 2, "not as decoded: \(distance(frame, raw))")
         }
         let raf = try preview("FujiFilm.raf")
         #expect(raf.pixelWidth > 0, "its embedded JPEG")

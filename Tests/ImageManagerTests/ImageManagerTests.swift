@@ -300,6 +300,50 @@ struct ImageManagerTests {
         #expect(near(seen.mean(0, 0.6, 1, 0.4), (40, 70, 210)), "bottom: \(seen.mean(0, 0.6, 1, 0.4))")
     }
 
+    @Test(
+        "a 10-bit PQ HEIC (BT.2020) is tone-mapped like ffmpeg's zscale + tonemap of the same pixels, not shown raw",
+        .requires(HDRPhoto.isAvailable, "heif-enc (apt-get install libheif-examples)"),
+        .requires(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)"))
+    func hdrPhoto() async throws {
+        let made = try HDRPhoto.make("hdr", width: 640, height: 320, in: folder)
+        let id = try await store(made.heic)
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let outcomes = try DerivativeMaker(library: library, pool: pool)
+            .makeAndWait([try #require(try library.derivativeSource(ofAsset: id))])
+        #expect(outcomes == [.made])
+        let preview = try #require(try library.derivatives(ofAsset: id).first { $0.kind == .preview }?.file)
+        #expect((preview.pixelWidth, preview.pixelHeight) == (640, 320), "never enlarged")
+        // The reference: libheif's own heif-convert decodes the HEIC to a 16-bit PNG, and ffmpeg maps that, labelled
+        // as the HEIC is, with the steps photodrop uses. The raw rendering is the PQ values shown as if they were sRGB.
+        let decoded = try ProcessRunner.runBlocking(
+            URL(fileURLWithPath: "/usr/bin/heif-convert"), [made.heic, folder.url("decoded.png")])
+        #expect(decoded.status == 0, "\(decoded)")
+        let chain =
+            "setparams=color_trc=smpte2084:color_primaries=bt2020:colorspace=gbr:range=pc,format=gbrp16le,"
+            + "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+            + "zscale=t=iec61966-2-1,format=gbrp"
+        let reference = try ProcessRunner.runBlocking(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            ["-v", "error", "-y", "-i", folder.url("decoded.png"), "-vf", chain, "-pix_fmt", "rgb24",
+             folder.url("mapped.png")])
+        #expect(reference.status == 0, "\(reference)")
+        let ours = try Pillow.read(try Data(contentsOf: preview.fileURL), as: "ours.jpg", in: folder)
+        let mapped = try Pillow.read(
+            try Data(contentsOf: URL(fileURLWithPath: folder.url("mapped.png"))), as: "m.png", in: folder)
+        let raw = try Pillow.read(try Data(contentsOf: URL(fileURLWithPath: made.png)), as: "raw.png", in: folder)
+        for (index, (a, b)) in zip(ours.cells, mapped.cells).enumerated() {
+            #expect(near(a, b, levels: 6), "cell \(index): \(a) vs ffmpeg's \(b)")
+        }
+        let apart = zip(ours.cells, raw.cells).map { abs($0.0 - $1.0) + abs($0.1 - $1.1) + abs($0.2 - $1.2) }
+        #expect(apart.reduce(0, +) / Double(apart.count * 3) > 10, "tone-mapped, not the PQ values as they are")
+        // The grey ramp rises to white (1,000 nits), the orange ramp stays orange.
+        let ramp = (0..<8).map { ours.cells[8 + $0].0 }
+        #expect(zip(ramp, ramp.dropFirst()).allSatisfy { $0 < $1 } && ramp[7] > 235, "\(ramp)")
+        let orange = ours.mean(0.75, 0.5, 0.25, 0.5)
+        #expect(orange.0 > orange.1 + 40 && orange.1 > orange.2 + 20, "orange: \(orange)")
+    }
+
     @Test("image data with its orientation, a video's file and codecs, a Live Photo's two halves")
     func mediaRequests() async throws {
         guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import MediaProbe
@@ -132,5 +133,29 @@ struct HEIFTests {
             i += 1
         }
         return out
+    }
+
+    @Test(
+        "the colour description (colr nclx) of the primary image: PQ and HLG are HDR; a file without a colr box has none",
+        .requires(HDRPhoto.isAvailable, "heif-enc (apt-get install libheif-examples)"))
+    func colourDescription() throws {
+        let folder = try TemporaryFolder("heif-colour")
+        for transfer in [16, 18] {
+            let made = try HDRPhoto.make("t\(transfer)", width: 64, height: 32, transfer: transfer, in: folder)
+            let fd = open(made.heic, O_RDONLY | O_CLOEXEC)
+            defer { close(fd) }
+            let colour = HEIFColourReader.colour(in: fd)
+            #expect(colour == ColourDescription(primaries: 9, transfer: transfer, matrix: 9, fullRange: true))
+            #expect(colour?.isHighDynamicRange == true)
+            // The file as heif-enc wrote it has no colr box.
+            let plain = open(folder.url("t\(transfer)-plain.heic"), O_RDONLY | O_CLOEXEC)
+            defer { close(plain) }
+            #expect(HEIFColourReader.colour(in: plain) == nil)
+        }
+        let jpeg = folder.url("not.heic")
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: URL(fileURLWithPath: jpeg))
+        let fd = open(jpeg, O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        #expect(HEIFColourReader.colour(in: fd) == nil)
     }
 }

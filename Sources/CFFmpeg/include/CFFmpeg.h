@@ -37,6 +37,12 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
 
 void pd_ffmpeg_free_frame(pd_video_frame *frame);
 
+/// A high-dynamic-range photo's pixels (interleaved 16-bit RGB, `width` × `height`, whose values follow the H.273
+/// `transfer` (16: PQ, 18: HLG) and `primaries` codes) tone-mapped to 8-bit sRGB with the same zscale and tonemap
+/// (Hable) steps as an HDR video's pictures, into `out` (its size unchanged). 0, or -1 with the reason in `error`.
+int pd_ffmpeg_tonemap_rgb16(const uint16_t *pixels, int width, int height, int primaries, int transfer,
+                            pd_video_frame *out, char *error, size_t error_size);
+
 /// A playable preview: an H.264 (High profile) MP4, fragmented, with the source's AAC sound when it has some.
 typedef struct {
     unsigned char *bytes;

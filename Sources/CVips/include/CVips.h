@@ -52,6 +52,12 @@ VipsImage *pd_vips_image_from_buffer(const void *bytes, size_t length);
 int pd_vips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality);
 /// WebP at `quality`, with libwebp's `effort` (0-6; libvips's default is 4).
 int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int effort);
+/// The colour of a high-dynamic-range image (HEIF/AVIF of 10 or 12 bits) as interleaved 16-bit RGB, native byte
+/// order, shrunk (never enlarged) so that it fits in `width` × `height`, or covers it with `fill`: for tone mapping,
+/// which needs the values as decoded, before any 8-bit conversion. Its size in `out_width` × `out_height`; to free
+/// with pd_vips_free.
+void *pd_vips_rgb16_pixels(VipsImage *in, int width, int height, int fill, int *out_width, int *out_height,
+                           size_t *length);
 /// The pixels, row after row, as the image's bands of 8 bits (to free with pd_vips_free).
 void *pd_vips_pixels(VipsImage *in, size_t *length);
 

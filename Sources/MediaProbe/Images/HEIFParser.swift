@@ -1,5 +1,5 @@
 /// Parses a HEIF/AVIF `meta` box held in memory: handler, primary item, item types, item locations (`iloc`),
-/// properties (`ispe`, `irot`, `imir`) and their associations (`ipma`), item references (`iref`) and `idat`.
+/// properties (`ispe`, `irot`, `imir`, `colr` of type `nclx`) and their associations (`ipma`), item references (`iref`) and `idat`.
 enum HEIFParser {
     struct Extent: Equatable {
         var offset: UInt64
@@ -19,6 +19,8 @@ enum HEIFParser {
         case rotation(Int)
         /// 0: mirrored about the vertical axis (left↔right), 1: about the horizontal axis (top↔bottom).
         case mirror(axis: Int)
+        /// A `colr` box of type `nclx`: the image's colour primaries, transfer and matrix as codes of ITU-T H.273.
+        case colour(ColourDescription)
         case other(FourCC)
     }
 
@@ -157,6 +159,20 @@ enum HEIFParser {
                         info.properties.append(.spatialExtent(width: Int(w), height: Int(h)))
                     case "irot": info.properties.append(.rotation(Int(try r.u8() & 3)))
                     case "imir": info.properties.append(.mirror(axis: Int(try r.u8() & 1)))
+                    case "colr":
+                        // Every property takes its place in the list (associations count them), nclx or not.
+                        guard p.size - Int64(p.headerSize) >= 11, try r.u32() == 0x6E63_6C78 /* nclx */ else {
+                            info.properties.append(.other(p.type))
+                            continue
+                        }
+                        let primaries = Int(try r.u16())
+                        let transfer = Int(try r.u16())
+                        let matrix = Int(try r.u16())
+                        let fullRange = try r.u8() & 0x80 != 0
+                        info.properties.append(
+                            .colour(
+                                ColourDescription(
+                                    primaries: primaries, transfer: transfer, matrix: matrix, fullRange: fullRange)))
                     default: info.properties.append(.other(p.type))
                     }
                 }
