@@ -66,6 +66,9 @@ let package = Package(
         // FFmpeg (libavformat, libavcodec, libswscale): poster frames of videos, loaded with dlopen by the render
         // helper only (see Sources/CFFmpeg/ffmpeg.c). Compiled against Debian's headers (libavformat-dev & co).
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("m")]),
+        // LibRaw: camera RAW files without a usable embedded JPEG, developed from their sensor data; loaded with dlopen
+        // by the render helper only (see Sources/CLibRaw/libraw.c). Compiled against Debian's libraw-dev headers.
+        .target(name: "CLibRaw", linkerSettings: [.linkedLibrary("dl")]),
         // XMP sidecars read with libxml2, in C: Swift cannot import libxml2's headers beside Foundation (both bring
         // ICU's), so only this target's small API is visible to Swift.
         .target(name: "CXMP", dependencies: ["CXML2"]),
@@ -84,9 +87,9 @@ let package = Package(
         // What a file is. Knows nothing of the library.
         .target(
             name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli", "CXMP"], swiftSettings: strict),
-        // Pictures of the library's photos: thumbnails and previews decoded with libvips. Knows nothing of the
-        // library or of inboxes.
-        .target(name: "PhotoImaging", dependencies: ["CVips", "CFFmpeg"], swiftSettings: strict),
+        // Pictures of the library's photos: thumbnails and previews decoded with libvips, FFmpeg and LibRaw. Knows
+        // nothing of the library or of inboxes.
+        .target(name: "PhotoImaging", dependencies: ["CVips", "CFFmpeg", "CLibRaw"], swiftSettings: strict),
         // The render helper's protocol, both ends: photodrop asks, the helper process decodes. No codecs here.
         .target(name: "Rendering", dependencies: ["CLinux"], swiftSettings: strict),
         // The library's pictures: stored derivatives and the PhotoKit-style image manager, rendered by the helper.

@@ -31,6 +31,9 @@ static const char *const demuxers = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,m
 static const char *const decoders =
     "h264,hevc,mpeg4,h263,h263p,vp8,vp9,av1,libdav1d,mjpeg,prores,mpeg1video,mpeg2video,theora,wmv1,wmv2,wmv3,vc1,"
     "dvvideo,flv,msmpeg4v1,msmpeg4v2,msmpeg4v3";
+/// Still images libvips has no safe loader for: Windows bitmaps.
+static const char *const still_demuxers = "bmp_pipe";
+static const char *const still_decoders = "bmp";
 
 #define PD_FFMPEG_FUNCTIONS                                                                                            \
     X(avformat_alloc_context)                                                                                          \
@@ -227,7 +230,8 @@ static void close_input(pd_input *input) {
     }
 }
 
-static int open_input(int descriptor, long long max_pixels, pd_input *input, char *error, size_t error_size) {
+static int open_input(int descriptor, long long max_pixels, const char *demuxers, const char *decoders,
+                      pd_input *input, char *error, size_t error_size) {
     memset(input, 0, sizeof *input);
     struct stat info;
     if (fstat(descriptor, &info) != 0) {
@@ -456,15 +460,16 @@ static int to_rgb(AVFrame *frame, int box, pd_video_frame *out) {
 
 static int is_shown(const pd_video_frame *frame) { return frame->mean_luma > 16 && frame->luma_deviation > 4; }
 
-int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_frame *out, char *error,
-                     size_t error_size) {
+static int poster(int descriptor, long long max_pixels, const char *allowed_demuxers, const char *allowed_decoders,
+                  int box, pd_video_frame *out, char *error, size_t error_size) {
     memset(out, 0, sizeof *out);
     if (pd_ffmpeg_start(error, error_size) != 0) return -1;
     int result = -1, code = 0;
     AVPacket *packet = NULL;
     AVFrame *frame = NULL, *fallback = NULL, *tonemapped = NULL;
     pd_input input;
-    if (open_input(descriptor, max_pixels, &input, error, error_size) != 0) goto done;
+    if (open_input(descriptor, max_pixels, allowed_demuxers, allowed_decoders, &input, error, error_size) != 0)
+        goto done;
     AVFormatContext *format = input.format;
     AVCodecContext *decoder = input.decoder;
     int index = input.index;
@@ -537,6 +542,16 @@ done:
     close_input(&input);
     if (result != 0) pd_ffmpeg_free_frame(out);
     return result;
+}
+
+int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_frame *out, char *error,
+                     size_t error_size) {
+    return poster(descriptor, max_pixels, demuxers, decoders, box, out, error, error_size);
+}
+
+int pd_ffmpeg_still(int descriptor, long long max_pixels, int box, pd_video_frame *out, char *error,
+                    size_t error_size) {
+    return poster(descriptor, max_pixels, still_demuxers, still_decoders, box, out, error, error_size);
 }
 
 // MARK: HDR photos
@@ -649,7 +664,7 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
     AVFrame *frame = NULL, *scaled = NULL, *mapped = NULL;
     pd_tonemapper mapper = {0};
     AVDictionary *options = NULL;
-    if (open_input(descriptor, max_pixels, &input, error, error_size) != 0) goto done;
+    if (open_input(descriptor, max_pixels, demuxers, decoders, &input, error, error_size) != 0) goto done;
     AVCodecContext *decoder = input.decoder;
     // HDR (PQ, HLG, Dolby Vision's HLG- or PQ-compatible base layer) becomes SDR BT.709: a browser shows 8-bit H.264.
     int hdr = is_hdr(decoder->color_trc) || is_hdr(input.stream->codecpar->color_trc);

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CLibRaw
 import CVips
 import Foundation
 
@@ -109,13 +110,45 @@ public struct DerivativeRenderer: Sendable {
     public func pictures(ofVideoAt descriptor: Int32, outputs: [Output], crop: Crop? = nil) throws(ImagingError)
         -> [EncodedImage]
     {
+        try frameBased(descriptor, outputs: outputs, crop: crop, decode: pd_ffmpeg_poster)
+    }
+
+    /// ``pictures(ofFileAt:format:outputs:crop:)`` of a Windows bitmap (BMP), which libvips has no loader safe for
+    /// untrusted input for: decoded by FFmpeg's BMP decoder, with the same pixel limit.
+    public func pictures(ofBitmapAt descriptor: Int32, outputs: [Output], crop: Crop? = nil) throws(ImagingError)
+        -> [EncodedImage]
+    {
+        // FFmpeg learns a bitmap's size by decoding it: the header is checked against the pixel limit first.
+        var header = [UInt8](repeating: 0, count: 26)
+        guard pread(descriptor, &header, header.count, 0) == header.count, header[0] == 0x42, header[1] == 0x4D else {
+            throw .unsupported("not a Windows bitmap (no BM header)")
+        }
+        func int32(_ at: Int) -> Int {
+            Int(Int32(bitPattern: UInt32(header[at]) | UInt32(header[at + 1]) << 8 | UInt32(header[at + 2]) << 16
+                | UInt32(header[at + 3]) << 24))
+        }
+        // An OS/2 bitmap's 12-byte header has 16-bit sides; the others 32-bit ones (a negative height: top-down).
+        let (width, height) =
+            int32(14) == 12
+            ? (Int(header[18]) | Int(header[19]) << 8, Int(header[20]) | Int(header[21]) << 8)
+            : (abs(int32(18)), abs(int32(22)))
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels, width <= 1 << 20,
+            height <= 1 << 20
+        else { throw .tooManyPixels(width: width, height: height, limit: maximumPixels) }
+        return try frameBased(descriptor, outputs: outputs, crop: crop, decode: pd_ffmpeg_still)
+    }
+
+    private func frameBased(
+        _ descriptor: Int32, outputs: [Output], crop: Crop?,
+        decode: (Int32, Int64, Int32, UnsafeMutablePointer<pd_video_frame>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
+    ) throws(ImagingError) -> [EncodedImage] {
         guard let first = outputs.first else { return [] }
         // Decoded straight to the size the first output needs (a crop needs the whole frame larger by as much).
         let need = Double(max(first.width, first.height)) / min(crop?.width ?? 1, crop?.height ?? 1)
         let box = Int32(clamping: min(8192, max(1, Int(need.rounded(.up)) * (first.fill ? 2 : 1))))
         var frame = pd_video_frame()
         var message = [CChar](repeating: 0, count: 512)
-        guard pd_ffmpeg_poster(descriptor, Int64(maximumPixels), box, &frame, &message, message.count) == 0 else {
+        guard decode(descriptor, Int64(maximumPixels), box, &frame, &message, message.count) == 0 else {
             throw .decodeFailed(Self.text(message))
         }
         defer { pd_ffmpeg_free_frame(&frame) }
@@ -134,6 +167,27 @@ public struct DerivativeRenderer: Sendable {
         return try pictures(
             from: .decoded(VipsImageRef(pixels)), format: .jpeg, outputs: outputs, crop: crop,
             orientation: orientation)
+    }
+
+    /// ``pictures(ofFileAt:format:outputs:crop:)`` of a camera RAW file's sensor data, developed by LibRaw (camera
+    /// white balance, sRGB, upright by the file's orientation; at half size when that still covers the first output).
+    /// For RAW files without an embedded JPEG preview large enough.
+    public func pictures(ofRAWAt descriptor: Int32, outputs: [Output], crop: Crop? = nil) throws(ImagingError)
+        -> [EncodedImage]
+    {
+        guard let first = outputs.first else { return [] }
+        let need = Double(max(first.width, first.height)) / min(crop?.width ?? 1, crop?.height ?? 1)
+        let box = Int32(clamping: max(1, Int(need.rounded(.up)) * (first.fill ? 2 : 1)))
+        var image = pd_raw_image()
+        var message = [CChar](repeating: 0, count: 512)
+        guard pd_libraw_develop(descriptor, Int64(maximumPixels), box, &image, &message, message.count) == 0 else {
+            throw .decodeFailed(Self.text(message))
+        }
+        defer { pd_libraw_free(&image) }
+        try Vips.start()
+        guard let pixels = pd_vips_image_from_rgb(image.rgb, Int(image.width) * Int(image.height) * 3, image.width, image.height)
+        else { throw .decodeFailed("the developed RAW: \(Vips.takeError())") }
+        return try pictures(from: .decoded(VipsImageRef(pixels)), format: .jpeg, outputs: outputs, crop: crop, orientation: nil)
     }
 
     /// A playable preview of the video in the file open at `descriptor`: H.264 in a fragmented MP4, at most

@@ -65,6 +65,20 @@ enum RenderWorker {
         }
     }
 
+    /// A Windows bitmap, decoded by FFmpeg (libvips has no loader for it that is safe for untrusted input).
+    static func renderBitmap(_ request: RenderRequest, descriptor: Int32)
+        -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
+    {
+        guard case .success(let crop) = crop(of: request) else { return ([], CropProblem().description, []) }
+        do throws(ImagingError) {
+            let pictures = try DerivativeRenderer(maximumPixels: request.maximumPixels)
+                .pictures(ofBitmapAt: descriptor, outputs: outputs(of: request), crop: crop)
+            return (pictures.map(rendered), nil, DerivativeRenderer.takeVideoWarnings())
+        } catch {
+            return ([], error.description, DerivativeRenderer.takeVideoWarnings())
+        }
+    }
+
     /// The request's crop (x, y, width, height), nil for none; or what is wrong with it.
     static func crop(of request: RenderRequest) -> Result<DerivativeRenderer.Crop?, CropProblem> {
         guard let rect = request.crop else { return .success(nil) }
@@ -102,16 +116,30 @@ enum RenderWorker {
         if mimeType.hasPrefix("video/") {
             return renderVideo(request, descriptor: descriptor)
         }
+        var warnings: [String] = []
+        if mimeType == "image/bmp" || mimeType == "image/x-ms-bmp" {
+            return renderBitmap(request, descriptor: descriptor)
+        }
         var embedded: (bytes: [UInt8], orientation: Int?)?
         if SourceFormat(mimeType: mimeType) == nil, mimeType.hasPrefix("image/x-") {
-            // A camera RAW: its largest embedded JPEG, turned as the RAW says.
-            guard let preview = EmbeddedPreviewLocator.largestJPEG(in: descriptor),
-                preview.length <= maximumPreviewBytes
-            else {
+            // A camera RAW: its largest embedded JPEG, turned as the RAW says, when it is as large as the first
+            // picture wanted; otherwise its sensor data, developed by LibRaw (the small JPEG when that fails).
+            let preview = EmbeddedPreviewLocator.largestJPEG(in: descriptor).flatMap {
+                $0.length <= maximumPreviewBytes ? $0 : nil
+            }
+            let wanted = request.outputs.first.map { max($0.width, $0.height) } ?? 0
+            var rawFailure: String?
+            if preview.map({ max($0.width, $0.height) < wanted }) ?? true {
+                switch developRAW(request, descriptor: descriptor) {
+                case .success(let pictures): return (pictures, nil, [])
+                case .failure(let failure): rawFailure = failure.description
+                }
+            }
+            guard let preview else {
                 return (
                     [],
-                    "this RAW file (\(mimeType)) has no embedded JPEG preview photodrop can show; decoding its sensor "
-                        + "data is not supported yet", []
+                    "this RAW file (\(mimeType)) has no embedded JPEG preview, and its sensor data cannot be developed: "
+                        + (rawFailure ?? "no detail"), []
                 )
             }
             var bytes = [UInt8](repeating: 0, count: Int(preview.length))
@@ -124,6 +152,9 @@ enum RenderWorker {
                 ? (try? prober?.probe(fileDescriptor: descriptor, fileSize: Int64(info.st_size), prefix: nil))?
                     .metadata.orientation : nil
             embedded = (bytes, orientation)
+            if let rawFailure {
+                warnings.append("its sensor data could not be developed (\(rawFailure)); its smaller embedded JPEG is shown")
+            }
         }
         guard let format = embedded != nil ? .jpeg : SourceFormat(mimeType: mimeType) else {
             return ([], "not an image format photodrop decodes (\(mimeType))", [])
@@ -146,9 +177,20 @@ enum RenderWorker {
                 pictures = try renderer.pictures(
                     ofFileAt: descriptor, format: format, outputs: outputs, crop: crop, highDynamicRange: range)
             }
-            return (pictures.map(rendered), nil, DerivativeRenderer.takeWarnings())
+            return (pictures.map(rendered), nil, warnings + DerivativeRenderer.takeWarnings())
         } catch {
-            return ([], error.description, DerivativeRenderer.takeWarnings())
+            return ([], error.description, warnings + DerivativeRenderer.takeWarnings())
+        }
+    }
+
+    /// The pictures of a RAW file's sensor data, developed by LibRaw.
+    static func developRAW(_ request: RenderRequest, descriptor: Int32) -> Result<[RenderedPicture], ImagingError> {
+        guard case .success(let crop) = crop(of: request) else { return .failure(.decodeFailed(CropProblem().description)) }
+        do throws(ImagingError) {
+            let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
+            return .success(try renderer.pictures(ofRAWAt: descriptor, outputs: outputs(of: request), crop: crop).map(rendered))
+        } catch {
+            return .failure(error)
         }
     }
 }

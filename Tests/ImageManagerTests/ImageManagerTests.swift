@@ -261,7 +261,7 @@ struct ImageManagerTests {
         }
     }
 
-    @Test("a RAW shows its largest embedded JPEG, turned by the RAW's orientation; one without a preview is recorded")
+    @Test("a RAW shows its largest embedded JPEG, turned by the RAW's orientation, or its sensor data developed by LibRaw")
     func rawPreview() async throws {
         try Pillow.run(
             """
@@ -282,17 +282,39 @@ struct ImageManagerTests {
             height: 1200, orientation: 1
         ).write(to: URL(fileURLWithPath: folder.url("IMG_0002.dng")))
         let bare = try await store(folder.url("IMG_0002.dng"))
+        // Sensor data only, turned by orientation 6: developed by LibRaw. And sensor data beside a JPEG too small
+        // for a preview (160 × 120, green, as older cameras write): developed too, not the small JPEG enlarged.
+        try SyntheticRAW.dng(width: 800, height: 600, left: (0.6, 0.05, 0.03), right: (0.03, 0.06, 0.6), orientation: 6)
+            .write(to: URL(fileURLWithPath: folder.url("IMG_0003.dng")))
+        let sensor = try await store(folder.url("IMG_0003.dng"))
+        try SyntheticRAW.dng(
+            width: 800, height: 600, left: (0.6, 0.05, 0.03), right: (0.03, 0.06, 0.6), orientation: 1,
+            thumbnail: thumbnail
+        ).write(to: URL(fileURLWithPath: folder.url("IMG_0004.dng")))
+        let small = try await store(folder.url("IMG_0004.dng"))
 
         let pool = RenderPool(size: 1)
         defer { pool.stop() }
         let maker = DerivativeMaker(library: library, pool: pool)
-        let outcomes = try maker.makeAndWait([raw, bare].map { try #require(try library.derivativeSource(ofAsset: $0)) })
-        #expect(outcomes[0] == .made)
+        let outcomes = try maker.makeAndWait(
+            [raw, bare, sensor, small].map { try #require(try library.derivativeSource(ofAsset: $0)) })
+        #expect(outcomes[0] == .made && outcomes[2] == .made && outcomes[3] == .made, "\(outcomes)")
         guard case .failed(let message) = outcomes[1] else {
             Issue.record("\(outcomes)")
             return
         }
-        #expect(message.contains("no embedded JPEG preview"), "\(message)")
+        #expect(
+            message.contains("no embedded JPEG preview") && message.contains("cannot be developed"), "\(message)")
+        let developed = try #require(try library.derivatives(ofAsset: sensor).first { $0.kind == .preview }?.file)
+        #expect((developed.pixelWidth, developed.pixelHeight) == (600, 800), "upright: portrait, never enlarged")
+        let sensorSeen = try Pillow.read(try Data(contentsOf: developed.fileURL), as: "sensor.jpg", in: folder)
+        let (top, bottom) = (sensorSeen.mean(0, 0, 1, 0.4), sensorSeen.mean(0, 0.6, 1, 0.4))
+        #expect(top.0 > top.1 + 80 && top.0 > top.2 + 80, "the left half, red, on top: \(top)")
+        #expect(bottom.2 > bottom.0 + 80 && bottom.2 > bottom.1 + 60, "the right half, blue, below: \(bottom)")
+        let beside = try #require(try library.derivatives(ofAsset: small).first { $0.kind == .preview }?.file)
+        #expect((beside.pixelWidth, beside.pixelHeight) == (800, 600), "the sensor's size, not the 160 × 120 JPEG")
+        let besideSeen = try Pillow.read(try Data(contentsOf: beside.fileURL), as: "small.jpg", in: folder)
+        #expect(besideSeen.mean(0, 0, 0.4, 1).0 > besideSeen.mean(0, 0, 0.4, 1).1 + 80, "red, not the green JPEG")
         let stored = try #require(try library.derivatives(ofAsset: raw).last?.file)
         #expect((stored.pixelWidth, stored.pixelHeight) == (1080, 1440), "upright: portrait")
         let seen = try Pillow.read(try Data(contentsOf: stored.fileURL), as: "raw.jpg", in: folder)
@@ -342,6 +364,38 @@ struct ImageManagerTests {
         #expect(zip(ramp, ramp.dropFirst()).allSatisfy { $0 < $1 } && ramp[7] > 235, "\(ramp)")
         let orange = ours.mean(0.75, 0.5, 0.25, 0.5)
         #expect(orange.0 > orange.1 + 40 && orange.1 > orange.2 + 20, "orange: \(orange)")
+    }
+
+    @Test("a Windows bitmap is decoded by FFmpeg's BMP decoder; one whose header claims 50,000 × 50,000 is refused")
+    func bitmap() async throws {
+        try Pillow.run(
+            """
+            img = Image.new('RGB', (300, 500), (200, 40, 40))
+            img.paste((40, 60, 200), (0, 250, 300, 500))
+            img.save(out('portrait.bmp'))
+            """, in: folder)
+        var bomb = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder.url("portrait.bmp"))))
+        for (at, value) in [(18, 50_000), (22, 50_000)] {
+            for byte in 0..<4 { bomb[at + byte] = UInt8(value >> (8 * byte) & 0xFF) }
+        }
+        try Data(bomb).write(to: URL(fileURLWithPath: folder.url("bomb.bmp")))
+        let portrait = try await store(folder.url("portrait.bmp"))
+        let refused = try await store(folder.url("bomb.bmp"))
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let outcomes = try DerivativeMaker(library: library, pool: pool)
+            .makeAndWait([portrait, refused].map { try #require(try library.derivativeSource(ofAsset: $0)) })
+        #expect(outcomes[0] == .made, "\(outcomes)")
+        guard case .failed(let message) = outcomes[1] else {
+            Issue.record("the bomb must be refused: \(outcomes)")
+            return
+        }
+        #expect(message.contains("50000") || message.contains("50,000"), "\(message)")
+        let preview = try #require(try library.derivatives(ofAsset: portrait).first { $0.kind == .preview }?.file)
+        #expect((preview.pixelWidth, preview.pixelHeight) == (300, 500))
+        let seen = try Pillow.read(try Data(contentsOf: preview.fileURL), as: "bmp.jpg", in: folder)
+        #expect(near(seen.mean(0, 0, 1, 0.4), (200, 40, 40)), "top: \(seen.mean(0, 0, 1, 0.4))")
+        #expect(near(seen.mean(0, 0.6, 1, 0.4), (40, 60, 200)), "bottom: \(seen.mean(0, 0.6, 1, 0.4))")
     }
 
     @Test("image data with its orientation, a video's file and codecs, a Live Photo's two halves")

@@ -37,6 +37,11 @@ int pd_ffmpeg_poster(int descriptor, long long max_pixels, int box, pd_video_fra
 
 void pd_ffmpeg_free_frame(pd_video_frame *frame);
 
+/// A still image libvips has no loader safe for untrusted input for (a Windows BMP), decoded by FFmpeg's own
+/// decoder as pd_ffmpeg_poster decodes a video's frame, with its own allow-lists (bmp_pipe, bmp).
+int pd_ffmpeg_still(int descriptor, long long max_pixels, int box, pd_video_frame *frame, char *error,
+                    size_t error_size);
+
 /// A high-dynamic-range photo's pixels (interleaved 16-bit RGB, `width` × `height`, whose values follow the H.273
 /// `transfer` (16: PQ, 18: HLG) and `primaries` codes) tone-mapped to 8-bit sRGB with the same zscale and tonemap
 /// (Hable) steps as an HDR video's pictures, into `out` (its size unchanged). 0, or -1 with the reason in `error`.
