@@ -100,10 +100,15 @@ let package = Package(
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
             swiftSettings: strict),
+        // The JSON contract of the command line and the HTTP API (the README documents its field names): assets,
+        // albums, changes, probe items, verification reports.
+        .target(
+            name: "LibraryJSON", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "Ingest"],
+            swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(
             name: "PhotodropCLI",
-            dependencies: ["Ingest", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
+            dependencies: ["Ingest", "LibraryJSON", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
             swiftSettings: strict),
         // `photodrop render-helper` is the render helper process: the only one that loads libvips (and later FFmpeg)
         // to decode untrusted files, so that a decoder's crash never takes down the daemon.
@@ -153,7 +158,7 @@ let package = Package(
             name: "IngestTests", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
         // The command line's parser, handlers and output, in process.
         .testTarget(
-            name: "CommandLineTests", dependencies: ["PhotodropCLI", "Ingest", "MediaProbe", "PhotodropSystem", "TestFixtures"],
+            name: "CommandLineTests", dependencies: ["PhotodropCLI", "LibraryJSON", "Ingest", "MediaProbe", "PhotodropSystem", "TestFixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "EndToEndTests",

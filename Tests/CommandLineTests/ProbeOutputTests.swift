@@ -2,6 +2,7 @@ import Foundation
 import MediaProbe
 import Testing
 
+@testable import LibraryJSON
 @testable import PhotodropCLI
 
 /// `probe --json` builds its lines directly (JSONEncoder cost twice the probe itself); these tests hold the direct

@@ -1,4 +1,5 @@
 import Foundation
+import LibraryJSON
 import PhotoCatalog
 
 /// `albums`, `assets` and `show`: reading the library. They never create or change it and work while a daemon

@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import LibraryJSON
 import PhotoCatalog
 
 /// `photodrop events [--since TOKEN] [--follow] [--json]`: the library's persistent change history as JSON lines

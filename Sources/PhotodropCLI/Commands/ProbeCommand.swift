@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Ingest
+import LibraryJSON
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem

@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import LibraryJSON
 import PhotoCatalog
 import PhotodropSystem
 

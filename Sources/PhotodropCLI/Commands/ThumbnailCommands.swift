@@ -1,4 +1,5 @@
 import Foundation
+import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
 import PhotodropSystem

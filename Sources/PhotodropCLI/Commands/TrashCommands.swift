@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import LibraryJSON
 import PhotoCatalog
 
 /// `photodrop trash [list]` and `photodrop trash empty [--older-than DAYS]`: Recently Deleted, listed and emptied.

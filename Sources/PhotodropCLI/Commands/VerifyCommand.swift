@@ -1,4 +1,5 @@
 import Foundation
+import LibraryJSON
 import PhotoCatalog
 
 /// `photodrop verify [--deep] [--json]`: ``PhotoLibrary/verify(deep:)`` printed. Exit status 0 when the library is

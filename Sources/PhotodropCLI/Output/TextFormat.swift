@@ -1,4 +1,5 @@
 import Foundation
+import LibraryJSON
 import PhotoCatalog
 
 /// How the text output writes dates, sizes and identifiers.

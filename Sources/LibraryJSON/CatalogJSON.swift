@@ -18,19 +18,19 @@ import PhotoCatalog
 ///   identifiers.
 ///
 /// Dates are ISO 8601 in UTC with milliseconds (`2024-05-01T12:00:00.000Z`).
-enum CatalogJSON {
+public enum CatalogJSON {
     /// ISO 8601, UTC, milliseconds.
-    static func timestamp(_ date: Date) -> String {
+    public static func timestamp(_ date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
         let seconds = Int64((milliseconds / 1000).rounded(.down))
         let remainder = Int32(milliseconds - Double(seconds) * 1000)
         return UTCTimestamp(seconds: seconds, nanoseconds: remainder * 1_000_000).iso8601
     }
 
-    static func date(_ date: Date?) -> JSONNode { date.map { .string(timestamp($0)) } ?? .null }
+    public static func date(_ date: Date?) -> JSONNode { date.map { .string(timestamp($0)) } ?? .null }
 
     /// An asset with the titles of the albums it is in.
-    static func asset(_ asset: Asset, albums: [String], derivatives: [Derivative]? = nil) -> JSONNode {
+    public static func asset(_ asset: Asset, albums: [String], derivatives: [Derivative]? = nil) -> JSONNode {
         var fields = assetFields(asset, albums: albums)
         if let derivatives {
             fields.append(
@@ -104,7 +104,7 @@ enum CatalogJSON {
     }
 
     /// An album or smart album; `parent` is the folder it is in (null at the top level and for smart albums).
-    static func album(_ collection: AssetCollection) -> JSONNode {
+    public static func album(_ collection: AssetCollection) -> JSONNode {
         .object([
             ("id", .string(collection.localIdentifier)),
             ("title", .string(collection.title)),
@@ -116,7 +116,7 @@ enum CatalogJSON {
     }
 
     /// A folder: `count` is the number of albums and folders directly in it.
-    static func folder(_ folder: CollectionList) -> JSONNode {
+    public static func folder(_ folder: CollectionList) -> JSONNode {
         .object([
             ("id", .string(folder.localIdentifier)),
             ("title", .string(folder.title)),
@@ -131,7 +131,7 @@ enum CatalogJSON {
     ///
     /// Built directly rather than through `JSONEncoder` (which cost twice the probe itself); a test checks that the
     /// keys and values are exactly those of the `Codable` encoding.
-    static func probeItem(
+    public static func probeItem(
         path: String, result: ProbeResult, joins: (path: String, type: AssetResourceType)? = nil,
         partners: [(path: String, type: AssetResourceType)] = []
     ) -> JSONNode {
@@ -174,7 +174,7 @@ enum CatalogJSON {
     }
 
     /// A file `probe` could not read at all (missing, unreadable, not a regular file).
-    static func probeFailure(path: String, message: String) -> JSONNode {
+    public static func probeFailure(path: String, message: String) -> JSONNode {
         .object([
             ("path", .string(path)), ("outcome", .string("failed")), ("reason", .null), ("message", .string(message)),
             ("mime", .null),
@@ -182,7 +182,7 @@ enum CatalogJSON {
     }
 
     /// One committed change of the persistent history.
-    static func change(_ change: PersistentChange) -> JSONNode {
+    public static func change(_ change: PersistentChange) -> JSONNode {
         func details(_ type: PhotoObjectType) -> JSONNode {
             let details = change.changeDetails(for: type)
             return .object([
@@ -201,7 +201,7 @@ enum CatalogJSON {
     }
 
     /// A verification report.
-    static func verification(_ report: VerificationReport) -> JSONNode {
+    public static func verification(_ report: VerificationReport) -> JSONNode {
         .object([
             ("clean", .bool(report.isClean)),
             ("deep", .bool(report.isDeep)),

@@ -6,7 +6,7 @@ import PhotodropSystem
 ///
 /// The command line builds its `--json` output from these (see ``CatalogJSON``), so that field order is stable and
 /// readable, `true` never turns into `1`, and every line is one complete value.
-enum JSONNode: Sendable {
+public enum JSONNode: Sendable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -18,23 +18,23 @@ enum JSONNode: Sendable {
     case object([(String, JSONNode)])
 
     /// A string, or `null` for nil.
-    static func string(_ value: String?) -> JSONNode { value.map { .string($0) } ?? .null }
+    public static func string(_ value: String?) -> JSONNode { value.map { .string($0) } ?? .null }
 
     /// An integer.
-    static func int(_ value: Int) -> JSONNode { .int(Int64(value)) }
+    public static func int(_ value: Int) -> JSONNode { .int(Int64(value)) }
 
     /// An array of strings.
-    static func strings(_ values: [String]) -> JSONNode { .array(values.map { .string($0) }) }
+    public static func strings(_ values: [String]) -> JSONNode { .array(values.map { .string($0) }) }
 
     /// The compact JSON text.
-    var text: String {
+    public var text: String {
         var writer = JSONWriter()
         write(to: &writer)
         return writer.text
     }
 
     /// Writes the value as the next JSON value of `writer`.
-    func write(to writer: inout JSONWriter) {
+    public func write(to writer: inout JSONWriter) {
         switch self {
         case .null: writer.null()
         case .bool(let value): writer.bool(value)
@@ -57,7 +57,7 @@ enum JSONNode: Sendable {
     }
 
     /// The members of an object (empty for other values).
-    var members: [(String, JSONNode)] {
+    public var members: [(String, JSONNode)] {
         if case .object(let members) = self { return members }
         return []
     }
@@ -66,7 +66,7 @@ enum JSONNode: Sendable {
     ///
     /// Too slow for output per file; the tests hold the directly built shapes (``CatalogJSON/probeItem(path:result:)``)
     /// to what it makes of the `Codable` types.
-    init(encoding value: some Encodable) throws {
+    public init(encoding value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
@@ -77,7 +77,7 @@ enum JSONNode: Sendable {
     }
 
     /// Converts a parsed value, keeping member order and numbers as written.
-    init(_ value: JSONValue) {
+    public init(_ value: JSONValue) {
         switch value.kind {
         case .null: self = .null
         case .bool(let flag): self = .bool(flag)

@@ -7,19 +7,19 @@ import Ingest
 /// Three cases: a known zone (`2023-06-01T09:00:00+09:00`), a floating local time whose zone is unknown
 /// (`2023-06-01T09:00:00`, no offset), and an instant whose local zone is unknown (a GPS or movie-header time, a file's
 /// mtime), written in UTC with RFC 3339's "unknown local offset" `-00:00` (`2023-06-01T00:00:00-00:00`).
-struct CaptureTime {
+public struct CaptureTime {
     /// The instant; for a floating time, the wall-clock time read as if it were UTC.
-    var date: Date
+    public var date: Date
     /// Seconds east of UTC.
-    var offset: Int?
-    var isFloating: Bool
+    public var offset: Int?
+    public var isFloating: Bool
 
-    init?(_ asset: Asset) {
+    public init?(_ asset: Asset) {
         guard let date = asset.creationDate else { return nil }
         self.init(date: date, offset: asset.creationTimeZoneOffset, isFloating: asset.isCreationDateFloating)
     }
 
-    init(date: Date, offset: Int?, isFloating: Bool) {
+    public init(date: Date, offset: Int?, isFloating: Bool) {
         self.date = date
         self.offset = offset
         self.isFloating = isFloating && offset == nil
@@ -32,27 +32,27 @@ struct CaptureTime {
     }
 
     /// `+09:00`, `-05:30`, `+00:00`.
-    static func offsetText(_ seconds: Int) -> String {
+    public static func offsetText(_ seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"
         let minutes = abs(seconds) / 60
         return sign + String(format: "%02d:%02d", minutes / 60, minutes % 60)
     }
 
     /// The JSON `localCreationDate`.
-    var localISO8601: String {
+    public var localISO8601: String {
         if let offset { return wallClock + Self.offsetText(offset) }
         return isFloating ? wallClock : wallClock + "-00:00"
     }
 
     /// `2023-06-01 09:00:00 +09:00`, `2023-06-01 09:00:00 local time (zone unknown)`, `2023-06-01 00:00:00 UTC`.
-    var long: String {
+    public var long: String {
         let text = wallClock.replacingOccurrences(of: "T", with: " ")
         if let offset { return text + " " + Self.offsetText(offset) }
         return text + (isFloating ? " local time (zone unknown)" : " UTC")
     }
 
     /// `2023-06-01 09:00 +09:00`, `2023-06-01 09:00 local`, `2023-06-01 00:00 UTC`: 23 characters, for tables.
-    var short: String {
+    public var short: String {
         let text = String(wallClock.replacingOccurrences(of: "T", with: " ").prefix(16))
         if let offset { return text + " " + Self.offsetText(offset) }
         return text + (isFloating ? " local " : " UTC   ")
