@@ -38,6 +38,10 @@ public indirect enum FetchPredicate: Sendable, Hashable {
     case awaitingPartner(in: [String]?)
     /// Collections with this title.
     case title(TextMatch)
+    /// Assets after `cursor` in the newest-first order by capture instant (creation date descending, then the order
+    /// they were added in, descending; assets without a creation date last): with sort descriptors
+    /// `[creationDate descending]` and a fetch limit, one page after another (photodrop; keyset pagination).
+    case capturedBefore(AssetCursor)
     /// Objects with one of these identifiers.
     case localIdentifier(in: [String])
     /// All of these hold.

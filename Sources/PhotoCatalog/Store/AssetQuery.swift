@@ -63,7 +63,9 @@ struct AssetQuery: Sendable, Hashable {
             for descriptor in options.sortDescriptors {
                 sql.append("\(try AssetQuery.column(for: descriptor.key)) \(descriptor.ascending ? "ASC" : "DESC"), ")
             }
-            sql.append("a.id")
+            // Ties go the way of the last key, so that a descending order is the exact reverse of the ascending one
+            // (what keyset pagination with ``FetchPredicate/capturedBefore(_:)`` relies on).
+            sql.append(options.sortDescriptors.last?.ascending == false ? "a.id DESC" : "a.id")
         }
         if options.fetchLimit > 0 {
             sql.append(" LIMIT ")
@@ -210,6 +212,23 @@ struct AssetQuery: Sendable, Hashable {
             sql.append("a.pairing_key IN (SELECT value FROM json_each(")
             sql.bind(.text(jsonArray(keys)))
             sql.append("))")
+        case .capturedBefore(let cursor):
+            // Descending by (creation_date, id), NULL dates last: a row comes after the cursor when its date is
+            // smaller, or equal with a smaller id, or missing; after a cursor without a date, only smaller ids
+            // without a date.
+            if let date = cursor.creationDate {
+                sql.append("(a.creation_date < ")
+                sql.bind(.real(date))
+                sql.append(" OR (a.creation_date = ")
+                sql.bind(.real(date))
+                sql.append(" AND a.id < ")
+                sql.bind(.integer(cursor.rowID))
+                sql.append(") OR a.creation_date IS NULL)")
+            } else {
+                sql.append("(a.creation_date IS NULL AND a.id < ")
+                sql.bind(.integer(cursor.rowID))
+                sql.append(")")
+            }
         case .localIdentifier(let identifiers):
             sql.append("a.uuid IN (SELECT value FROM json_each(")
             sql.bind(.text(jsonArray(identifiers.compactMap(LocalIdentifier.assetUUID))))

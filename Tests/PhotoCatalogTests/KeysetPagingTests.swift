@@ -1,0 +1,45 @@
+import Foundation
+import TestFixtures
+import Testing
+
+@testable import PhotoCatalog
+
+@Suite("Keyset pages by capture time (capturedBefore)", .timeLimit(.minutes(3)))
+struct KeysetPagingTests {
+    @Test("pages of any size walk every asset once, newest first: equal dates by insertion, no date last")
+    func pages() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let files = try folder.makeFiles(9, prefix: "keyset-")
+        // Dates with ties (three at 500, two at 300) and two assets without one.
+        let dates: [Double?] = [100, 500, 300, nil, 500, 900, 300, nil, 500]
+        let report = try await library.performChanges {
+            for (file, date) in zip(files, dates) {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(with: .photo, fileURL: file, options: nil)
+                request.creationDate = date.map { Date(timeIntervalSince1970: $0) }
+            }
+        }
+        let created = report.assetCreations.map(\.localIdentifier)
+        // Newest first; ties: the later insertion first; no date at the end, later insertion first.
+        let expected = [5, 8, 4, 1, 6, 2, 0, 7, 3].map { created[$0] }
+        for size in 1...4 {
+            var seen: [String] = []
+            var cursor: AssetCursor?
+            repeat {
+                let options = FetchOptions(
+                    predicate: cursor.map { .capturedBefore($0) },
+                    sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: size)
+                let page = try Asset.fetchAssets(with: options, library: library).objects
+                seen += page.map(\.localIdentifier)
+                cursor = page.count == size ? page.last?.cursor : nil
+                // The cursor's text survives the round trip a client makes.
+                if let text = cursor?.stringValue { #expect(AssetCursor(string: text) == cursor) }
+            } while cursor != nil
+            #expect(seen == expected, "pages of \(size)")
+        }
+        for bad in ["", "x", "1_", "_3", "1.5_0", "nan_3", "1_2_3", String(repeating: "9", count: 40) + "_1"] {
+            #expect(AssetCursor(string: bad) == nil, "\(bad)")
+        }
+    }
+}
