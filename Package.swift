@@ -100,6 +100,16 @@ let package = Package(
         .target(
             name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
             swiftSettings: strict),
+        // libmicrohttpd: `photodrop serve`'s HTTP, loaded with dlopen by serve only (see Sources/CMicroHTTPD).
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
+        // `photodrop serve`: the HTTP API, media with ranges, live events, auth. Knows the library, not inboxes.
+        .target(
+            name: "PhotoServer",
+            dependencies: [
+                "CMicroHTTPD", "LibraryJSON", "PhotoCatalog", "PhotoImageManager", "Rendering", "PhotodropSystem",
+                "Ingest",
+            ],
+            swiftSettings: strict),
         // The JSON contract of the command line and the HTTP API (the README documents its field names): assets,
         // albums, changes, probe items, verification reports.
         .target(
@@ -108,7 +118,7 @@ let package = Package(
         // The command line: a small declarative parser and one file per command.
         .target(
             name: "PhotodropCLI",
-            dependencies: ["Ingest", "LibraryJSON", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
+            dependencies: ["Ingest", "LibraryJSON", "PhotoServer", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
             swiftSettings: strict),
         // `photodrop render-helper` is the render helper process: the only one that loads libvips (and later FFmpeg)
         // to decode untrusted files, so that a decoder's crash never takes down the daemon.

@@ -20,9 +20,12 @@ extension IngestConfig {
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
         "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "trashDays", "video", "log",
+        "serve",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
+    static let serveKeys = ["listen", "token", "tokenFile", "tls", "behindProxy", "maxUploadBytes"]
+    static let tlsKeys = ["certificate", "key"]
 
     /// Loads the configuration the way the command line does.
     ///
@@ -176,6 +179,7 @@ struct ConfigValidator {
                 }
             case "video": applyVideo(value, to: &config.video)
             case "log": applyLog(value, to: &config.log)
+            case "serve": applyServe(value, to: &config.serve, base: base)
             default: break  // reported by checkKeys
             }
         }
@@ -216,6 +220,87 @@ struct ConfigValidator {
             case "level": if let level = choice("log.level", member.value, LogLevel.self) { log.level = level }
             default: break
             }
+        }
+    }
+
+    private mutating func applyServe(_ value: JSONValue, to serve: inout ServeSettings, base: String) {
+        guard case .object(let members) = value.kind else {
+            fail(
+                "serve", value.position,
+                "must be an object like {\"listen\": \"127.0.0.1:8377\", \"tokenFile\": \"/etc/photodrop/token\"}; "
+                    + "found \(value.typeDescription)")
+            return
+        }
+        checkKeys(members, allowed: IngestConfig.serveKeys, parent: "serve")
+        for member in members {
+            let value = member.value
+            switch member.key {
+            case "listen":
+                let found: String
+                if case .string(let text) = value.kind {
+                    if let (host, port) = ServeSettings.parseListen(text) {
+                        (serve.host, serve.port) = (host, port)
+                        continue
+                    }
+                    found = "\"\(text)\""
+                } else {
+                    found = value.typeDescription
+                }
+                fail(
+                    "serve.listen", value.position,
+                    "must be \"ADDRESS:PORT\" with an IP address (\"127.0.0.1:8377\", \"0.0.0.0:8377\", "
+                        + "\"[::1]:8377\"); found \(found)")
+            case "token":
+                guard case .string(let token) = value.kind, token.utf8.count >= ServeSettings.minimumTokenLength,
+                    token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+                else {
+                    fail(
+                        "serve.token", value.position,
+                        "must be a string of at least \(ServeSettings.minimumTokenLength) printable characters without "
+                            + "spaces; 'photodrop serve --new-token' prints a good one")
+                    continue
+                }
+                serve.token = token
+            case "tokenFile": if let file = path("serve.tokenFile", value, base: base) { serve.tokenFile = file }
+            case "behindProxy":
+                guard case .bool(let flag) = value.kind else {
+                    fail("serve.behindProxy", value.position, "must be true or false; found \(value.typeDescription)")
+                    continue
+                }
+                serve.behindProxy = flag
+            case "maxUploadBytes":
+                if let bytes = integer(
+                    "serve.maxUploadBytes", value, range: 1...(1 << 50), meaning: "the largest upload, in bytes")
+                {
+                    serve.maxUploadBytes = Int64(bytes)
+                }
+            case "tls":
+                guard case .object(let tls) = value.kind else {
+                    fail(
+                        "serve.tls", value.position,
+                        "must be an object like {\"certificate\": \"/etc/photodrop/cert.pem\", \"key\": "
+                            + "\"/etc/photodrop/key.pem\"}; found \(value.typeDescription)")
+                    continue
+                }
+                checkKeys(tls, allowed: IngestConfig.tlsKeys, parent: "serve.tls")
+                for entry in tls {
+                    switch entry.key {
+                    case "certificate":
+                        if let file = path("serve.tls.certificate", entry.value, base: base) {
+                            serve.certificateFile = file
+                        }
+                    case "key": if let file = path("serve.tls.key", entry.value, base: base) { serve.keyFile = file }
+                    default: break
+                    }
+                }
+                if (serve.certificateFile == nil) != (serve.keyFile == nil) {
+                    fail("serve.tls", value.position, "needs both \"certificate\" and \"key\" (PEM files)")
+                }
+            default: break
+            }
+        }
+        if serve.token != nil && serve.tokenFile != nil {
+            fail("serve.token", value.position, "give either \"token\" or \"tokenFile\", not both")
         }
     }
 

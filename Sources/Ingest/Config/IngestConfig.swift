@@ -92,6 +92,8 @@ public struct IngestConfig: Sendable, Equatable {
     public var video: Video
     /// Logging settings.
     public var log: Log
+    /// How `photodrop serve` listens and whom it answers.
+    public var serve: ServeSettings
 
     /// The defaults, with the three folders resolved against `baseDirectory`.
     public init(baseDirectory: String) {
@@ -114,6 +116,7 @@ public struct IngestConfig: Sendable, Equatable {
         self.trashDays = 30
         self.video = .defaults
         self.log = Log()
+        self.serve = ServeSettings()
     }
 
     /// The number of worker tasks to run: ``workers``, or the number of active cores when it is 0.

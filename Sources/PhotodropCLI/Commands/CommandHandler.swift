@@ -51,5 +51,6 @@ public enum CommandHandlers {
         "thumbnails": ThumbnailCommands.thumbnails,
         "thumbnail": ThumbnailCommands.thumbnail,
         "status": StatusCommand.run,
+        "serve": ServeCommand.run,
     ]
 }

@@ -1,0 +1,65 @@
+// libmicrohttpd behind a small fixed-argument API, loaded with dlopen by `photodrop serve` only (see microhttpd.c):
+// MHD_start_daemon is variadic and its option list is terminated by MHD_OPTION_END, which Swift cannot call; and no
+// other photodrop command maps libmicrohttpd and GnuTLS.
+#ifndef PHOTODROP_CMICROHTTPD_H
+#define PHOTODROP_CMICROHTTPD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// Called for every request, first with `*upload_size` 0 and `*request_state` NULL (headers complete), then once per
+/// piece of the body (`upload_data`, `*upload_size` bytes: set it to 0 when consumed), then once more with
+/// `*upload_size` 0 after the body; a response queued ends the calls. Returns 1 to go on, 0 to close the connection.
+typedef int (*pd_http_handler)(void *context, void *connection, const char *url, const char *method,
+                               const char *upload_data, size_t *upload_size, void **request_state);
+/// Called when a request is over (answered, or the connection closed): frees what `request_state` holds.
+typedef void (*pd_http_completed)(void *context, void *request_state, int completed_normally);
+/// Called with libmicrohttpd's own error messages.
+typedef void (*pd_http_logger)(void *context, const char *message);
+/// Fills up to `max` bytes of a streamed body at `position`: the count, 0 never, -1 at the end, -2 on an error.
+typedef ssize_t (*pd_http_reader)(void *context, uint64_t position, char *buffer, size_t max);
+typedef void (*pd_http_reader_done)(void *context);
+
+typedef struct {
+    /// An IPv4 or IPv6 literal to listen on.
+    const char *address;
+    /// 0: any free port (see bound_port).
+    unsigned short port;
+    unsigned connection_limit;
+    unsigned per_ip_connection_limit;
+    /// Seconds a connection may be idle before it is closed.
+    unsigned timeout_seconds;
+    /// Bytes each connection may use for its request line and headers (larger requests get 431).
+    size_t connection_memory_limit;
+    /// PEM text of the certificate chain and the key: HTTPS when both are given.
+    const char *certificate_pem;
+    const char *key_pem;
+} pd_http_options;
+
+/// Loads libmicrohttpd (Debian 12's libmicrohttpd12) and starts a server with one thread per connection. The server,
+/// or NULL with the reason in `error`; `bound_port` gets the port it listens on.
+void *pd_http_start(const pd_http_options *options, pd_http_handler handler, pd_http_completed completed,
+                    pd_http_logger logger, void *context, unsigned short *bound_port, char *error, size_t error_size);
+/// Stops accepting, closes every connection (waiting for their threads) and frees the server.
+void pd_http_stop(void *server);
+
+/// A request header's value, or NULL.
+const char *pd_http_header(void *connection, const char *name);
+/// A query argument's value (decoded), or NULL; an argument without '=' has the value "".
+const char *pd_http_argument(void *connection, const char *name);
+/// The client's address as text.
+int pd_http_client_address(void *connection, char *buffer, size_t size);
+
+/// Answers with `length` bytes (copied), `status` and the header lines in `headers` ("Name: value" lines, each ending
+/// in '\n'). 1, or 0 when the answer could not be queued. A HEAD request gets the headers only.
+int pd_http_respond(void *connection, unsigned status, const void *body, size_t length, const char *headers);
+/// Answers with `length` bytes of the file open at `descriptor` from `offset` (libmicrohttpd closes the descriptor,
+/// also when this fails).
+int pd_http_respond_file(void *connection, unsigned status, int descriptor, uint64_t offset, uint64_t length,
+                         const char *headers);
+/// Answers with a body of unknown length produced by `reader` (server-sent events), sent as it comes.
+int pd_http_respond_stream(void *connection, unsigned status, pd_http_reader reader, void *context,
+                           pd_http_reader_done done, const char *headers);
+
+#endif

@@ -1,0 +1,283 @@
+// libmicrohttpd for `photodrop serve`, loaded with dlopen when the server starts. Each libmicrohttpd function is
+// reached through a pointer of its own declared type (__typeof__), so the compiler checks every call against
+// Debian's header (libmicrohttpd 0.9.75). The server runs one thread per connection (a slow client holds only its own
+// thread, within the connection limit and the idle timeout), so a request handler may block: reading the catalog,
+// waiting for the next change of a server-sent event stream.
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "CMicroHTTPD.h"
+
+#define PD_MHD_FUNCTIONS \
+    X(MHD_start_daemon) \
+    X(MHD_stop_daemon) \
+    X(MHD_get_daemon_info) \
+    X(MHD_lookup_connection_value) \
+    X(MHD_get_connection_info) \
+    X(MHD_create_response_from_buffer) \
+    X(MHD_create_response_from_fd_at_offset64) \
+    X(MHD_create_response_from_callback) \
+    X(MHD_add_response_header) \
+    X(MHD_queue_response) \
+    X(MHD_destroy_response)
+
+#define X(name) static __typeof__(name) *fn_##name;
+PD_MHD_FUNCTIONS
+#undef X
+
+static int pd_mhd_load(char *error, size_t error_size) {
+    static int loaded = 0;
+    static char failure[512];
+    if (!loaded) {
+        loaded = 1;
+        void *library = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+        if (!library) {
+            snprintf(failure, sizeof failure, "cannot load libmicrohttpd.so.12 (%s); install Debian's libmicrohttpd12",
+                     dlerror());
+        } else {
+#define X(name)                                                                                                        \
+    if (!failure[0] && !(fn_##name = (__typeof__(name) *)dlsym(library, #name)))                                      \
+        snprintf(failure, sizeof failure, "libmicrohttpd.so.12 has no %s", #name);
+            PD_MHD_FUNCTIONS
+#undef X
+        }
+    }
+    if (failure[0]) snprintf(error, error_size, "%s", failure);
+    return failure[0] ? -1 : 0;
+}
+
+/// What the trampolines below hand to Swift.
+typedef struct {
+    pd_http_handler handler;
+    pd_http_completed completed;
+    pd_http_logger logger;
+    void *context;
+    struct MHD_Daemon *daemon;
+} pd_server;
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connection, const char *url,
+                                      const char *method, const char *version, const char *upload_data,
+                                      size_t *upload_data_size, void **request_state) {
+    (void)version;
+    pd_server *server = cls;
+    return server->handler(server->context, connection, url, method, upload_data, upload_data_size, request_state)
+               ? MHD_YES
+               : MHD_NO;
+}
+
+static void request_completed(void *cls, struct MHD_Connection *connection, void **request_state,
+                              enum MHD_RequestTerminationCode code) {
+    (void)connection;
+    pd_server *server = cls;
+    if (*request_state) server->completed(server->context, *request_state, code == MHD_REQUEST_TERMINATED_COMPLETED_OK);
+    *request_state = NULL;
+}
+
+static void log_message(void *cls, const char *format, va_list arguments) {
+    pd_server *server = cls;
+    char message[1024];
+    vsnprintf(message, sizeof message, format, arguments);
+    size_t length = strlen(message);
+    while (length > 0 && (message[length - 1] == '\n' || message[length - 1] == '\r')) message[--length] = 0;
+    server->logger(server->context, message);
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/// Percent-decoding of the path and the query arguments, in place, except for %00 and %2F, which stay as they are
+/// written: a NUL would cut the C string the handler sees (".../ID%00/anything" read as ".../ID"), and an encoded
+/// slash must not become a path separator. Such a path then names no resource (404).
+static size_t unescape(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    char *out = text;
+    for (const char *in = text; *in; in++) {
+        int high, low;
+        if (in[0] == '%' && (high = hex_value(in[1])) >= 0 && (low = hex_value(in[2])) >= 0) {
+            int value = high * 16 + low;
+            if (value != 0 && value != '/') {
+                *out++ = (char)value;
+                in += 2;
+                continue;
+            }
+        }
+        *out++ = *in;
+    }
+    *out = 0;
+    return (size_t)(out - text);
+}
+
+void *pd_http_start(const pd_http_options *options, pd_http_handler handler, pd_http_completed completed,
+                    pd_http_logger logger, void *context, unsigned short *bound_port, char *error, size_t error_size) {
+    if (pd_mhd_load(error, error_size) != 0) return NULL;
+    struct sockaddr_storage address;
+    memset(&address, 0, sizeof address);
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                     MHD_USE_ERROR_LOG;
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
+    if (inet_pton(AF_INET, options->address, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(options->port);
+    } else if (inet_pton(AF_INET6, options->address, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(options->port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(error, error_size, "'%s' is not an IPv4 or IPv6 address", options->address);
+        return NULL;
+    }
+    int tls = options->certificate_pem && options->key_pem;
+    if (tls) flags |= MHD_USE_TLS;
+    pd_server *server = calloc(1, sizeof *server);
+    if (!server) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    *server = (pd_server){.handler = handler, .completed = completed, .logger = logger, .context = context};
+    struct MHD_OptionItem items[] = {
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_message, server},
+        {MHD_OPTION_SOCK_ADDR, 0, &address},
+        {MHD_OPTION_CONNECTION_LIMIT, options->connection_limit, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, options->per_ip_connection_limit, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, options->timeout_seconds, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)options->connection_memory_limit, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)request_completed, server},
+        {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
+        {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)options->certificate_pem},
+        {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)options->key_pem},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    server->daemon = fn_MHD_start_daemon(flags, options->port, NULL, NULL, access_handler, server,
+                                         MHD_OPTION_ARRAY, items, MHD_OPTION_END);
+    if (!server->daemon) {
+        snprintf(error, error_size, "cannot listen on %s port %u (in use, or not an address of this machine)",
+                 options->address, options->port);
+        free(server);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = fn_MHD_get_daemon_info(server->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    *bound_port = info ? info->port : options->port;
+    return server;
+}
+
+void pd_http_stop(void *opaque) {
+    pd_server *server = opaque;
+    if (!server) return;
+    fn_MHD_stop_daemon(server->daemon);
+    free(server);
+}
+
+const char *pd_http_header(void *connection, const char *name) {
+    return fn_MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+const char *pd_http_argument(void *connection, const char *name) {
+    return fn_MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+int pd_http_client_address(void *connection, char *buffer, size_t size) {
+    const union MHD_ConnectionInfo *info = fn_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr) return -1;
+    const struct sockaddr *address = info->client_addr;
+    const void *bytes = address->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)address)->sin6_addr
+                                                       : (const void *)&((const struct sockaddr_in *)address)->sin_addr;
+    return inet_ntop(address->sa_family, bytes, buffer, (socklen_t)size) ? 0 : -1;
+}
+
+/// Adds "Name: value\n" lines to `response`; 0 when one is refused.
+static int add_headers(struct MHD_Response *response, const char *headers) {
+    if (!headers) return 1;
+    char line[2048];
+    const char *at = headers;
+    while (*at) {
+        const char *end = strchr(at, '\n');
+        size_t length = end ? (size_t)(end - at) : strlen(at);
+        if (length >= sizeof line) return 0;
+        memcpy(line, at, length);
+        line[length] = 0;
+        char *colon = strchr(line, ':');
+        if (colon) {
+            *colon = 0;
+            const char *value = colon + 1;
+            while (*value == ' ') value++;
+            if (fn_MHD_add_response_header(response, line, value) != MHD_YES) return 0;
+        }
+        at += length + (end ? 1 : 0);
+    }
+    return 1;
+}
+
+static int queue(void *connection, unsigned status, struct MHD_Response *response, const char *headers) {
+    if (!response) return 0;
+    int queued = add_headers(response, headers) && fn_MHD_queue_response(connection, status, response) == MHD_YES;
+    fn_MHD_destroy_response(response);
+    return queued;
+}
+
+int pd_http_respond(void *connection, unsigned status, const void *body, size_t length, const char *headers) {
+    struct MHD_Response *response =
+        fn_MHD_create_response_from_buffer(length, (void *)(length ? body : ""), MHD_RESPMEM_MUST_COPY);
+    return queue(connection, status, response, headers);
+}
+
+int pd_http_respond_file(void *connection, unsigned status, int descriptor, uint64_t offset, uint64_t length,
+                         const char *headers) {
+    struct MHD_Response *response = fn_MHD_create_response_from_fd_at_offset64(length, descriptor, offset);
+    if (!response) {
+        close(descriptor);
+        return 0;
+    }
+    return queue(connection, status, response, headers);
+}
+
+typedef struct {
+    pd_http_reader reader;
+    pd_http_reader_done done;
+    void *context;
+} pd_stream;
+
+static ssize_t stream_read(void *cls, uint64_t position, char *buffer, size_t max) {
+    pd_stream *stream = cls;
+    ssize_t count = stream->reader(stream->context, position, buffer, max);
+    return count == -1 ? MHD_CONTENT_READER_END_OF_STREAM : count < 0 ? MHD_CONTENT_READER_END_WITH_ERROR : count;
+}
+
+static void stream_free(void *cls) {
+    pd_stream *stream = cls;
+    stream->done(stream->context);
+    free(stream);
+}
+
+int pd_http_respond_stream(void *connection, unsigned status, pd_http_reader reader, void *context,
+                           pd_http_reader_done done, const char *headers) {
+    pd_stream *stream = malloc(sizeof *stream);
+    if (!stream) {
+        done(context);
+        return 0;
+    }
+    *stream = (pd_stream){.reader = reader, .done = done, .context = context};
+    struct MHD_Response *response =
+        fn_MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, stream, stream_free);
+    if (!response) {
+        stream_free(stream);
+        return 0;
+    }
+    return queue(connection, status, response, headers);
+}

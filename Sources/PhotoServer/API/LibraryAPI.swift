@@ -1,0 +1,353 @@
+import Foundation
+import LibraryJSON
+import PhotoCatalog
+import PhotoImageManager
+import PhotodropSystem
+import Synchronization
+
+/// The HTTP API over one library: JSON in the shapes of the command line's `--json` (LibraryJSON), media with
+/// ranges and validators, and the few changes a gallery makes. Reads through the library's own read connections;
+/// changes go through its normal writer (`performChanges`), so they appear in the change history like any other.
+public final class LibraryAPI: Sendable {
+    let library: PhotoLibrary
+    let images: ImageManager
+    let policy: AccessPolicy
+    let events: ChangeFeed
+    let maker: DerivativeMaker
+
+    /// Assets per page when the client does not say; at most ``maximumPageSize``.
+    static let defaultPageSize = 200
+    static let maximumPageSize = 1000
+
+    public init(
+        library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed
+    ) {
+        self.library = library
+        self.images = images
+        self.maker = maker
+        self.policy = policy
+        self.events = events
+    }
+
+    // MARK: Before the body
+
+    /// Answers what can be decided from the request line and headers: the login, a wrong host, a missing token.
+    public func screen(_ request: HTTPRequest) -> HTTPResponse? {
+        if request.path == "/", let token = request.argument("token") {
+            guard policy.acceptsHost(request.header("Host")) else {
+                return secured(.error(421, "this server does not answer to that host name"))
+            }
+            guard policy.isToken(token) else {
+                return secured(.text(401, GalleryPages.signIn(failed: true), type: "text/html; charset=utf-8"))
+            }
+            // The token leaves the address bar: the browser keeps a session cookie instead.
+            return secured(
+                HTTPResponse(status: 303, headers: [("Location", "/"), ("Set-Cookie", policy.sessionCookie)]))
+        }
+        let decision = policy.decide(
+            method: request.method, host: request.header("Host"), origin: request.header("Origin"),
+            authorization: request.header("Authorization"), cookie: request.cookie(AccessPolicy.cookieName))
+        switch decision {
+        case .allowed: return nil
+        case .refused(let status, let message):
+            if status == 401, request.method == "GET", !request.path.hasPrefix("/api/") {
+                return secured(.text(401, GalleryPages.signIn(failed: false), type: "text/html; charset=utf-8"))
+            }
+            return secured(.error(status, message))
+        }
+    }
+
+    // MARK: Requests
+
+    /// Answers an authorised request.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            return secured(try route(request))
+        } catch let failure as APIFailure {
+            return secured(.error(failure.status, failure.message))
+        } catch {
+            return secured(.error(500, "\(error)"))
+        }
+    }
+
+    private func route(_ request: HTTPRequest) throws -> HTTPResponse {
+        let path = request.path
+        let method = request.method == "HEAD" ? "GET" : request.method
+        if path == "/" || path == "/index.html" {
+            guard method == "GET" else { throw APIFailure(405, "use GET") }
+            return .text(200, GalleryPages.index, type: "text/html; charset=utf-8")
+        }
+        guard path.hasPrefix("/api/") else { throw APIFailure(404, "no such page") }
+        let rest = path.dropFirst(5)
+        switch (method, rest) {
+        case ("GET", "albums"): return try albums()
+        case ("GET", "assets"): return try assets(request)
+        case ("GET", "trash"): return try trash()
+        case ("GET", "events"): return try events.stream(since: request.argument("since"))
+        case (_, "albums"):
+            guard method == "POST" else { throw APIFailure(405, "use GET to list albums, POST to create one") }
+            return try createAlbum(request)
+        default: break
+        }
+        if rest.hasPrefix("assets/"), let target = ResourcePath(rest.dropFirst(7)) {
+            return try asset(target, method: method, request: request)
+        }
+        if rest.hasPrefix("albums/"), let target = ResourcePath(rest.dropFirst(7)) {
+            return try album(target, method: method, request: request)
+        }
+        throw APIFailure(404, "no such resource")
+    }
+
+    // MARK: Albums
+
+    private func albums() throws -> HTTPResponse {
+        var items: [JSONNode] = []
+        func walk(_ level: FetchResult<Collection>) throws {
+            for collection in level {
+                switch collection {
+                case .album(let album): items.append(CatalogJSON.album(album))
+                case .folder(let folder):
+                    items.append(CatalogJSON.folder(folder))
+                    try walk(Collection.fetchCollections(in: folder))
+                }
+            }
+        }
+        try walk(CollectionList.fetchTopLevelUserCollections(library: library))
+        for smart in try AssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, library: library) {
+            items.append(CatalogJSON.album(smart))
+        }
+        return .json(200, .object([("albums", .array(items))]))
+    }
+
+    private func album(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
+        let identifier = target.uuid.hasPrefix("SmartAlbum-") ? target.uuid + "/L0/040" : target.uuid
+        guard
+            let album = try AssetCollection.fetchAssetCollections(
+                withLocalIdentifiers: [identifier], library: library
+            ).firstObject
+        else { throw APIFailure(404, "no album \(target.uuid)") }
+        switch (method, target.action) {
+        case ("GET", nil): return .json(200, CatalogJSON.album(album))
+        case ("GET", "assets"):
+            return try page(request) { options in Array(try Asset.fetchAssets(in: album, options: options)) }
+        case ("POST", nil), ("PATCH", nil):
+            let title = try JSONBody(request).string("title")
+            try perform { try AssetCollectionChangeRequest(for: album).title = title }
+            guard
+                let renamed = try AssetCollection.fetchAssetCollections(
+                    withLocalIdentifiers: [album.localIdentifier], library: library
+                ).firstObject
+            else { throw APIFailure(404, "the album is gone") }
+            return .json(200, CatalogJSON.album(renamed))
+        case ("POST", "remove"):
+            let identifiers = try JSONBody(request).strings("assets")
+            let assets = try Asset.fetchAssets(withLocalIdentifiers: identifiers, library: library)
+            guard assets.count == identifiers.count else { throw APIFailure(404, "not every asset listed exists") }
+            try perform { try AssetCollectionChangeRequest(for: album).removeAssets(Array(assets)) }
+            return .json(200, .object([("removed", .int(assets.count))]))
+        default: throw APIFailure(405, "\(method) is not possible here")
+        }
+    }
+
+    private func createAlbum(_ request: HTTPRequest) throws -> HTTPResponse {
+        let title = try JSONBody(request).string("title")
+        let created = Mutex<String?>(nil)
+        try perform {
+            let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title)
+            created.withLock { $0 = request.placeholderForCreatedAssetCollection?.localIdentifier }
+        }
+        guard let identifier = created.withLock({ $0 }),
+            let album = try AssetCollection.fetchAssetCollections(withLocalIdentifiers: [identifier], library: library)
+                .firstObject
+        else { throw APIFailure(500, "the album was not created") }
+        return .json(201, CatalogJSON.album(album))
+    }
+
+    // MARK: Assets
+
+    /// `kind` (photo, gif, video), `favorite` (true/false), `since` (a change token: only assets inserted or changed
+    /// after it), `cursor` and `limit`.
+    private func assets(_ request: HTTPRequest) throws -> HTTPResponse {
+        var filters: [FetchPredicate] = []
+        switch request.argument("kind") {
+        case nil, "": break
+        case "photo": filters += [.mediaType(.image), .not(.playbackStyle(.imageAnimated))]
+        case "gif": filters.append(.playbackStyle(.imageAnimated))
+        case "video": filters.append(.mediaType(.video))
+        case let other?: throw APIFailure(400, "kind must be photo, gif or video, not '\(other)'")
+        }
+        switch request.argument("favorite") {
+        case nil, "": break
+        case "true": filters.append(.isFavorite(true))
+        case "false": filters.append(.isFavorite(false))
+        case let other?: throw APIFailure(400, "favorite must be true or false, not '\(other)'")
+        }
+        var token: String?
+        if let since = request.argument("since"), !since.isEmpty {
+            guard let start = PersistentChangeToken(string: since) else {
+                throw APIFailure(400, "'\(since)' is not a change token (from /api/status or an event)")
+            }
+            let changes: [PersistentChange]
+            do { changes = try library.fetchPersistentChanges(since: start) } catch let error as PhotosError {
+                throw APIFailure(410, "\(error.localizedDescription); list the assets again without 'since'")
+            }
+            var changed: Set<String> = []
+            for change in changes {
+                let details = change.changeDetails(for: .asset)
+                changed.formUnion(details.insertedLocalIdentifiers)
+                changed.formUnion(details.updatedLocalIdentifiers)
+            }
+            filters.append(.localIdentifier(in: Array(changed)))
+            token = changes.last?.changeToken.stringValue ?? since
+        }
+        let predicate = filters
+        return try page(request, extra: token.map { [("token", JSONNode.string($0))] } ?? []) { options in
+            var options = options
+            let combined = predicate + (options.predicate.map { [$0] } ?? [])
+            options.predicate = combined.isEmpty ? nil : .and(combined)
+            return Array(try Asset.fetchAssets(with: options, library: library))
+        }
+    }
+
+    /// One page of assets, newest first by capture instant: `{"assets": […], "next": CURSOR or null}`.
+    private func page(
+        _ request: HTTPRequest, extra: [(String, JSONNode)] = [], fetch: (FetchOptions) throws -> [Asset]
+    ) throws -> HTTPResponse {
+        var limit = Self.defaultPageSize
+        if let text = request.argument("limit"), !text.isEmpty {
+            guard let value = Int(text), (1...Self.maximumPageSize).contains(value) else {
+                throw APIFailure(400, "limit must be a number from 1 to \(Self.maximumPageSize)")
+            }
+            limit = value
+        }
+        var options = FetchOptions(
+            sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: limit + 1)
+        if let text = request.argument("cursor"), !text.isEmpty {
+            guard let cursor = AssetCursor(string: text) else { throw APIFailure(400, "'\(text)' is not a cursor") }
+            options.predicate = .capturedBefore(cursor)
+        }
+        var assets = try fetch(options)
+        let more = assets.count > limit
+        if more { assets.removeLast() }
+        let items = try described(assets)
+        return .json(
+            200,
+            .object(
+                [("assets", .array(items)), ("next", more ? .string(assets.last?.cursor.stringValue) : .null)] + extra))
+    }
+
+    private func trash() throws -> HTTPResponse {
+        let assets = try library.recentlyDeletedAssets()
+        return .json(200, .object([("assets", .array(try described(assets)))]))
+    }
+
+    /// Assets as `show --json` has them, with their albums, derivatives and the URLs to fetch their media.
+    private func described(_ assets: [Asset]) throws -> [JSONNode] {
+        guard !assets.isEmpty else { return [] }
+        let memberships = try library.albumMemberships(of: assets)
+        let derivatives = try library.derivatives(ofAssets: assets.map(\.localIdentifier))
+        return assets.map { asset in
+            let made = (derivatives[asset.localIdentifier] ?? []).filter { $0.sourceSHA256 == asset.sha256 || $0.kind == .playableVideo }
+            var fields = CatalogJSON.asset(
+                asset, albums: (memberships[asset.localIdentifier] ?? []).map(\.title), derivatives: made
+            ).members
+            // Paths on the server's disk are no business of a client.
+            fields = fields.filter { $0.0 != "path" }.map { key, value in
+                key == "derivatives" ? (key, Self.withoutPaths(value)) : (key, value)
+            }
+            fields.append(("urls", urls(of: asset, derivatives: made)))
+            return .object(fields)
+        }
+    }
+
+    private static func withoutPaths(_ value: JSONNode) -> JSONNode {
+        guard case .array(let items) = value else { return value }
+        return .array(items.map { .object($0.members.filter { $0.0 != "path" }) })
+    }
+
+    /// The asset's media URLs; a derivative's carries its content hash (`?v=`), the only form cached as immutable.
+    private func urls(of asset: Asset, derivatives: [Derivative]) -> JSONNode {
+        let base = "/api/assets/" + asset.localIdentifier.prefix(36)
+        var fields: [(String, JSONNode)] = []
+        for kind in DerivativeKind.pictures {
+            let file = derivatives.first { $0.kind == kind }?.file
+            fields.append((kind.name, .string(base + "/" + kind.name + (file.map { "?v=" + $0.sha256.prefix(16) } ?? ""))))
+        }
+        fields.append(("original", .string(base + "/original")))
+        if asset.mediaType == .video || asset.resources.contains(where: { $0.type == .pairedVideo }) {
+            fields.append(("video", .string(base + "/video")))
+        }
+        return .object(fields)
+    }
+
+    private func asset(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
+        let found = try Asset.fetchAssets(
+            withLocalIdentifiers: [target.uuid], library: library)
+        // Found by identifier also when in Recently Deleted (its page, restore).
+        guard let asset = found.firstObject else { throw APIFailure(404, "no asset \(target.uuid)") }
+        let media = MediaResponder(request: request, library: library, images: images, maker: maker)
+        switch (method, target.action) {
+        case ("GET", nil): return .json(200, try described([asset])[0])
+        case ("GET", "thumbnail"): return try media.picture(of: asset, kind: .thumbnail)
+        case ("GET", "preview"): return try media.picture(of: asset, kind: .preview)
+        case ("GET", "original"): return try media.original(of: asset)
+        case ("GET", "video"): return try media.video(of: asset)
+        case ("POST", "favorite"):
+            let favorite = try JSONBody(request).bool("favorite", default: !asset.isFavorite)
+            try perform { try AssetChangeRequest(for: asset).isFavorite = favorite }
+            return try reread(asset)
+        case ("DELETE", nil):
+            try perform { try AssetChangeRequest.deleteAssets([asset]) }
+            return .json(200, .object([("deleted", .string(asset.localIdentifier))]))
+        case ("POST", "restore"):
+            guard asset.deletedDate != nil else { throw APIFailure(409, "the asset is not in Recently Deleted") }
+            try perform { try AssetChangeRequest.restoreAssets([asset]) }
+            return try reread(asset)
+        default: throw APIFailure(405, "\(method) is not possible here")
+        }
+    }
+
+    /// The asset as it is after a change.
+    private func reread(_ asset: Asset) throws -> HTTPResponse {
+        guard let now = try Asset.fetchAssets(withLocalIdentifiers: [asset.localIdentifier], library: library).firstObject
+        else { throw APIFailure(404, "the asset is gone") }
+        return .json(200, try described([now])[0])
+    }
+
+    // MARK: Changes
+
+    /// Runs a change through the library's writer and waits for its commit.
+    private func perform(_ change: @escaping @Sendable () throws -> Void) throws {
+        do { _ = try library.performChangesAndWait(change) } catch let error as PhotosError {
+            throw APIFailure(409, error.localizedDescription)
+        }
+    }
+
+    /// The headers every answer carries.
+    private func secured(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers += [
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            ("X-Frame-Options", "DENY"),
+            (
+                "Content-Security-Policy",
+                "default-src 'self'; img-src 'self' blob:; media-src 'self'; style-src 'self'; script-src 'self'; "
+                    + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+            ),
+        ]
+        if response.header("Cache-Control") == nil { response.headers.append(("Cache-Control", "no-store")) }
+        return response
+    }
+}
+
+/// A client error with its HTTP status.
+struct APIFailure: Error {
+    let status: Int
+    let message: String
+
+    init(_ status: Int, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import PhotoCatalog
+import PhotoImageManager
+import PhotodropSystem
+
+/// Answers for an asset's media: its stored thumbnail and preview (made on demand when missing), its original and a
+/// video a browser plays, each with `ETag`/`If-None-Match` (304), `Range` (206, for seeking) and the right
+/// `Content-Type`. Files are opened beneath the library, never by a path from the client.
+struct MediaResponder {
+    let request: HTTPRequest
+    let library: PhotoLibrary
+    let images: ImageManager
+    let maker: DerivativeMaker
+
+    /// A stored picture; with `?v=` naming its current hash, cacheable for good.
+    func picture(of asset: Asset, kind: DerivativeKind) throws -> HTTPResponse {
+        guard let source = try library.derivativeSource(ofAsset: asset.localIdentifier) else {
+            throw APIFailure(404, "the asset has no picture to show")
+        }
+        func current() throws -> Derivative? {
+            try library.derivatives(ofAsset: asset.localIdentifier).first {
+                $0.kind == kind && $0.sourceSHA256 == source.sha256
+            }
+        }
+        var derivative = try current()
+        if derivative?.file.flatMap(library.openDerivative) == nil && derivative?.failure == nil {
+            // Missing or damaged: made now through the render helper, recorded like any other.
+            _ = try maker.makeAndWait([source])
+            derivative = try current()
+        }
+        guard let derivative else { throw APIFailure(503, "the \(kind.name) could not be made; try again later") }
+        guard let file = derivative.file, let descriptor = library.openDerivative(file) else {
+            throw APIFailure(
+                422, "no \(kind.name) can be made of this asset: \(derivative.failure ?? "its file is missing")")
+        }
+        let versioned = request.argument("v").map { !$0.isEmpty && file.sha256.hasPrefix($0) } ?? false
+        return respond(
+            with: descriptor, size: UInt64(file.byteCount), type: file.mimeType, etag: file.sha256,
+            cache: versioned ? "private, max-age=31536000, immutable" : "private, no-cache")
+    }
+
+    /// The original as stored (its primary resource).
+    func original(of asset: Asset) throws -> HTTPResponse {
+        guard let resource = asset.primaryResource else { throw APIFailure(404, "the asset has no original") }
+        let descriptor: FileDescriptor
+        do { descriptor = try library.openResource(resource) } catch {
+            throw APIFailure(410, "the original cannot be opened: \(error)")
+        }
+        var response = respond(
+            with: descriptor, size: UInt64(resource.byteCount), type: resource.mimeType ?? "application/octet-stream",
+            etag: resource.sha256, cache: "private, no-cache")
+        response.headers.append(
+            ("Content-Disposition", "inline; filename*=UTF-8''" + Self.percentEncoded(resource.originalFilename)))
+        return response
+    }
+
+    /// A video a browser plays: H.264 as it is, anything else (HEVC, ProRes, Motion JPEG) through its playable
+    /// version, made the first time it is asked for.
+    func video(of asset: Asset) throws -> HTTPResponse {
+        let video: VideoFile
+        do { video = try images.playableVideo(of: asset.localIdentifier, livePhotoMotion: asset.mediaType != .video) }
+        catch { throw APIFailure(422, "no playable video: \(error)") }
+        // A path the library handed out (its original or a derivative), opened without following a link.
+        let raw = open(video.fileURL.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard raw >= 0 else { throw APIFailure(410, "the video cannot be opened") }
+        let descriptor = FileDescriptor(owning: raw)
+        var info = stat()
+        guard fstat(raw, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw APIFailure(410, "the video is not a file")
+        }
+        return respond(
+            with: descriptor, size: UInt64(info.st_size), type: video.mimeType ?? "video/mp4",
+            etag: "\(info.st_size)-\(info.st_mtim.tv_sec)-\(info.st_ino)", cache: "private, no-cache")
+    }
+
+    /// The file, or the part the `Range` header asks for; 304 when the client's `If-None-Match` names it.
+    private func respond(
+        with descriptor: FileDescriptor, size: UInt64, type: String, etag: String?, cache: String
+    ) -> HTTPResponse {
+        var headers: [(String, String)] = [("Content-Type", type), ("Cache-Control", cache), ("Accept-Ranges", "bytes")]
+        if let etag {
+            let quoted = "\"\(etag)\""
+            headers.append(("ETag", quoted))
+            if let match = request.header("If-None-Match"), Self.matches(match, quoted) {
+                return HTTPResponse(status: 304, headers: headers)
+            }
+        }
+        let range = ByteRange(header: request.header("Range"), size: size)
+        // libmicrohttpd closes the descriptor it is given: it gets a duplicate of the library's.
+        let copy = dup(descriptor.rawValue)
+        guard copy >= 0 else { return .error(503, "out of file descriptors; try again") }
+        switch range {
+        case .whole:
+            return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: copy, offset: 0, length: size))
+        case .part(let offset, let length):
+            headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(size)"))
+            return HTTPResponse(
+                status: 206, headers: headers, body: .file(descriptor: copy, offset: offset, length: length))
+        case .unsatisfiable:
+            close(copy)
+            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")])
+        }
+    }
+
+    /// Whether an `If-None-Match` list names `etag` (weak comparison, `*` for any).
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            var tag = candidate.trimmingCharacters(in: " ")
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            return tag == "*" || tag == etag
+        }
+    }
+
+    /// RFC 5987 percent-encoding for a file name in `Content-Disposition`.
+    static func percentEncoded(_ name: String) -> String {
+        var out = ""
+        for byte in name.utf8 {
+            let safe =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || "-._~".utf8.contains(byte)
+            out += safe ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+        }
+        return out
+    }
+}

@@ -1,0 +1,51 @@
+import LibraryJSON
+
+/// What a handler answers: a status, headers and a body of bytes, of a file's range, or of a stream.
+public struct HTTPResponse: Sendable {
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        /// `length` bytes of the open file from `offset`; the server closes the descriptor.
+        case file(descriptor: Int32, offset: UInt64, length: UInt64)
+        /// A body of unknown length, produced as it goes (server-sent events).
+        case stream(any HTTPStream)
+    }
+
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Body
+
+    public init(status: Int, headers: [(String, String)] = [], body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A text answer.
+    public static func text(_ status: Int, _ text: String, type: String = "text/plain; charset=utf-8") -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", type)], body: .bytes(Array(text.utf8)))
+    }
+
+    /// An error as JSON: `{"error": message}`.
+    public static func error(_ status: Int, _ message: String) -> HTTPResponse {
+        json(status, .object([("error", .string(message))]))
+    }
+
+    /// A JSON answer.
+    public static func json(_ status: Int, _ value: JSONNode, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json")] + headers,
+            body: .bytes(Array(value.text.utf8)))
+    }
+
+    /// The header's value, if set.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+/// A streamed body: `read` fills the buffer and returns the count, or nil at the end; it may block (the connection
+/// has a thread of its own). `finish` runs once when the connection is over.
+public protocol HTTPStream: AnyObject, Sendable {
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int?
+    func finish()
+}

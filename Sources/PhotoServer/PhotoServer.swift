@@ -1,0 +1,101 @@
+import Foundation
+import Ingest
+import PhotoCatalog
+import PhotoImageManager
+import PhotodropSystem
+import Rendering
+
+/// `photodrop serve`: the library over HTTP (the API, media, live events) for the settings of config `serve`.
+/// Refuses to start without a token, and on an address other than loopback without TLS or a TLS proxy in front.
+public final class PhotoServer: Sendable {
+    public let settings: ServeSettings
+    public let token: String
+    private let http: HTTPServer
+    private let feed: ChangeFeed
+    private let pool: RenderPool
+
+    /// Why the server must not start (exit status 2): a missing token, an exposed address without TLS.
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Checks the settings and prepares the server over `library`; nothing listens until ``start()``.
+    public init(settings: ServeSettings, library: PhotoLibrary, log: @escaping @Sendable (String) -> Void) throws(Refusal) {
+        self.settings = settings
+        token = try Self.token(settings)
+        if !settings.isLoopback && !settings.usesTLS && !settings.behindProxy {
+            throw Refusal(
+                description:
+                    "serve.listen is \(settings.authority), which other machines can reach, and there is no TLS: the "
+                    + "token and your photos would cross the network in clear text. Set serve.tls.certificate and "
+                    + "serve.tls.key (PEM files), or serve.behindProxy: true when a TLS reverse proxy is in front, or "
+                    + "listen on 127.0.0.1.")
+        }
+        let policy = AccessPolicy(
+            token: token, host: settings.host,
+            acceptsAnyHost: !settings.isLoopback && (settings.usesTLS || settings.behindProxy),
+            secureCookies: settings.usesTLS || settings.behindProxy)
+        pool = RenderPool(size: 1)
+        feed = ChangeFeed(library: library)
+        let api = LibraryAPI(
+            library: library, images: ImageManager(library: library, pool: pool),
+            maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed)
+        http = HTTPServer(screen: { api.screen($0) }, handler: { api.handle($0) }, log: log)
+    }
+
+    /// Starts listening; the port is known afterwards (``port``).
+    public func start() throws(HTTPServerError) {
+        var options = HTTPServer.Options(host: settings.host, port: settings.port)
+        if settings.usesTLS, let certificate = settings.certificateFile, let key = settings.keyFile {
+            guard let certificatePEM = try? String(contentsOfFile: certificate, encoding: .utf8),
+                let keyPEM = try? String(contentsOfFile: key, encoding: .utf8)
+            else {
+                throw HTTPServerError(
+                    description: "cannot read serve.tls.certificate (\(certificate)) or serve.tls.key (\(key))")
+            }
+            options.certificatePEM = certificatePEM
+            options.keyPEM = keyPEM
+        }
+        try http.start(options)
+    }
+
+    /// The port it listens on.
+    public var port: Int { http.port }
+
+    /// The address a browser opens once to sign in.
+    public var signInURL: String {
+        let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        return "\(settings.usesTLS ? "https" : "http")://\(host):\(port)/?token=\(token)"
+    }
+
+    /// Stops listening, ends the event streams and the render helper.
+    public func stop() {
+        feed.stop()
+        http.stop()
+        pool.stop()
+    }
+
+    /// The token from `serve.token` or the first line of `serve.tokenFile`.
+    static func token(_ settings: ServeSettings) throws(Refusal) -> String {
+        if let token = settings.token { return token }
+        guard let file = settings.tokenFile else {
+            throw Refusal(
+                description:
+                    "serve needs a token: every request must carry it, on loopback too (any local user and any web "
+                    + "page can reach loopback). Run 'photodrop serve --new-token' and put the result in serve.token, "
+                    + "or in a file named by serve.tokenFile.")
+        }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw Refusal(description: "cannot read serve.tokenFile (\(file)); is it there, and readable by this user?")
+        }
+        let token = text.split(whereSeparator: \.isNewline).first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        guard token.utf8.count >= ServeSettings.minimumTokenLength, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else {
+            throw Refusal(
+                description:
+                    "serve.tokenFile (\(file)) must hold a token of at least \(ServeSettings.minimumTokenLength) "
+                    + "printable characters on its first line; 'photodrop serve --new-token' prints one")
+        }
+        return token
+    }
+}
