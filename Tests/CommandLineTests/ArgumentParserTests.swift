@@ -292,7 +292,7 @@ struct PhotodropCommandLineTests {
             for sub in spec.subcommands { collect(sub, path + [sub.name]) }
         }
         for command in PhotodropCommands.root.subcommands { collect(command, [command.name]) }
-        #expect(declared.count == 21)
+        #expect(declared.count == 22)
         #expect(Set(CommandHandlers.available.keys) == declared)
     }
 

@@ -73,9 +73,15 @@ public final class LibraryAPI: Sendable {
     private func route(_ request: HTTPRequest) throws -> HTTPResponse {
         let path = request.path
         let method = request.method == "HEAD" ? "GET" : request.method
-        if path == "/" || path == "/index.html" {
+        switch path {
+        case "/", "/index.html", "/gallery.js", "/gallery.css":
             guard method == "GET" else { throw APIFailure(405, "use GET") }
-            return .text(200, GalleryPages.index, type: "text/html; charset=utf-8")
+            switch path {
+            case "/gallery.js": return .text(200, GalleryScript.source, type: "text/javascript; charset=utf-8")
+            case "/gallery.css": return .text(200, GalleryStyle.source, type: "text/css; charset=utf-8")
+            default: return .text(200, GalleryPages.index, type: "text/html; charset=utf-8")
+            }
+        default: break
         }
         guard path.hasPrefix("/api/") else { throw APIFailure(404, "no such page") }
         let rest = path.dropFirst(5)

@@ -16,14 +16,19 @@ enum GalleryPages {
         """
     }
 
-    /// The start page for a signed-in browser.
+    /// The gallery's page for a signed-in browser: its script and style are files of their own (the content
+    /// security policy allows no inline script).
     static let index = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>photodrop</title></head>
+        <title>photodrop</title><link rel="stylesheet" href="/gallery.css"><script src="/gallery.js" defer></script></head>
         <body>
-        <h1>photodrop</h1>
-        <p>Signed in. The library's API answers under <a href="/api/albums">/api/albums</a>.</p>
+        <header><h1 id="title">photodrop</h1><select id="album-picker" aria-label="Album"></select><span id="status"></span></header>
+        <nav><ul id="albums"></ul></nav>
+        <main id="grid"><div id="spacer"><div id="cells"></div></div></main>
+        <div id="viewer" hidden><div id="media"></div>
+        <div id="bar"><span id="info"></span><button id="favorite">☆ Favourite</button><button id="delete">Delete</button>
+        <button id="close">Close</button></div></div>
         </body></html>
         """
 }
