@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
 import PhotodropSystem
@@ -20,7 +21,8 @@ public final class PhotoServer: Sendable {
     }
 
     /// Checks the settings and prepares the server over `library`; nothing listens until ``start()``.
-    public init(settings: ServeSettings, library: PhotoLibrary, log: @escaping @Sendable (String) -> Void) throws(Refusal) {
+    public init(config: IngestConfig, library: PhotoLibrary, log: @escaping @Sendable (String) -> Void) throws(Refusal) {
+        let settings = config.serve
         self.settings = settings
         token = try Self.token(settings)
         if !settings.isLoopback && !settings.usesTLS && !settings.behindProxy {
@@ -39,7 +41,8 @@ public final class PhotoServer: Sendable {
         feed = ChangeFeed(library: library)
         let api = LibraryAPI(
             library: library, images: ImageManager(library: library, pool: pool),
-            maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed)
+            maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed,
+            status: { CatalogJSON.status(StatusReport.gather(config)) })
         http = HTTPServer(screen: { api.screen($0) }, handler: { api.handle($0) }, log: log)
     }
 

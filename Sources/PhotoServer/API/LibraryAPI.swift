@@ -14,14 +14,18 @@ public final class LibraryAPI: Sendable {
     let policy: AccessPolicy
     let events: ChangeFeed
     let maker: DerivativeMaker
+    /// The report of `status --json`.
+    let status: @Sendable () -> JSONNode
 
     /// Assets per page when the client does not say; at most ``maximumPageSize``.
     static let defaultPageSize = 200
     static let maximumPageSize = 1000
 
     public init(
-        library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed
+        library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed,
+        status: @escaping @Sendable () -> JSONNode
     ) {
+        self.status = status
         self.library = library
         self.images = images
         self.maker = maker
@@ -89,6 +93,7 @@ public final class LibraryAPI: Sendable {
         case ("GET", "albums"): return try albums()
         case ("GET", "assets"): return try assets(request)
         case ("GET", "trash"): return try trash()
+        case ("GET", "status"): return .json(200, status())
         case ("GET", "events"): return try events.stream(since: request.argument("since"))
         case (_, "albums"):
             guard method == "POST" else { throw APIFailure(405, "use GET to list albums, POST to create one") }

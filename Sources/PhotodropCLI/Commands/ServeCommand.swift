@@ -17,7 +17,7 @@ enum ServeCommand {
         let logger = Logger(label: "photodrop.serve", settings: context.config.log)
         let server: PhotoServer
         do {
-            server = try PhotoServer(settings: context.config.serve, library: access.library) { message in
+            server = try PhotoServer(config: context.config, library: access.library) { message in
                 logger.warning("libmicrohttpd: \(message)")
             }
         } catch {

@@ -179,8 +179,11 @@ struct ServeTests {
         #expect(try await curl(server.base + "/api/assets?kind=sound", in: sandbox).status == 400)
         #expect(try await curl(server.base + "/api/assets?limit=0", in: sandbox).status == 400)
         #expect(try await curl(server.base + "/api/assets?cursor=garbage", in: sandbox).status == 400)
-        // Changes since a token: only what changed after it.
-        let status = try await sandbox.run(["status", "--json"]).jsonObject()
+        // Changes since a token: only what changed after it. The token comes from /api/status, which is
+        // status --json's report.
+        let status = try await curl(server.base + "/api/status", in: sandbox).json()
+        let command = try await sandbox.run(["status", "--json"]).jsonObject()
+        #expect(Set(status.keys) == Set(command.keys) && status["lastChange"] as? NSDictionary == command["lastChange"] as? NSDictionary)
         let token = try #require((status["lastChange"] as? [String: Any])?["token"] as? String, "\(status)")
         let favorite = try await sandbox.run(["favorite", seen[2]])
         #expect(favorite.status == 0, "\(favorite)")

@@ -1,23 +1,22 @@
 import Foundation
-import Ingest
 import PhotodropSystem
 
 /// Counts for `status`: files waiting in the inbox and files in the rejected folder, with folders that could not be
 /// read.
-enum FolderCensus {
-    struct Count {
-        var files = 0
-        var bytes: Int64 = 0
+public enum FolderCensus {
+    public struct Count: Sendable {
+        public var files = 0
+        public var bytes: Int64 = 0
         /// Folders that could not be read: (path, what went wrong).
-        var problems: [(path: String, message: String)] = []
+        public var problems: [(path: String, message: String)] = []
         /// Entries that are never taken: links, FIFOs, sockets, devices (path, why).
-        var untakeable: [(path: String, message: String)] = []
-        var exists = true
+        public var untakeable: [(path: String, message: String)] = []
+        public var exists = true
     }
 
     /// The files the daemon would take from the inbox (the scanner's rules: no temp names, no dot entries, no
     /// `ignore` patterns), and what the scanner could not read.
-    static func inbox(_ path: String, ignore: IgnoreRules) -> Count {
+    public static func inbox(_ path: String, ignore: IgnoreRules) -> Count {
         var count = Count()
         guard folderExists(path, &count) else { return count }
         for item in InboxScanner(root: path, ignore: ignore) {
@@ -36,7 +35,7 @@ enum FolderCensus {
 
     /// The rejected files under `path` (each `<name>` beside its `<name>.reason.json`; the reason files, hidden
     /// entries and pending reasons are not counted) and their size.
-    static func rejected(_ path: String) -> Count {
+    public static func rejected(_ path: String) -> Count {
         var count = Count()
         guard folderExists(path, &count) else { return count }
         let root: Directory
