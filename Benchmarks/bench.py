@@ -17,6 +17,10 @@ Workloads (Benchmarks/generate.py makes them from fixed seeds):
   PHOTOS 100 JPEGs of 6-9 MP and 100 HEICs of 12 MP (heif-enc): `photodrop thumbnails` (a 512 WebP thumbnail and a
          1,440 JPEG preview of each) against Debian's vipsthumbnail making the same two pictures, two processes at a
          time (issue 15); and W1 `import --move` with its derivatives on (--only thumbs; in the default set).
+  SERVE  the PHOTOS library behind `photodrop serve`: wrk (two threads, 32 connections, 10 s) fetching its thumbnails
+         against nginx serving the same files statically in the same run (target: at least half of nginx's
+         requests per second, p99 reported), and a page of 200 assets from the API (target p99 < 50 ms) (issue 16;
+         --only serve; in the default set).
 
 Floors, measured in the same run on the same files with a warm page cache: SHA-256 of every byte on all cores
 (bench-floors hash), one rename(2) per file (bench-floors rename), `file --mime-type` over every file (xargs, all
@@ -51,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORES = os.cpu_count() or 1
@@ -437,7 +442,7 @@ def run(args):
         {"w1": 10000, "w2": 200, "burst": 100000, "paced": 10000, "settled": 500, "live": 2000, "photos": 100}
     # LIVE is not in the full default set (it has no target yet); the smoke run covers it, small.
     only = set(args.only.split(",")) if args.only else \
-        {"w1", "w2", "w3", "burst", "thumbs"} | ({"live"} if args.smoke else set())
+        {"w1", "w2", "w3", "burst", "thumbs", "serve"} | ({"live"} if args.smoke else set())
     help_text = subprocess.run([os.path.join(binary, "photodrop"), "import", "--help"], capture_output=True,
                                text=True).stdout
     if "no-derivatives" in help_text:
@@ -601,6 +606,8 @@ def run(args):
 
     if "live" in only:
         measure_live(results, args, generate("live", counts["live"]), counts["live"], work, binary, floors)
+    if "serve" in only:
+        measure_serve(results, args, generate("photos", counts["photos"]), work, binary)
     if "thumbs" in only:
         measure_thumbnails(results, args, generate("photos", counts["photos"]), work, binary,
                            w1=generate("w1", counts["w1"]) if "w1" in only else None,
@@ -718,6 +725,113 @@ def measure_thumbnails(results, args, photos, work, binary, w1=None, w2=None):
         results.add(row)
 
 
+
+SERVE_TOKEN = "bench-token-0123456789abcdef"
+
+
+def wrk(url, paths, header=None, seconds=10, connections=32):
+    """wrk against `url` for `seconds`, cycling through `paths`: (requests, requests per second, p99 in ms)."""
+    script = os.path.join(tempfile.mkdtemp(prefix="photodrop-wrk-"), "paths.lua")
+    with open(script, "w") as handle:
+        handle.write("paths = {%s}\n" % ", ".join('"%s"' % path for path in paths))
+        handle.write("i = 0\nrequest = function()\n  i = i %% #paths + 1\n  return wrk.format(\"GET\", paths[i]%s)\nend\n"
+                     % (', {["Authorization"] = "%s"}' % header if header else ""))
+    result = subprocess.run(["wrk", "-t%d" % CORES, "-c%d" % connections, "-d%ds" % seconds, "--latency", "-s", script,
+                             url], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise BenchError("wrk failed: " + result.stderr[-1000:])
+    text = result.stdout
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    total = int(re.search(r"(\d+) requests in", text).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", text)
+    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    if errors:
+        raise BenchError("wrk got %s error answers from %s:\n%s" % (errors.group(1), url, text))
+    return total, rate, float(p99.group(1)) * scale
+
+
+def measure_serve(results, args, photos, work, binary):
+    """Issue 16: `photodrop serve` under wrk, against nginx serving the same thumbnail files statically in the same
+    run (target: at least half of nginx's requests per second), and a page of 200 assets from the API."""
+    root = fresh_sandbox(work, "serve", extra={"derivatives": "lazy",
+                                               "serve": {"listen": "127.0.0.1:0", "token": SERVE_TOKEN}})
+    source = os.path.join(root, "source")
+    link_tree(photos, source)
+    subprocess.run(photodrop(["import", "--no-derivatives", "--move", source], root, binary), check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(photodrop(["thumbnails"], root, binary), check=True, stdout=subprocess.DEVNULL)
+    server = subprocess.Popen(photodrop(["serve"], root, binary), stdout=subprocess.PIPE, text=True)
+    nginx = None
+    try:
+        line = server.stdout.readline()
+        match = re.search(r"port (\d+)", line)
+        if not match:
+            raise BenchError("serve did not start: %r" % line)
+        base = "http://127.0.0.1:%s" % match.group(1)
+        bearer = "Bearer " + SERVE_TOKEN
+
+        def get(path):
+            request = urllib.request.Request(base + path, headers={"Authorization": bearer})
+            return json.load(urllib.request.urlopen(request, timeout=30))
+
+        albums = get("/api/albums")["albums"]
+        library = next(album for album in albums if album["id"].startswith("SmartAlbum-UserLibrary"))
+        page = get("/api/albums/%s/assets?limit=1000" % library["id"].split("/")[0])
+        thumbnails = [asset["urls"]["thumbnail"] for asset in page["assets"] if "?v=" in asset["urls"]["thumbnail"]]
+        if not thumbnails:
+            raise BenchError("no thumbnails to serve")
+        files = [row[0] for row in library_rows(root, "SELECT path FROM derivatives WHERE kind = 1 AND path IS NOT NULL")]
+        size = sum(os.path.getsize(os.path.join(root, "Library", path)) for path in files)
+        seconds = 3 if args.smoke else 10
+        # nginx: the same files, from the library folder, two workers, no logging.
+        port = 20000 + os.getpid() % 20000
+        prefix = tempfile.mkdtemp(prefix="photodrop-nginx-")
+        conf = os.path.join(prefix, "nginx.conf")
+        with open(conf, "w") as handle:
+            handle.write("%sdaemon off; worker_processes %d; pid %s/nginx.pid; error_log %s/error.log;\n"
+                         "events { worker_connections 1024; }\n"
+                         "http { access_log off; sendfile on; tcp_nopush on;\n"
+                         "  types { image/webp webp; image/jpeg jpg; }\n"
+                         "  server { listen 127.0.0.1:%d; root %s; } }\n"
+                         % ("user root; " if os.getuid() == 0 else "", CORES, prefix, prefix, port,
+                            os.path.join(root, "Library")))
+        nginx = subprocess.Popen(["nginx", "-c", conf, "-p", prefix], stderr=subprocess.PIPE)
+        for _ in range(100):
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/%s" % (port, files[0]), timeout=1)
+                break
+            except Exception:
+                time.sleep(0.05)
+        print("bench: serve: wrk against nginx and photodrop (thumbnails), then the API", file=sys.stderr, flush=True)
+        floor_requests, floor_rate, floor_p99 = wrk("http://127.0.0.1:%d" % port, ["/" + path for path in files],
+                                                    seconds=seconds)
+        floor = Row("thumbnail floor: nginx, the same files", floor_requests, size * floor_requests // len(files),
+                    seconds, note="%.0f requests/s, p99 %.2f ms" % (floor_rate, floor_p99))
+        results.add(floor)
+        requests, rate, p99 = wrk(base, thumbnails, header=bearer, seconds=seconds)
+        row = Row("photodrop serve: thumbnails (wrk, %d connections)" % 32, requests,
+                  size * requests // len(files), seconds, floor=seconds, floor_name="nginx",
+                  note="%.0f requests/s, p99 %.2f ms" % (rate, p99))
+        row.fixed_ratio = floor_rate / rate
+        results.add(row)
+        if not args.smoke:
+            results.check("serve thumbnails ≥ 0.5× nginx's requests/s: %.2f× (p99 %.2f ms)" % (rate / floor_rate, p99),
+                          rate >= 0.5 * floor_rate)
+        album_path = "/api/albums/%s/assets?limit=200" % library["id"].split("/")[0]
+        requests, rate, p99 = wrk(base, [album_path], header=bearer, seconds=seconds)
+        results.add(Row("photodrop serve: a page of 200 assets (API)", requests, 0, seconds,
+                        note="%.0f requests/s, p99 %.2f ms" % (rate, p99)))
+        if not args.smoke:
+            results.check("serve API page p99 < 50 ms: %.2f ms" % p99, p99 < 50)
+    finally:
+        if nginx:
+            nginx.terminate()
+            nginx.wait()
+        server.terminate()
+        server.wait()
+
+
 def measure_live(results, args, live, pairs, work, binary, floors):
     """LIVE (issue 14): `import --move` of the pairs against the hashing floor, then every file renamed into a running
     `photodrop watch` (the default pairWaitSeconds, 10 s) in a seeded random order, so that the halves of a pair
@@ -805,7 +919,7 @@ def main():
     parser.add_argument("--bin", required=True, help="folder with the release photodrop and bench-floors")
     parser.add_argument("--work", required=True, help="scratch folder (workloads are kept there for the next run)")
     parser.add_argument("--smoke", action="store_true", help="small workloads; targets are not judged")
-    parser.add_argument("--only", help="comma-separated subset of w1,w2,w3,burst,live,thumbs (default: all but live; "
+    parser.add_argument("--only", help="comma-separated subset of w1,w2,w3,burst,live,thumbs,serve (default: all but live; "
                         "with --smoke, all)")
     parser.add_argument("--results", help="also write the tables to this Markdown file")
     parser.add_argument("--rounds", type=int, default=None,
