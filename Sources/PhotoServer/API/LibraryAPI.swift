@@ -292,6 +292,15 @@ public final class LibraryAPI: Sendable {
     }
 
     private func asset(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
+        // The gallery's hot path: a versioned picture names its content, so one lookup of the asset's derivatives
+        // answers it (a purged asset's rows are gone with it).
+        if method == "GET", let action = target.action, let kind = DerivativeKind(name: action),
+            DerivativeKind.pictures.contains(kind), let version = request.argument("v"), version.count >= 16,
+            let answer = try MediaResponder(request: request, library: library, images: images, maker: maker)
+                .versionedPicture(of: target.uuid + "/L0/001", kind: kind, version: version)
+        {
+            return answer
+        }
         let found = try Asset.fetchAssets(
             withLocalIdentifiers: [target.uuid], library: library)
         // Found by identifier also when in Recently Deleted (its page, restore).

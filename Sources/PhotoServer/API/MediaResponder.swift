@@ -39,6 +39,20 @@ struct MediaResponder {
             cache: versioned ? "private, max-age=31536000, immutable" : "private, no-cache")
     }
 
+    /// The stored picture whose hash starts with `version`, or nil when the asset has no such picture any more (the
+    /// caller then answers with the current one).
+    func versionedPicture(of identifier: String, kind: DerivativeKind, version: String) throws -> HTTPResponse? {
+        guard
+            let file = try library.derivatives(ofAsset: identifier).first(where: {
+                $0.kind == kind && $0.file?.sha256.hasPrefix(version) == true
+            })?.file,
+            let descriptor = library.openDerivative(file)
+        else { return nil }
+        return respond(
+            with: descriptor, size: UInt64(file.byteCount), type: file.mimeType, etag: file.sha256,
+            cache: "private, max-age=31536000, immutable")
+    }
+
     /// The original as stored (its primary resource).
     func original(of asset: Asset) throws -> HTTPResponse {
         guard let resource = asset.primaryResource else { throw APIFailure(404, "the asset has no original") }
