@@ -107,6 +107,16 @@ struct IngestConfigTests {
         ("{\"incompleteGraceSeconds\": -5}", "incompleteGraceSeconds", "from 0 to 604800"),
         ("{\"library\": \"\"}", "library", "must not be empty"),
         ("{\"inbox\": 7}", "inbox", "folder path in a string"),
+        ("{\"serve\": {\"listen\": \"photos.example:80\"}}", "serve.listen", "with an IP address"),
+        ("{\"serve\": {\"listen\": \"127.0.0.1:70000\"}}", "serve.listen", "ADDRESS:PORT"),
+        ("{\"serve\": {\"listen\": 8377}}", "serve.listen", "found the number 8377"),
+        ("{\"serve\": {\"token\": \"short\"}}", "serve.token", "at least 16"),
+        ("{\"serve\": {\"token\": \"with spaces in it 0123456789\"}}", "serve.token", "without spaces"),
+        ("{\"serve\": {\"token\": \"0123456789abcdef0\", \"tokenFile\": \"t\"}}", "serve.token", "not both"),
+        ("{\"serve\": {\"tls\": {\"certificate\": \"c.pem\"}}}", "serve.tls", "both"),
+        ("{\"serve\": {\"behindProxy\": \"yes\"}}", "serve.behindProxy", "true or false"),
+        ("{\"serve\": {\"maxUploadBytes\": 0}}", "serve.maxUploadBytes", "whole number"),
+        ("{\"serve\": {\"port\": 1}}", "serve.port", "unknown key"),
         ("{\"rejected\": null}", "rejected", "found null"),
         ("{\"ignore\": \"*.xmp\"}", "ignore", "list of glob patterns"),
         ("{\"ignore\": [\"ok\", 3]}", "ignore[1]", "glob pattern in a string"),
@@ -133,6 +143,21 @@ struct IngestConfigTests {
         #expect(found.first?.key == key)
         #expect(found.first?.message.contains(fragment) == true, "\(found.first?.message ?? "")")
         #expect(found.first?.position != nil)
+    }
+
+    @Test func serveSettingsAreRead() throws {
+        let config = try parse(
+            #"{"serve": {"listen": "[::1]:9000", "tokenFile": "secret/token", "tls": {"certificate": "c.pem", "key": "k.pem"}, "behindProxy": true, "maxUploadBytes": 1048576}}"#
+        )
+        #expect(config.serve.host == "::1" && config.serve.port == 9000 && config.serve.authority == "[::1]:9000")
+        #expect(config.serve.tokenFile == "/srv/photodrop/secret/token" && config.serve.token == nil)
+        #expect(config.serve.certificateFile == "/srv/photodrop/c.pem" && config.serve.keyFile == "/srv/photodrop/k.pem")
+        #expect(config.serve.usesTLS && config.serve.behindProxy && config.serve.maxUploadBytes == 1 << 20)
+        #expect(config.serve.isLoopback)
+        let defaults = try parse("{}").serve
+        #expect(defaults.host == "127.0.0.1" && defaults.port == 8377 && defaults.maxUploadBytes == 4 << 30)
+        #expect(ServeSettings.parseListen("localhost:8080")! == ("127.0.0.1", 8080))
+        #expect(ServeSettings.parseListen("0.0.0.0:0")! == ("0.0.0.0", 0) && ServeSettings().isLoopback)
     }
 
     @Test func everyProblemIsReportedInFileOrder() throws {
