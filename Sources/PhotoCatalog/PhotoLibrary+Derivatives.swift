@@ -154,7 +154,7 @@ extension PhotoLibrary {
     /// Opens a derivative's file for reading, beneath the library folder and without following links; nil when it
     /// is missing or not its recorded size (lost in a crash: make it again).
     public func openDerivative(_ file: Derivative.File) -> FileDescriptor? {
-        guard let library = try? Directory.open(atPath: url.path),
+        guard let library = try? Directory.open(atPath: folderPath),
             let descriptor = try? library.open(file.relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK),
             let info = try? descriptor.status(), DerivativeFiles.isIntact(file, info)
         else { return nil }
@@ -222,7 +222,7 @@ extension PhotoLibrary {
                 let file = Derivative.File(
                     mimeType: picture.mimeType, pixelWidth: picture.pixelWidth, pixelHeight: picture.pixelHeight,
                     byteCount: Int64(picture.data.count), sha256: digest,
-                    fileURL: url.appendingPathComponent(relative), relativePath: relative)
+                    libraryURL: url, relativePath: relative)
                 written.append((content, file))
             }
         }
@@ -302,7 +302,7 @@ extension PhotoLibrary {
     /// younger one may belong to a derivative another process is storing right now). Returns how many were removed.
     @discardableResult
     public func removeOrphanDerivatives(olderThan age: TimeInterval = 600) throws -> Int {
-        guard let library = try? Directory.open(atPath: url.path),
+        guard let library = try? Directory.open(atPath: folderPath),
             let root = try? library.directory(DerivativeFiles.folderName)
         else { return 0 }
         var candidates: [String] = []
@@ -370,7 +370,7 @@ extension PhotoLibrary {
             file = Derivative.File(
                 mimeType: row.optionalString(7) ?? "application/octet-stream", pixelWidth: Int(row.int64(8)),
                 pixelHeight: Int(row.int64(9)), byteCount: row.int64(6), sha256: row.optionalString(5) ?? "",
-                fileURL: url.appendingPathComponent(path), relativePath: path)
+                libraryURL: url, relativePath: path)
         }
         return Derivative(
             assetLocalIdentifier: LocalIdentifier.asset(uuid: row.string(0)), kind: kind,

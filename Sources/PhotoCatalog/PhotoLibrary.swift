@@ -23,6 +23,8 @@ public final class PhotoLibrary: Sendable {
     /// Who may read the library's files (a photodrop addition).
     public let permissions: LibraryPermissions
 
+    /// The library folder's path (``url``'s, kept: reading it from the URL each time costs a Foundation call).
+    let folderPath: String
     let databasePath: String
     let writer: LibraryWriter
     private let writerQueueExecutor: WriterQueueExecutor
@@ -43,7 +45,8 @@ public final class PhotoLibrary: Sendable {
         self.url = url.standardizedFileURL
         self.historyRetention = historyRetention
         self.permissions = permissions
-        databasePath = self.url.path + "/" + PhotoLibrary.databaseName
+        folderPath = self.url.path
+        databasePath = folderPath + "/" + PhotoLibrary.databaseName
         writer = LibraryWriter(label: "photodrop.library.writer")
         writerQueueExecutor = WriterQueueExecutor(queue: writer.queue)
         readers = ReaderPool(path: databasePath)
@@ -202,7 +205,9 @@ public final class PhotoLibrary: Sendable {
 
     /// Runs `body` in a read transaction; nil when the library does not exist yet.
     func read<R>(_ action: String, _ body: (Database) throws -> R) throws -> R? {
-        guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+        // A library not created yet reads as empty (one stat, not Foundation's file manager: reads are hot).
+        var info = stat()
+        guard stat(databasePath, &info) == 0 else { return nil }
         do {
             try ensureSchemaIsCurrent()
             return try readers.read(body)

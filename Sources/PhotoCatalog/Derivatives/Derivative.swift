@@ -14,10 +14,27 @@ public struct Derivative: Sendable, Hashable {
         public let byteCount: Int64
         /// The SHA-256 of the file's bytes, lowercase hex: what versions the file's URLs.
         public let sha256: String
-        /// `Library/derivatives/xx/<asset-uuid>-<kind>-<hash>.<ext>`.
-        public let fileURL: URL
         /// The path relative to the library folder.
         public let relativePath: String
+        /// The library folder (kept, so that ``fileURL`` is only built when someone asks: a server answering a
+        /// picture opens it by ``relativePath`` beneath the library and never needs the URL).
+        let libraryURL: URL
+
+        init(
+            mimeType: String, pixelWidth: Int, pixelHeight: Int, byteCount: Int64, sha256: String, libraryURL: URL,
+            relativePath: String
+        ) {
+            self.mimeType = mimeType
+            self.pixelWidth = pixelWidth
+            self.pixelHeight = pixelHeight
+            self.byteCount = byteCount
+            self.sha256 = sha256
+            self.libraryURL = libraryURL
+            self.relativePath = relativePath
+        }
+
+        /// `Library/derivatives/xx/<asset-uuid>-<kind>-<hash>.<ext>`.
+        public var fileURL: URL { libraryURL.appendingPathComponent(relativePath) }
     }
 
     /// The asset's local identifier.

@@ -14,6 +14,7 @@ public final class LibraryAPI: Sendable {
     let policy: AccessPolicy
     let events: ChangeFeed
     let maker: DerivativeMaker
+    let pictures = PictureCache()
     /// The report of `status --json`.
     let status: @Sendable () -> JSONNode
 
@@ -297,7 +298,7 @@ public final class LibraryAPI: Sendable {
         if method == "GET", let action = target.action, let kind = DerivativeKind(name: action),
             DerivativeKind.pictures.contains(kind), let version = request.argument("v"), version.count >= 16,
             let answer = try MediaResponder(request: request, library: library, images: images, maker: maker)
-                .versionedPicture(of: target.uuid + "/L0/001", kind: kind, version: version)
+                .versionedPicture(of: target.uuid + "/L0/001", kind: kind, version: version, cache: pictures)
         {
             return answer
         }

@@ -40,14 +40,26 @@ struct MediaResponder {
     }
 
     /// The stored picture whose hash starts with `version`, or nil when the asset has no such picture any more (the
-    /// caller then answers with the current one).
-    func versionedPicture(of identifier: String, kind: DerivativeKind, version: String) throws -> HTTPResponse? {
-        guard
-            let file = try library.derivatives(ofAsset: identifier).first(where: {
+    /// caller then answers with the current one). Remembered in `cache`: the next request for it reads no database.
+    func versionedPicture(of identifier: String, kind: DerivativeKind, version: String, cache: PictureCache) throws
+        -> HTTPResponse?
+    {
+        let key = identifier + "/" + kind.name + "/" + version
+        var descriptor: FileDescriptor?
+        var found = cache.file(key)
+        if let cached = found {
+            descriptor = library.openDerivative(cached)
+            if descriptor == nil { cache.forget(key) }
+        }
+        if descriptor == nil {
+            found = try library.derivatives(ofAsset: identifier).first(where: {
                 $0.kind == kind && $0.file?.sha256.hasPrefix(version) == true
-            })?.file,
-            let descriptor = library.openDerivative(file)
-        else { return nil }
+            })?.file
+            guard let file = found, let opened = library.openDerivative(file) else { return nil }
+            cache.remember(file, as: key)
+            descriptor = opened
+        }
+        guard let file = found, let descriptor else { return nil }
         return respond(
             with: descriptor, size: UInt64(file.byteCount), type: file.mimeType, etag: file.sha256,
             cache: "private, max-age=31536000, immutable")
