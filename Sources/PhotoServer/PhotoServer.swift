@@ -92,8 +92,7 @@ public final class PhotoServer: Sendable {
             throw Refusal(description: "cannot read serve.tokenFile (\(file)); is it there, and readable by this user?")
         }
         let token = text.split(whereSeparator: \.isNewline).first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
-        guard token.utf8.count >= ServeSettings.minimumTokenLength, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-        else {
+        guard ServeSettings.isAcceptableToken(token) else {
             throw Refusal(
                 description:
                     "serve.tokenFile (\(file)) must hold a token of at least \(ServeSettings.minimumTokenLength) "

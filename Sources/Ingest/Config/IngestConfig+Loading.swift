@@ -251,9 +251,7 @@ struct ConfigValidator {
                     "must be \"ADDRESS:PORT\" with an IP address (\"127.0.0.1:8377\", \"0.0.0.0:8377\", "
                         + "\"[::1]:8377\"); found \(found)")
             case "token":
-                guard case .string(let token) = value.kind, token.utf8.count >= ServeSettings.minimumTokenLength,
-                    token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-                else {
+                guard case .string(let token) = value.kind, ServeSettings.isAcceptableToken(token) else {
                     fail(
                         "serve.token", value.position,
                         "must be a string of at least \(ServeSettings.minimumTokenLength) printable characters without "

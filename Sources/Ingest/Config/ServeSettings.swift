@@ -35,6 +35,12 @@ public struct ServeSettings: Sendable, Equatable {
         maxUploadBytes = 4 << 30
     }
 
+    /// Whether `token` can be the server's token: at least ``minimumTokenLength`` printable ASCII characters, no
+    /// spaces (it travels in a header and a URL).
+    public static func isAcceptableToken(_ token: String) -> Bool {
+        token.utf8.count >= minimumTokenLength && token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
     /// Whether ``host`` is a loopback address (127.0.0.0/8, ::1), reachable from this machine only.
     public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 

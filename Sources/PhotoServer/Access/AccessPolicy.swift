@@ -62,17 +62,13 @@ public struct AccessPolicy: Sendable {
     }
 
     /// Whether `candidate` is the token (compared in constant time).
-    public func isToken(_ candidate: String) -> Bool {
-        let bytes = Array(candidate.utf8)
-        guard bytes.count == token.count else { return false }
-        var difference: UInt8 = 0
-        for index in 0..<bytes.count { difference |= bytes[index] ^ token[index] }
-        return difference == 0
-    }
+    public func isToken(_ candidate: String) -> Bool { Self.same(Array(candidate.utf8), token) }
 
     /// Whether a session cookie's value is the current one (constant time).
-    public func isSession(_ candidate: String) -> Bool {
-        let a = Array(candidate.utf8), b = Array(sessionValue.utf8)
+    public func isSession(_ candidate: String) -> Bool { Self.same(Array(candidate.utf8), Array(sessionValue.utf8)) }
+
+    /// Equal bytes, compared in a time that does not depend on where they differ.
+    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for index in 0..<a.count { difference |= a[index] ^ b[index] }
