@@ -67,7 +67,14 @@ public final class PhotoServer: Sendable {
 
     /// The address a browser opens once to sign in.
     public var signInURL: String {
-        let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        var host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        if settings.host == "0.0.0.0" || settings.host == "::" {
+            // Every address of this machine: its name is what another machine types.
+            var name = [CChar](repeating: 0, count: 256)
+            if gethostname(&name, name.count) == 0 {
+                host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        }
         return "\(settings.usesTLS ? "https" : "http")://\(host):\(port)/?token=\(token)"
     }
 

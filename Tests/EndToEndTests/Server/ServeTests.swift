@@ -346,4 +346,45 @@ struct ServeTests {
         #expect((25...45).contains(seconds), "closed after \(seconds) s")
         try await server.process.stop()
     }
+
+    @Test(
+        "with a certificate, serve speaks HTTPS (GnuTLS through libmicrohttpd) on a LAN address; the cookie is Secure",
+        .requires(FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "openssl (apt-get install openssl)"))
+    func tls() async throws {
+        let sandbox = try await library(photos: 1, serve: ["listen": "127.0.0.1:0", "token": Self.token])
+        let made = try await runProcess(
+            URL(fileURLWithPath: "/usr/bin/openssl"),
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=photos.test",
+                "-keyout", sandbox.root.appendingPathComponent("key.pem").path,
+                "-out", sandbox.root.appendingPathComponent("cert.pem").path,
+            ])
+        #expect(made.status == 0, "\(made)")
+        // An address other than loopback is allowed with TLS (0.0.0.0: every address of this machine).
+        try sandbox.writeConfig([
+            "library": "Library", "inbox": "Inbox", "rejected": "Rejected",
+            "serve": [
+                "listen": "0.0.0.0:0", "token": Self.token, "tls": ["certificate": "cert.pem", "key": "key.pem"],
+            ],
+        ])
+        let process = try BackgroundPhotodrop(sandbox, ["serve"])
+        var port: String?
+        let deadline = Date().addingTimeInterval(20)
+        while port == nil && Date() < deadline && process.isRunning {
+            port = process.stdout.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: " ").last
+                .map(String.init)
+            if port == nil { await pause(20_000) }
+        }
+        let bound = try #require(port, "\(process.stdout) \(process.stderr)")
+        #expect(process.stdout.contains("https://"), "the sign-in address is https: \(process.stdout)")
+        let base = "https://127.0.0.1:\(bound)"
+        let albums = try await curl(base + "/api/albums", ["-k"], in: sandbox)
+        #expect(albums.status == 200, "\(albums.status) \(albums.text)")
+        // Plain HTTP on the TLS port gets no answer.
+        #expect(try await curl("http://127.0.0.1:\(bound)/api/albums", in: sandbox).status != 200)
+        // Any host name is answered under TLS (the certificate names the server); the cookie is Secure.
+        let login = try await curl(base + "/?token=\(Self.token)", ["-k", "-H", "Host: photos.test"], auth: false, in: sandbox)
+        #expect(login.status == 303 && login.headers["set-cookie"]?.contains("Secure") == true, "\(login.headers)")
+        try await process.stop()
+    }
 }
