@@ -42,4 +42,28 @@ struct KeysetPagingTests {
             #expect(AssetCursor(string: bad) == nil, "\(bad)")
         }
     }
+
+    @Test("a page after a dated cursor starts at the cursor in the date index (no scan from the newest asset)")
+    func pagesUseTheIndex() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        _ = try await AlbumTests.makeAssets(3, in: folder, library: library)
+        let cursor = try #require(try Asset.fetchAssets(with: nil, library: library).firstObject?.cursor)
+        let query = AssetQuery(
+            source: .all,
+            options: FetchOptions(
+                predicate: .and([.isFavorite(false), .capturedBefore(cursor)]),
+                sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: 2))
+        let sql = try query.compile()
+        let database = try Database(path: library.databasePath, mode: .readOnly)
+        let plan = try database.rows("EXPLAIN QUERY PLAN " + sql.sql, sql.values) { $0.string(3) }
+        #expect(plan.contains { $0.contains("SEARCH") && $0.contains("assets_by_creation_date") && $0.contains("<") }, "\(plan)")
+        // Nested under `or`, the cursor keeps its full meaning (dateless assets included) and is not a range.
+        let nested = AssetQuery(
+            source: .all,
+            options: FetchOptions(
+                predicate: .or([.capturedBefore(cursor), .isFavorite(true)]),
+                sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)]))
+        #expect(try nested.compile().sql.contains("a.creation_date IS NULL"))
+    }
 }

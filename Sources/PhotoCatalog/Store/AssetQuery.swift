@@ -53,7 +53,7 @@ struct AssetQuery: Sendable, Hashable {
         }
         if let predicate = options.predicate {
             sql.append(" AND (")
-            try AssetQuery.compile(predicate, into: &sql)
+            try AssetQuery.compile(predicate, into: &sql, keyset: walksByCaptureTime)
             sql.append(")")
         }
         sql.append(" ORDER BY ")
@@ -74,13 +74,58 @@ struct AssetQuery: Sendable, Hashable {
         return sql
     }
 
+    /// Whether the query walks the newest-first order by capture time (sorted by creation date descending): then a
+    /// ``FetchPredicate/capturedBefore(_:)`` at the top level is compiled as an index range over the dated assets,
+    /// and ``fetch(_:library:)`` adds the assets without a date after them. As one condition with an `OR … IS NULL`
+    /// for those, SQLite walked the date index from the newest asset on every page: a page deep into 100,000 assets
+    /// cost 65 ms instead of a few.
+    var walksByCaptureTime: Bool {
+        options.sortDescriptors == [FetchSortDescriptor(key: .creationDate, ascending: false)]
+    }
+
+    /// The dated cursor the query continues after, when it is compiled as an index range (see
+    /// ``walksByCaptureTime``).
+    var datedCursor: AssetCursor? {
+        guard walksByCaptureTime else { return nil }
+        func dated(_ predicate: FetchPredicate) -> AssetCursor? {
+            if case .capturedBefore(let cursor) = predicate, cursor.creationDate != nil { return cursor }
+            return nil
+        }
+        switch options.predicate {
+        case let predicate? where dated(predicate) != nil: return dated(predicate)
+        case .and(let parts)?: return parts.lazy.compactMap(dated).first
+        default: return nil
+        }
+    }
+
     /// Runs the query on `database` (inside a read transaction for a consistent snapshot).
     func fetch(_ database: Database, library: PhotoLibrary) throws -> [Asset] {
         let sql = try compile()
         if case .identifiers(let identifiers) = source, identifiers.isEmpty { return [] }
         var records = try database.rows(sql.sql, sql.values, row: AssetQuery.record)
+        if let cursor = datedCursor, options.fetchLimit == 0 || records.count < options.fetchLimit {
+            // The dated assets ran out within this page: the ones without a date follow (they sort last).
+            var tail = self
+            let start = FetchPredicate.capturedBefore(AssetCursor(creationDate: nil, rowID: Int64.max))
+            tail.options.predicate = AssetQuery.replacing(cursor, with: start, in: options.predicate)
+            if options.fetchLimit > 0 { tail.options.fetchLimit = options.fetchLimit - records.count }
+            let sql = try tail.compile()
+            records += try database.rows(sql.sql, sql.values, row: AssetQuery.record)
+        }
         try AssetQuery.attachResources(to: &records, database: database, libraryURL: library.url)
         return records.map { Asset(record: $0, library: library) }
+    }
+
+    /// `predicate` with the top-level `capturedBefore(cursor)` replaced by `replacement`.
+    static func replacing(_ cursor: AssetCursor, with replacement: FetchPredicate, in predicate: FetchPredicate?)
+        -> FetchPredicate?
+    {
+        switch predicate {
+        case .capturedBefore(cursor)?: return replacement
+        case .and(let parts)?:
+            return .and(parts.map { if case .capturedBefore(cursor) = $0 { replacement } else { $0 } })
+        default: return predicate
+        }
     }
 
     /// Keywords as stored: a JSON array of strings.
@@ -168,7 +213,9 @@ struct AssetQuery: Sendable, Hashable {
         }
     }
 
-    static func compile(_ predicate: FetchPredicate, into sql: inout SQLBuilder) throws {
+    /// `keyset`: a top-level ``FetchPredicate/capturedBefore(_:)`` with a date becomes an index range over the dated
+    /// assets only (see ``walksByCaptureTime``); nested under `or` or `not` it keeps its full meaning.
+    static func compile(_ predicate: FetchPredicate, into sql: inout SQLBuilder, keyset: Bool = false) throws {
         switch predicate {
         case .mediaType(let type):
             sql.append("a.media_type = ")
@@ -216,7 +263,15 @@ struct AssetQuery: Sendable, Hashable {
             // Descending by (creation_date, id), NULL dates last: a row comes after the cursor when its date is
             // smaller, or equal with a smaller id, or missing; after a cursor without a date, only smaller ids
             // without a date.
-            if let date = cursor.creationDate {
+            if let date = cursor.creationDate, keyset {
+                // A row-value range SQLite starts at the cursor in the date index; the dateless rows come from a
+                // second query (fetch).
+                sql.append("(a.creation_date, a.id) < (")
+                sql.bind(.real(date))
+                sql.append(", ")
+                sql.bind(.integer(cursor.rowID))
+                sql.append(")")
+            } else if let date = cursor.creationDate {
                 sql.append("(a.creation_date < ")
                 sql.bind(.real(date))
                 sql.append(" OR (a.creation_date = ")
@@ -245,7 +300,9 @@ struct AssetQuery: Sendable, Hashable {
             for (index, part) in parts.enumerated() {
                 if index > 0 { sql.append(isAnd ? " AND " : " OR ") }
                 sql.append("(")
-                try compile(part, into: &sql)
+                // Only a cursor directly under the top-level `and` (what `datedCursor` finds) is a range.
+                let isCursor: Bool = if case .capturedBefore = part { true } else { false }
+                try compile(part, into: &sql, keyset: keyset && isAnd && isCursor)
                 sql.append(")")
             }
         case .not(let part):
