@@ -54,6 +54,9 @@ public final class ChangeFeed: @unchecked Sendable {
         if watcher >= 0 { close(watcher) }
     }
 
+    /// Tells the feed that this process just committed a change (the streams and caches need not wait for inotify).
+    func noteChange() { wake() }
+
     private func wake() {
         condition.lock()
         generation.withLock { $0 &+= 1 }

@@ -15,6 +15,8 @@ public final class LibraryAPI: Sendable {
     let events: ChangeFeed
     let maker: DerivativeMaker
     let pictures = PictureCache()
+    /// The album list and the change feed's generation it was made at.
+    let albumList = Mutex<(generation: UInt64, list: JSONNode)?>(nil)
     /// Smart albums by identifier, as handles for their pages (their counts go stale; answers never show them).
     let collections = Mutex<[String: AssetCollection]>([:])
     /// The report of `status --json`.
@@ -115,6 +117,18 @@ public final class LibraryAPI: Sendable {
     // MARK: Albums
 
     private func albums() throws -> HTTPResponse {
+        // Counting a smart album reads every asset (a quarter of a second for all of them in a library of 100,000):
+        // the list is kept until the library changes, which the change feed sees (inotify, or a change made here).
+        let generation = events.currentGeneration
+        if let cached = albumList.withLock({ $0?.generation == generation ? $0?.list : nil }) {
+            return .json(200, cached)
+        }
+        let list = try albumListNow()
+        albumList.withLock { $0 = (generation, list) }
+        return .json(200, list)
+    }
+
+    private func albumListNow() throws -> JSONNode {
         var items: [JSONNode] = []
         func walk(_ level: FetchResult<Collection>) throws {
             for collection in level {
@@ -130,7 +144,7 @@ public final class LibraryAPI: Sendable {
         for smart in try AssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, library: library) {
             items.append(CatalogJSON.album(smart))
         }
-        return .json(200, .object([("albums", .array(items))]))
+        return .object([("albums", .array(items))])
     }
 
     private func album(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
@@ -350,6 +364,7 @@ public final class LibraryAPI: Sendable {
 
     /// Runs a change through the library's writer and waits for its commit.
     private func perform(_ change: @escaping @Sendable () throws -> Void) throws {
+        defer { events.noteChange() }
         do { _ = try library.performChangesAndWait(change) } catch let error as PhotosError {
             throw APIFailure(409, error.localizedDescription)
         }
