@@ -143,9 +143,8 @@ public struct DerivativeRenderer: Sendable {
         decode: (Int32, Int64, Int32, UnsafeMutablePointer<pd_video_frame>?, UnsafeMutablePointer<CChar>?, Int) -> Int32
     ) throws(ImagingError) -> [EncodedImage] {
         guard let first = outputs.first else { return [] }
-        // Decoded straight to the size the first output needs (a crop needs the whole frame larger by as much).
-        let need = Double(max(first.width, first.height)) / min(crop?.width ?? 1, crop?.height ?? 1)
-        let box = Int32(clamping: min(8192, max(1, Int(need.rounded(.up)) * (first.fill ? 2 : 1))))
+        // Decoded straight to the size the first output needs.
+        let box = Int32(clamping: min(8192, Self.decodeSide(for: first, crop: crop)))
         var frame = pd_video_frame()
         var message = [CChar](repeating: 0, count: 512)
         guard decode(descriptor, Int64(maximumPixels), box, &frame, &message, message.count) == 0 else {
@@ -176,8 +175,7 @@ public struct DerivativeRenderer: Sendable {
         -> [EncodedImage]
     {
         guard let first = outputs.first else { return [] }
-        let need = Double(max(first.width, first.height)) / min(crop?.width ?? 1, crop?.height ?? 1)
-        let box = Int32(clamping: max(1, Int(need.rounded(.up)) * (first.fill ? 2 : 1)))
+        let box = Int32(clamping: Self.decodeSide(for: first, crop: crop))
         var image = pd_raw_image()
         var message = [CChar](repeating: 0, count: 512)
         guard pd_libraw_develop(descriptor, Int64(maximumPixels), box, &image, &message, message.count) == 0 else {
@@ -208,6 +206,13 @@ public struct DerivativeRenderer: Sendable {
         return EncodedVideo(
             bytes: bytes, pixelWidth: Int(turned ? preview.height : preview.width),
             pixelHeight: Int(turned ? preview.width : preview.height), duration: preview.duration)
+    }
+
+    /// The longest side a decoder that scales while it decodes (FFmpeg, LibRaw) must keep for `output`: a crop needs
+    /// the whole picture larger by as much, and a fill twice as large to leave room for cropping to the box.
+    static func decodeSide(for output: Output, crop: Crop?) -> Int {
+        let need = Double(max(output.width, output.height)) / min(crop?.width ?? 1, crop?.height ?? 1)
+        return max(1, Int(need.rounded(.up)) * (output.fill ? 2 : 1))
     }
 
     /// A NUL-terminated message FFmpeg's side wrote into `buffer`.

@@ -149,17 +149,15 @@ public final class LibraryAPI: Sendable {
 
     private func album(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
         let identifier = target.uuid.hasPrefix("SmartAlbum-") ? target.uuid + "/L0/040" : target.uuid
-        if method == "GET", target.action == "assets", let known = collections.withLock({ $0[identifier] }) {
-            // A page needs the smart album only as a handle: fetching it again would count its assets, which reads
-            // every row (30 ms of a 55 ms page in a library of 100,000).
-            return try page(request) { options in Array(try Asset.fetchAssets(in: known, options: options)) }
-        }
+        // A page needs a smart album only as a handle: fetching it again would count its assets, which reads every
+        // row (30 ms of a 55 ms page in a library of 100,000).
+        let known = method == "GET" && target.action == "assets" ? collections.withLock { $0[identifier] } : nil
         guard
-            let album = try AssetCollection.fetchAssetCollections(
-                withLocalIdentifiers: [identifier], library: library
-            ).firstObject
+            let album = try known
+                ?? AssetCollection.fetchAssetCollections(withLocalIdentifiers: [identifier], library: library)
+                .firstObject
         else { throw APIFailure(404, "no album \(target.uuid)") }
-        if identifier.hasPrefix("SmartAlbum-") {
+        if known == nil, identifier.hasPrefix("SmartAlbum-") {
             // A smart album is never deleted; a regular one can be, and costs nothing to fetch (its count is stored).
             collections.withLock { $0[identifier] = album }
         }

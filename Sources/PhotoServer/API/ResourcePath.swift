@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a request path under `/api/assets/` or `/api/albums/` names: an object's UUID (or a smart album's name) and
 /// the action after it.
 ///
@@ -31,21 +33,6 @@ struct ResourcePath: Equatable {
             && text.count > 11
     }
 
-    /// 8-4-4-4-12 hexadecimal digits.
-    static func isUUID(_ text: Substring) -> Bool {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return false }
-        for (index, byte) in utf8.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                let isHex =
-                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-                guard isHex else { return false }
-            }
-        }
-        return true
-    }
+    /// 8-4-4-4-12 hexadecimal digits (Foundation's UUID parser, as the catalog's identifiers are read).
+    static func isUUID(_ text: Substring) -> Bool { UUID(uuidString: String(text)) != nil }
 }

@@ -31,7 +31,7 @@ struct ServeTests {
         let process: BackgroundPhotodrop
         let base: String
 
-        init(_ sandbox: Sandbox) async throws {
+        init(_ sandbox: Sandbox, scheme: String = "http") async throws {
             process = try BackgroundPhotodrop(sandbox, ["serve"])
             let deadline = Date().addingTimeInterval(20)
             var port: String?
@@ -41,7 +41,7 @@ struct ServeTests {
                 if port == nil { await pause(20_000) }
             }
             guard let port else { throw HarnessError("serve did not start:\n\(process.stdout)\n\(process.stderr)") }
-            base = "http://127.0.0.1:\(port)"
+            base = "\(scheme)://127.0.0.1:\(port)"
         }
     }
 
@@ -367,17 +367,13 @@ struct ServeTests {
                 "listen": "0.0.0.0:0", "token": Self.token, "tls": ["certificate": "cert.pem", "key": "key.pem"],
             ],
         ])
-        let process = try BackgroundPhotodrop(sandbox, ["serve"])
-        var port: String?
-        let deadline = Date().addingTimeInterval(20)
-        while port == nil && Date() < deadline && process.isRunning {
-            port = process.stdout.split(separator: "\n").first { $0.contains("listening on") }?.split(separator: " ").last
-                .map(String.init)
-            if port == nil { await pause(20_000) }
-        }
-        let bound = try #require(port, "\(process.stdout) \(process.stderr)")
+        let server = try await Server(sandbox, scheme: "https")
+        let process = server.process
+        let printed = Date().addingTimeInterval(5)
+        while !process.stdout.contains("Open ") && Date() < printed { await pause(20_000) }
         #expect(process.stdout.contains("https://"), "the sign-in address is https: \(process.stdout)")
-        let base = "https://127.0.0.1:\(bound)"
+        let base = server.base
+        let bound = try #require(base.split(separator: ":").last.map(String.init))
         let albums = try await curl(base + "/api/albums", ["-k"], in: sandbox)
         #expect(albums.status == 200, "\(albums.status) \(albums.text)")
         // Plain HTTP on the TLS port gets no answer.
