@@ -241,6 +241,15 @@ class BackgroundPhotodrop: @unchecked Sendable {
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
 
+    /// When the process last wrote to stdout (the file's modification time): when a line arrived, whenever the test
+    /// gets round to looking (a test process busy with other tests may look seconds later).
+    var stdoutModified: Date? {
+        var status = stat()
+        guard stat(stdoutURL.path, &status) == 0 else { return nil }
+        return Date(
+            timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
+    }
+
     /// Complete stdout lines parsed as JSON objects.
     var jsonLines: [[String: Any]] { Self.jsonObjects(in: stdout) }
 
