@@ -106,6 +106,7 @@ enum ChangeOperation {
     case removeChildCollections(CollectionListChangeRequest, [ChildCollectionTarget])
     case deleteCollectionLists([CollectionListTarget])
     case removeJournalEntries([Int64])
+    case appendFileRecords([FileRecord.Draft])
 }
 
 /// An asset named in a change: an existing one by UUID, or one created in the same block.

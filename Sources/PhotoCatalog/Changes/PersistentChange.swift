@@ -64,12 +64,15 @@ public struct HistoryRetention: Sendable, Hashable {
     public var minimumTransactions: Int
     /// At most this many transactions are kept, however young (default: 1,000,000).
     public var maximumTransactions: Int
+    /// File records (``FileRecord``) older than this are removed (default: 30 days).
+    public var fileRecordAge: TimeInterval
 
     /// A policy; see the type's description for how the three limits combine.
     public init(
         maximumAge: TimeInterval = 30 * 24 * 3600, minimumTransactions: Int = 10_000,
-        maximumTransactions: Int = 1_000_000
+        maximumTransactions: Int = 1_000_000, fileRecordAge: TimeInterval = 30 * 24 * 3600
     ) {
+        self.fileRecordAge = fileRecordAge
         self.maximumAge = maximumAge
         self.minimumTransactions = minimumTransactions
         self.maximumTransactions = max(1, maximumTransactions)

@@ -353,6 +353,8 @@ final class ChangeApplier {
             try database.run(
                 "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
                 [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
+        case .appendFileRecords(let records):
+            _ = try writer.insertFileRecords(records)
         }
     }
 

@@ -39,6 +39,7 @@
 enum Schema {
     static let migrator = Migrator(migrations: [
         version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
+        version11,
     ])
 
     static var latestVersion: Int { migrator.latestVersion }
@@ -251,5 +252,20 @@ enum Schema {
                 failure TEXT,
                 PRIMARY KEY(asset_id, kind)
             ) WITHOUT ROWID;
+            """)
+
+    static let version11 = Migrator.Migration(
+        version: 11, name: "file records",
+        sql: """
+            CREATE TABLE file_records(
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                kind TEXT NOT NULL,
+                device INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                recorded_at INTEGER NOT NULL,
+                payload BLOB NOT NULL
+            );
+            CREATE INDEX file_records_by_file ON file_records(device, inode, id);
+            CREATE INDEX file_records_by_time ON file_records(recorded_at);
             """)
 }

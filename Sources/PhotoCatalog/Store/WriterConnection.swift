@@ -49,6 +49,8 @@ final class WriterConnection {
     var prunedThrough: Int64
     /// When the age-based prune last ran.
     var lastAgePrune = Date.distantPast
+    /// When file records past their age were last removed.
+    var lastFileRecordPrune = Date.distantPast
 
     init(libraryURL: URL, retention: HistoryRetention, permissions: LibraryPermissions) throws {
         self.libraryURL = libraryURL

@@ -1,0 +1,43 @@
+import Foundation
+
+extension WriterConnection {
+    /// Inserts file records in the current transaction; returns their ids in order. Records past their age go first,
+    /// at most every ten minutes (one indexed range delete).
+    func insertFileRecords(_ records: [FileRecord.Draft]) throws -> [Int64] {
+        let now = Date()
+        if now.timeIntervalSince(lastFileRecordPrune) >= 600 {
+            lastFileRecordPrune = now
+            let cutoff = Int64(((now.timeIntervalSince1970 - retention.fileRecordAge) * 1000).rounded())
+            try database.run("DELETE FROM file_records WHERE recorded_at < ?", [.integer(cutoff)])
+        }
+        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded())
+        let insert = try database.cachedStatement(
+            "INSERT INTO file_records(kind, device, inode, recorded_at, payload) VALUES (?, ?, ?, ?, ?)")
+        var ids: [Int64] = []
+        ids.reserveCapacity(records.count)
+        for record in records {
+            try insert.bind(record.kind, at: 1)
+            try insert.bind(Int64(bitPattern: record.device), at: 2)
+            try insert.bind(Int64(bitPattern: record.inode), at: 3)
+            try insert.bind(milliseconds, at: 4)
+            try insert.bind(record.payload, at: 5)
+            _ = try insert.step()
+            insert.reset()
+            ids.append(database.lastInsertRowID)
+        }
+        return ids
+    }
+
+    /// Appends file records and removes journal entries in one transaction; returns the records' ids in order.
+    func recordFiles(_ records: [FileRecord.Draft], removingJournal ids: [Int64]) throws -> [Int64] {
+        try checkLibraryInPlace()
+        return try database.inTransaction(.immediate) {
+            if !ids.isEmpty {
+                try database.run(
+                    "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
+                    [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
+            }
+            return try insertFileRecords(records)
+        }
+    }
+}
