@@ -212,6 +212,14 @@ struct ClaimJournalTests {
         #expect(recovery.jobs.first?.album == "Trip" && recovery.jobs.first?.path == jobs[0].path)
         #expect(recovery.returnedToInbox == 1)
         #expect(recovery.alreadyFinished == 1)
+        // Whoever asks about the finished file (an uploader) learns that its outcome was not recorded.
+        let identity = files[2].identity
+        let unknown = try library.fileRecords(kind: OutcomeRecord.kind, device: identity.device, inode: identity.inode)
+        #expect(unknown.count == 1)
+        let record = try #require(unknown.first.flatMap { OutcomeRecord(payload: $0.payload) })
+        #expect(record.outcome == "unknown" && record.path == "Trip/IMG_2.jpg" && record.album == "Trip")
+        #expect(jobs.allSatisfy { $0.node != nil }, "claimed jobs know their file's node")
+        #expect(recovery.jobs.allSatisfy { $0.node != nil }, "recovered jobs too")
         #expect(recovery.unaccountedStagedFiles == 1)
         #expect(FileManager.default.fileExists(atPath: folder.url("Inbox/Trip/IMG_1.jpg")))
         #expect(!FileManager.default.fileExists(atPath: jobs[3].path), "renamed to its new claim")

@@ -189,7 +189,8 @@ public struct ClaimJournal: Sendable {
                     source: staged(id, in: target), displayPath: file.relativePath,
                     album: albums[index], originalName: Path.lastComponent(of: file.relativePath), claimID: id,
                     expectedIdentity: file.identity, graceExpired: file.graceExpired,
-                    incompleteVerdict: file.incompleteVerdict, startedAt: now, hasSameStemSibling: hasSibling[index]))
+                    incompleteVerdict: file.incompleteVerdict, startedAt: now, hasSameStemSibling: hasSibling[index],
+                    node: FileNode(device: file.identity.device, inode: file.identity.inode)))
         }
         if !orphans.isEmpty { try? await library.removeJournalEntries(orphans) }
         return claimed
@@ -228,6 +229,7 @@ public struct ClaimJournal: Sendable {
         let entries = try library.journalEntries(kind: ClaimJournal.kind)
         var known = Set<Int64>()
         var dropped: [Int64] = []
+        var unrecorded: [FileRecord.Draft] = []
         let root = try inbox.directory(creating: true)
         for entry in entries {
             known.insert(entry.id)
@@ -249,16 +251,23 @@ public struct ClaimJournal: Sendable {
                         source: staged(entry.id, in: folder), displayPath: payload.source, album: payload.album,
                         originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
                         graceExpired: payload.graceExpired, sizeHint: Int64(info.st_size),
-                        hasSameStemSibling: payload.hasSameStemSibling))
+                        hasSameStemSibling: payload.hasSameStemSibling, node: FileNode(info)))
             } else if root.exists(payload.source) {
                 recovery.returnedToInbox += 1
                 dropped.append(entry.id)
             } else {
                 recovery.alreadyFinished += 1
                 dropped.append(entry.id)
+                // Stored or rejected just before the crash; which, is not known here: say so to whoever asks.
+                unrecorded.append(
+                    OutcomeRecord(
+                        outcome: "unknown", path: payload.source, album: payload.album,
+                        message: "finished just before photodrop stopped, and its outcome was not recorded: it is in "
+                            + "the library (look for its name) or in Rejected/ with its reason"
+                    ).draft(for: FileNode(device: payload.identity.device, inode: payload.identity.inode)))
             }
         }
-        if !dropped.isEmpty { try await library.removeJournalEntries(dropped) }
+        if !dropped.isEmpty { try await library.appendFileRecords(unrecorded, removingJournalEntries: dropped) }
         var strays: [(name: String, info: stat)] = []
         let stream = try folder.entries()
         while let item = try stream.next() {
@@ -282,7 +291,7 @@ public struct ClaimJournal: Sendable {
                 IngestJob(
                     source: staged(id, in: folder), displayPath: "recovered-\(stray.name)", album: nil,
                     originalName: "recovered-\(stray.name)", claimID: id, expectedIdentity: FileIdentity(stray.info),
-                    sizeHint: Int64(stray.info.st_size)))
+                    sizeHint: Int64(stray.info.st_size), node: FileNode(stray.info)))
         }
         return recovery
     }

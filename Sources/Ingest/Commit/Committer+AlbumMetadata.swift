@@ -45,7 +45,7 @@ extension Committer {
             }
             if let description {
                 do {
-                    try await describeAlbum(key, as: description, claim: job.claimID)
+                    try await describeAlbum(key, as: description, finishing: item, message: message)
                 } catch let error as PhotosError where error.code == .libraryVolumeOffline {
                     loseLibrary(.catalog(error))
                     putBackUnwritten(job)
@@ -56,7 +56,7 @@ extension Committer {
                     continue
                 }
             } else {
-                markClaimDone(job)
+                markClaimDone(job, outcome: outcome(item, message: message))
             }
             if settings.removesDuplicateCopies { Committer.remove(job.source, logger: logger) }
             finish(item, message: message)
@@ -65,7 +65,10 @@ extension Committer {
 
     /// Sets the description of the album `key` files into, making the album (as storing a file would) when it does
     /// not exist yet; the file's claim entry goes in the same change.
-    private func describeAlbum(_ key: String, as description: String, claim: Int64?) async throws {
+    private func describeAlbum(
+        _ key: String, as description: String, finishing item: StoreItem, message: String
+    ) async throws {
+        let record = item.job.node.map { OutcomeRecord(outcome(item, message: message)).draft(for: $0) }
         let existing = try album(forKey: key)
         let parent: CollectionList? =
             if existing == nil, let path = AlbumRule.folders(forAlbum: key).last {
@@ -77,16 +80,21 @@ extension Committer {
             } else {
                 try Committer.newAlbum(forKey: key, in: parent).summary = description
             }
-            if let claim { try JournalChangeRequest.removeEntries([claim]) }
+            if let claim = item.job.claimID { try JournalChangeRequest.removeEntries([claim]) }
+            if let record = record { try FileRecordChangeRequest.append([record]) }
         }
         // The album may be new, and a cached one has an old description: fetch it again when next needed.
         albums[key] = nil
     }
 
     private func finish(_ item: StoreItem, message: String) {
-        hooks.finished(
-            FileOutcome(
-                path: item.job.displayPath, kind: .attached, message: message, mime: item.mime,
-                album: item.job.album, bytes: item.digest.size, elapsed: item.job.startedAt.duration(to: .now)))
+        hooks.finished(outcome(item, message: message))
+    }
+
+    /// A Takeout album's metadata file, finished: applied to its album (or not needed).
+    private nonisolated func outcome(_ item: StoreItem, message: String) -> FileOutcome {
+        FileOutcome(
+            path: item.job.displayPath, kind: .attached, message: message, mime: item.mime,
+            album: item.job.album, bytes: item.digest.size, elapsed: item.job.startedAt.duration(to: .now))
     }
 }

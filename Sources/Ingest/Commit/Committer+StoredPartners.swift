@@ -100,7 +100,11 @@ extension Committer {
                     change.addResource(
                         with: type, file: item.job.source, options: item.resourceOptions(move: move),
                         primaryBecomes: type.isPrimary ? attachment.primaryBecomes : nil)
-                    notes.finished(claim: item.job.claimID)
+                    notes.finished(
+                        item,
+                        item.outcomeRecord(
+                            .attached, asset: attachment.asset.localIdentifier,
+                            message: "stored with \(attachment.asset.localIdentifier) as its \(type.name)"))
                 }
                 let sidecars = fileReadings.filter { $0.xmp != nil || $0.takeout != nil }
                 if let primary = attachment.newPrimary, var metadata = primary.probe?.metadata {
@@ -119,8 +123,7 @@ extension Committer {
                 }
                 requests.withLock { $0.append(change) }
             }
-            let claimIDs = notes.claims
-            if !claimIDs.isEmpty { try JournalChangeRequest.removeEntries(claimIDs) }
+            try notes.commitFinished()
         }
         return requests.withLock { $0.map { Set($0.alreadyStoredAddedPaths) } }
     }

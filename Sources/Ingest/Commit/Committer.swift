@@ -74,6 +74,8 @@ public actor Committer {
     /// Claim entries of files that left the pipeline outside a change block (rejected, put back); removed in one
     /// transaction at the end of each batch.
     private var finishedClaims: [Int64] = []
+    /// The outcome records of finished claimed files, written with the removal of their claim entries.
+    private var finishedRecords: [FileRecord.Draft] = []
     /// Whether a batch is being committed, and who waits for its turn: batches never interleave, even when
     /// ``commit(_:)`` is called concurrently (the actor is reentrant across the library's `await`), so that the album
     /// cache decides every title exactly once.
@@ -268,9 +270,11 @@ public actor Committer {
         if !albumMetadata.isEmpty { await applyAlbumMetadata(albumMetadata) }
         if !finishedClaims.isEmpty && lostLibrary == nil {
             let ids = finishedClaims
+            let records = finishedRecords
             finishedClaims.removeAll()
+            finishedRecords.removeAll()
             do {
-                try await library.removeJournalEntries(ids)
+                try await library.appendFileRecords(records, removingJournalEntries: ids)
             } catch let error as PhotosError where error.code == .libraryVolumeOffline {
                 loseLibrary(.catalog(error))
             } catch {
@@ -379,12 +383,28 @@ public actor Committer {
 
     /// Records what a block decides inside it (written inside the block, read after it).
     final class BlockNotes: Sendable {
-        private let state = Mutex<(leftovers: [(Int, String)], claims: [Int64])>(([], []))
+        private let state = Mutex<(leftovers: [(Int, String)], claims: [Int64], records: [FileRecord.Draft])>(
+            ([], [], []))
         /// Group `index`'s primary file was a duplicate of `existing`: its other files were not added.
         func leftOver(_ index: Int, existing: String) { state.withLock { $0.leftovers.append((index, existing)) } }
-        func finished(claim: Int64?) { if let claim { state.withLock { $0.claims.append(claim) } } }
+        /// A claimed file this block finishes: its claim entry goes, and its outcome is recorded, with the block.
+        func finished(_ item: StoreItem, _ outcome: @autoclosure () -> OutcomeRecord) {
+            guard let claim = item.job.claimID else { return }
+            let record = item.job.node.map { outcome().draft(for: $0) }
+            state.withLock {
+                $0.claims.append(claim)
+                if let record { $0.records.append(record) }
+            }
+        }
         var leftovers: [(Int, String)] { state.withLock { $0.leftovers } }
         var claims: [Int64] { state.withLock { $0.claims } }
+
+        /// Removes the finished claims' entries and records their outcomes, in the block.
+        func commitFinished() throws {
+            let (claims, records) = state.withLock { ($0.claims, $0.records) }
+            if !claims.isEmpty { try JournalChangeRequest.removeEntries(claims) }
+            if !records.isEmpty { try FileRecordChangeRequest.append(records) }
+        }
     }
 
     /// One `performChanges` block for `groups` (one creation request each); returns the creation outcomes in group
@@ -423,14 +443,19 @@ public actor Committer {
                         fileStatus: item.digest.resourceFileStatus))
                 request.pairingKey = item.job.pairingKey
                 if group.members.isEmpty, StoredPartners.awaitsPartner(group) { request.awaitsPartner = true }
-                notes.finished(claim: item.job.claimID)
+                let asset = request.placeholderForCreatedAsset?.localIdentifier
+                notes.finished(item, item.outcomeRecord(duplicate: request.isDuplicate, asset: asset))
                 if request.isDuplicate && !group.members.isEmpty {
-                    notes.leftOver(index, existing: request.placeholderForCreatedAsset?.localIdentifier ?? "")
+                    notes.leftOver(index, existing: asset ?? "")
                 } else {
                     for (member, type) in group.members {
                         request.addResource(
                             with: type, file: member.job.source, options: member.resourceOptions(move: move))
-                        notes.finished(claim: member.job.claimID)
+                        notes.finished(
+                            member,
+                            member.outcomeRecord(
+                                .attached, asset: asset,
+                                message: "stored with \(item.job.originalName) as its \(type.name)"))
                     }
                 }
                 if var metadata = item.probe?.metadata {
@@ -457,8 +482,7 @@ public actor Committer {
                 }
                 albumRequest.addAssets(members[key] ?? [])
             }
-            let claimIDs = notes.claims
-            if !claimIDs.isEmpty { try JournalChangeRequest.removeEntries(claimIDs) }
+            try notes.commitFinished()
         }
         let newAlbums = created.all
         if !newAlbums.isEmpty {
@@ -627,12 +651,12 @@ public actor Committer {
     /// A duplicate whose asset is already where it belongs: no change to make, only the dropped copy to remove.
     private func alreadyStored(_ job: IngestJob, _ digest: FileDigest, _ known: KnownContent) {
         if settings.removesDuplicateCopies { Committer.remove(job.source, logger: logger) }
-        hooks.finished(
-            FileOutcome(
-                path: job.displayPath, kind: .duplicate, message: "same content as \(known.assetID)", mime: known.mime,
-                assetID: known.assetID, album: job.album, bytes: digest.size,
-                elapsed: job.startedAt.duration(to: .now)))
-        markClaimDone(job)
+        let outcome = FileOutcome(
+            path: job.displayPath, kind: .duplicate, message: "same content as \(known.assetID)", mime: known.mime,
+            assetID: known.assetID, album: job.album, bytes: digest.size,
+            elapsed: job.startedAt.duration(to: .now))
+        hooks.finished(outcome)
+        markClaimDone(job, outcome: outcome)
     }
 
     func failStored(_ item: StoreItem, _ error: any Error) {
@@ -739,16 +763,20 @@ public actor Committer {
                 }
             }
         }
-        hooks.finished(
-            FileOutcome(
-                path: job.displayPath, kind: .rejected, reason: code, message: message, mime: mime,
-                album: job.album, bytes: bytes, rejectedPath: rejectedPath,
-                elapsed: job.startedAt.duration(to: .now)))
-        markClaimDone(job)
+        let outcome = FileOutcome(
+            path: job.displayPath, kind: .rejected, reason: code, message: message, mime: mime,
+            album: job.album, bytes: bytes, rejectedPath: rejectedPath,
+            elapsed: job.startedAt.duration(to: .now))
+        hooks.finished(outcome)
+        markClaimDone(job, outcome: outcome)
     }
 
-    func markClaimDone(_ job: IngestJob) {
-        if let id = job.claimID { finishedClaims.append(id) }
+    /// A claimed file is finished: its claim entry goes (with the next batch's records), and `outcome`, when it is
+    /// final (not a file put back to be retried), is recorded for it.
+    func markClaimDone(_ job: IngestJob, outcome: FileOutcome?) {
+        guard let id = job.claimID else { return }
+        finishedClaims.append(id)
+        if let outcome, let node = job.node { finishedRecords.append(OutcomeRecord(outcome).draft(for: node)) }
     }
 
     /// Puts a claimed file back into the inbox (its claim entry goes once it left the staging folder).
@@ -763,8 +791,7 @@ public actor Committer {
         }
         if ((try? job.source.status()) ?? nil) == nil {
             // Nothing to put back (someone removed it from the staging folder): it ends here.
-            fail(job, .vanished(path: job.path))
-            markClaimDone(job)
+            markClaimDone(job, outcome: fail(job, .vanished(path: job.path)))
             return
         }
         do {
@@ -777,7 +804,8 @@ public actor Committer {
                         message: failure.description + "; it stays in the inbox and is retried",
                         album: job.album, elapsed: job.startedAt.duration(to: .now)))
             }
-            markClaimDone(job)
+            // Back in the inbox, to be taken again: no outcome yet.
+            markClaimDone(job, outcome: nil)
         } catch {
             logger.error(
                 "cannot put a claimed file back into the inbox; it stays staged and is retried at the next start",
@@ -812,12 +840,13 @@ public actor Committer {
         }
     }
 
-    private func fail(_ job: IngestJob, _ failure: IngestFailure, bytes: Int64 = 0) {
-        hooks.finished(
-            FileOutcome(
-                path: job.displayPath, kind: .failed, failure: failure, message: failure.description, album: job.album,
-                bytes: bytes,
-                elapsed: job.startedAt.duration(to: .now)))
+    @discardableResult
+    private func fail(_ job: IngestJob, _ failure: IngestFailure, bytes: Int64 = 0) -> FileOutcome {
+        let outcome = FileOutcome(
+            path: job.displayPath, kind: .failed, failure: failure, message: failure.description, album: job.album,
+            bytes: bytes, elapsed: job.startedAt.duration(to: .now))
+        hooks.finished(outcome)
+        return outcome
     }
 
     // MARK: - Helpers

@@ -38,6 +38,9 @@ public struct IngestJob: Sendable {
     /// Whether the file's folder held another file of the same stem when it was claimed (a Live Photo's other half,
     /// a RAW's JPEG, a sidecar): then it may wait for that partner (``PairingStage``).
     public var hasSameStemSibling: Bool
+    /// The file's device and inode when it was claimed (watch; a rename keeps them): what its outcome record is found
+    /// by (``OutcomeRecord``). Nil for imports, which record no outcomes.
+    public var node: FileNode?
 
     /// The size the file is expected to have, if known.
     public var expectedSize: Int64? { expectedIdentity?.size ?? sizeHint }
@@ -47,8 +50,9 @@ public struct IngestJob: Sendable {
         source: FileLocation, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
         expectedIdentity: FileIdentity? = nil, graceExpired: Bool = false,
         incompleteVerdict: IncompleteVerdict? = nil, sizeHint: Int64? = nil, startedAt: ContinuousClock.Instant = .now,
-        hasSameStemSibling: Bool = false, folder: String? = nil
+        hasSameStemSibling: Bool = false, folder: String? = nil, node: FileNode? = nil
     ) {
+        self.node = node
         self.hasSameStemSibling = hasSameStemSibling
         let folder = folder ?? Path.parent(of: displayPath)
         let stem = StemSiblings.pairingStem(of: originalName)

@@ -1,0 +1,70 @@
+import Foundation
+import PhotoCatalog
+import PhotodropSystem
+
+/// What became of one file `watch` took from the inbox, kept in the catalog as a file record (kind ``kind``, found
+/// by the file's device and inode) for ``PhotoCatalog/HistoryRetention/fileRecordAge`` (30 days): rejections and
+/// duplicates leave no trace in the change history, and an uploader asks for its file's outcome
+/// (``UploadStatus``). Written in the transaction that ends the file's claim: with its asset when it was stored.
+public struct OutcomeRecord: Codable, Sendable, Hashable {
+    /// The file record kind.
+    public static let kind = "outcome"
+
+    /// How it ended: a ``FileOutcome/Kind`` raw value (`photo`, `gif`, `video`, `duplicate`, `attached`, `rejected`,
+    /// `failed`), or `unknown` for a file finished just before a crash, whose outcome was not recorded.
+    public var outcome: String
+    /// The file's path relative to the inbox.
+    public var path: String
+    /// Its album key, if any.
+    public var album: String?
+    /// The asset it became, was a duplicate of, or was attached to.
+    public var asset: String?
+    /// The rejection code.
+    public var reason: String?
+    /// What the probe said, why it was rejected, or what failed.
+    public var message: String?
+    /// Where a rejected file is, relative to `Rejected/`'s parent (`Rejected/Trip/x.jpg`).
+    public var rejectedPath: String?
+
+    public init(
+        outcome: String, path: String, album: String?, asset: String? = nil, reason: String? = nil,
+        message: String? = nil, rejectedPath: String? = nil
+    ) {
+        self.outcome = outcome
+        self.path = path
+        self.album = album
+        self.asset = asset
+        self.reason = reason
+        self.message = message
+        self.rejectedPath = rejectedPath
+    }
+
+    /// The record of a pipeline outcome.
+    public init(_ outcome: FileOutcome) {
+        self.init(
+            outcome: outcome.kind.rawValue, path: outcome.path, album: outcome.album, asset: outcome.assetID,
+            reason: outcome.reason, message: outcome.message, rejectedPath: outcome.rejectedPath)
+    }
+
+    /// Whether the file is in the library (as an asset of its own, a duplicate of one, or a resource of one).
+    public var isStored: Bool { FileOutcome.Kind(rawValue: outcome)?.isStored ?? false }
+
+    /// The file record to append for the file `node`.
+    public func draft(for node: FileNode) -> FileRecord.Draft {
+        // Encoding strings cannot fail.
+        FileRecord.Draft(
+            kind: Self.kind, device: node.device, inode: node.inode, payload: try! Self.encoder.encode(self))
+    }
+
+    /// The record in `payload`, or nil when it is not one (foreign or damaged).
+    public init?(payload: Data) {
+        guard let decoded = try? JSONDecoder().decode(OutcomeRecord.self, from: payload) else { return nil }
+        self = decoded
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
