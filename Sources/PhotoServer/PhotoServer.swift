@@ -14,6 +14,8 @@ public final class PhotoServer: Sendable {
     private let http: HTTPServer
     private let feed: ChangeFeed
     private let pool: RenderPool
+    private let uploads: UploadSettings
+    private let log: @Sendable (String) -> Void
 
     /// Why the server must not start (exit status 2): a missing token, an exposed address without TLS.
     public struct Refusal: Error, CustomStringConvertible {
@@ -24,6 +26,7 @@ public final class PhotoServer: Sendable {
     public init(config: IngestConfig, library: PhotoLibrary, log: @escaping @Sendable (String) -> Void) throws(Refusal) {
         let settings = config.serve
         self.settings = settings
+        self.log = log
         token = try Self.token(settings)
         if !settings.isLoopback && !settings.usesTLS && !settings.behindProxy {
             throw Refusal(
@@ -38,12 +41,17 @@ public final class PhotoServer: Sendable {
             acceptsAnyHost: !settings.isLoopback && (settings.usesTLS || settings.behindProxy),
             secureCookies: settings.usesTLS || settings.behindProxy)
         pool = RenderPool(size: 1)
+        let uploads = UploadSettings(
+            inbox: FolderRoot(path: config.inbox), rejected: config.rejected, ignore: IgnoreRules(patterns: config.ignore),
+            maximumBytes: settings.maxUploadBytes)
+        self.uploads = uploads
         feed = ChangeFeed(library: library)
         let api = LibraryAPI(
             library: library, images: ImageManager(library: library, pool: pool),
             maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed,
-            status: { CatalogJSON.status(StatusReport.gather(config)) })
-        http = HTTPServer(screen: { api.screen($0) }, handler: { api.handle($0) }, log: log)
+            uploads: uploads, status: { CatalogJSON.status(StatusReport.gather(config)) })
+        http = HTTPServer(
+            screen: { api.screen($0) }, bodyRouter: { api.bodyHandling($0) }, handler: { api.handle($0) }, log: log)
     }
 
     /// Starts listening; the port is known afterwards (``port``).
@@ -59,6 +67,9 @@ public final class PhotoServer: Sendable {
             options.certificatePEM = certificatePEM
             options.keyPEM = keyPEM
         }
+        // Uploads a crash or a kill cut short leave hidden files in the inbox's upload folder: never taken, so removed.
+        let removed = InboxUpload.removeAbandoned(in: uploads.inbox)
+        if removed > 0 { log("removed \(removed) unfinished uploads left by an earlier serve") }
         try http.start(options)
     }
 

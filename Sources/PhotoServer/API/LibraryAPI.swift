@@ -21,6 +21,8 @@ public final class LibraryAPI: Sendable {
     let collections = Mutex<[String: AssetCollection]>([:])
     /// The report of `status --json`.
     let status: @Sendable () -> JSONNode
+    /// Where `PUT /api/upload/…` writes; nil: no uploads.
+    let uploads: UploadSettings?
 
     /// Assets per page when the client does not say; at most ``maximumPageSize``.
     static let defaultPageSize = 200
@@ -28,8 +30,9 @@ public final class LibraryAPI: Sendable {
 
     public init(
         library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed,
-        status: @escaping @Sendable () -> JSONNode
+        uploads: UploadSettings? = nil, status: @escaping @Sendable () -> JSONNode
     ) {
+        self.uploads = uploads
         self.status = status
         self.library = library
         self.images = images
@@ -110,6 +113,10 @@ public final class LibraryAPI: Sendable {
         }
         if rest.hasPrefix("albums/"), let target = ResourcePath(rest.dropFirst(7)) {
             return try album(target, method: method, request: request)
+        }
+        if rest.hasPrefix("outcomes/") {
+            guard method == "GET" else { throw APIFailure(405, "use GET") }
+            return try outcome(rest.dropFirst(9))
         }
         throw APIFailure(404, "no such resource")
     }
@@ -369,7 +376,7 @@ public final class LibraryAPI: Sendable {
     }
 
     /// The headers every answer carries.
-    private func secured(_ response: HTTPResponse) -> HTTPResponse {
+    func secured(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
         response.headers += [
             ("X-Content-Type-Options", "nosniff"),

@@ -29,16 +29,23 @@ public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     /// Decides from the headers alone, before any body is read: a response to send at once (a refusal), or nil.
     public typealias Screen = @Sendable (HTTPRequest) -> HTTPResponse?
+    /// Decides, for a request the screen let through, where its body goes.
+    public typealias BodyRouter = @Sendable (HTTPRequest) -> BodyHandling
 
     private let handler: Handler
     private let screen: Screen
+    private let bodyRouter: BodyRouter
     private let log: @Sendable (String) -> Void
     private var server: UnsafeMutableRawPointer?
     /// The port it listens on (the one the system chose when asked for 0).
     public private(set) var port = 0
 
-    public init(screen: @escaping Screen, handler: @escaping Handler, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        screen: @escaping Screen, bodyRouter: @escaping BodyRouter = { _ in .collect }, handler: @escaping Handler,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.screen = screen
+        self.bodyRouter = bodyRouter
         self.handler = handler
         self.log = log
     }
@@ -83,7 +90,17 @@ public final class HTTPServer: @unchecked Sendable {
     private final class RequestState {
         var body: [UInt8] = []
         var refused = false
+        /// Where a streamed body goes; nil once it finished or was given up.
+        var receiver: (any BodyReceiver)?
+        /// A streamed body refused midway: the answer, sent once the rest of the body has been read and dropped (a
+        /// server that answers and closes while the client still sends makes the kernel reset the connection, and
+        /// the client never sees the answer), or at once past ``drainLimit``.
+        var pendingRefusal: HTTPResponse?
+        var drained = 0
     }
+
+    /// How much of a refused streamed body is read and dropped so that the client gets the answer.
+    static let drainLimit = 64 << 20
 
     private static let handle: pd_http_handler = { context, connection, url, method, data, size, state in
         guard let context, let connection, let url, let method, let size, let state else { return 0 }
@@ -95,10 +112,15 @@ public final class HTTPServer: @unchecked Sendable {
             let fresh = RequestState()
             state.pointee = Unmanaged.passRetained(fresh).toOpaque()
             var refusal = server.screen(request)
-            if refusal == nil, let length = request.header("Content-Length").flatMap(Int.init),
-                length > maximumBodyBytes
-            {
-                refusal = .error(413, "the request body is larger than \(maximumBodyBytes) bytes")
+            if refusal == nil {
+                switch server.bodyRouter(request) {
+                case .collect:
+                    if let length = request.header("Content-Length").flatMap(Int.init), length > maximumBodyBytes {
+                        refusal = .error(413, "the request body is larger than \(maximumBodyBytes) bytes")
+                    }
+                case .stream(let receiver): fresh.receiver = receiver
+                case .refuse(let response): refusal = response
+                }
             }
             if let refusal {
                 fresh.refused = true
@@ -107,6 +129,30 @@ public final class HTTPServer: @unchecked Sendable {
             return 1
         }
         let collected = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+        if let refusal = collected.pendingRefusal {
+            collected.drained += size.pointee
+            if size.pointee > 0 && collected.drained <= drainLimit {
+                size.pointee = 0
+                return 1
+            }
+            size.pointee = 0
+            collected.pendingRefusal = nil
+            collected.refused = true
+            return server.send(refusal, on: connection) ? 1 : 0
+        }
+        if let receiver = collected.receiver {
+            if size.pointee > 0 {
+                let refusal = data.flatMap { receiver.receive(UnsafeRawBufferPointer(start: $0, count: size.pointee)) }
+                size.pointee = 0
+                guard let refusal else { return 1 }
+                receiver.abandon()
+                collected.receiver = nil
+                collected.pendingRefusal = refusal
+                return 1
+            }
+            collected.receiver = nil
+            return server.send(receiver.finish(), on: connection) ? 1 : 0
+        }
         if size.pointee > 0 {
             if !collected.refused {
                 if collected.body.count + size.pointee > maximumBodyBytes {
@@ -129,7 +175,11 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private static let completed: pd_http_completed = { _, state, _ in
-        if let state { Unmanaged<RequestState>.fromOpaque(state).release() }
+        guard let state else { return }
+        let finished = Unmanaged<RequestState>.fromOpaque(state).takeRetainedValue()
+        // A body still streaming when the request ends: the client went away (or timed out) mid-upload.
+        finished.receiver?.abandon()
+        finished.receiver = nil
     }
 
     private static let logged: pd_http_logger = { context, message in

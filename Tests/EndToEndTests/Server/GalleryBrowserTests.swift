@@ -50,14 +50,9 @@ struct GalleryBrowserTests {
             try #require(assets.first { $0["originalFilename"] as? String == name }?["id"] as? String)
         }
 
-        let server = try BackgroundPhotodrop(sandbox, ["serve"])
-        var signIn: String?
-        let deadline = Date().addingTimeInterval(20)
-        while signIn == nil && Date() < deadline {
-            signIn = server.stdout.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init)
-            if signIn == nil { await pause(50_000) }
-        }
-        let address = try #require(signIn, "serve printed no sign-in address: \(server.stdout) \(server.stderr)")
+        let serve = try await ServeProcess(sandbox)
+        let server = serve.process
+        let address = try #require(serve.signInURL, "serve printed no sign-in address: \(server.stdout) \(server.stderr)")
         let browser = try await WebDriver(scratch: URL(fileURLWithPath: scratch.path))
         try await browser.navigate(address)
         #expect(

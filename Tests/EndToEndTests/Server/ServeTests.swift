@@ -26,58 +26,11 @@ struct ServeTests {
         return sandbox
     }
 
-    /// A running server and where it listens.
-    private final class Server: @unchecked Sendable {
-        let process: BackgroundPhotodrop
-        let base: String
-
-        init(_ sandbox: Sandbox, scheme: String = "http") async throws {
-            process = try BackgroundPhotodrop(sandbox, ["serve"])
-            let deadline = Date().addingTimeInterval(20)
-            var port: String?
-            while port == nil && Date() < deadline && process.isRunning {
-                port = process.stdout.split(separator: "\n").first { $0.contains("listening on") }?
-                    .split(separator: " ").last.map(String.init)
-                if port == nil { await pause(20_000) }
-            }
-            guard let port else { throw HarnessError("serve did not start:\n\(process.stdout)\n\(process.stderr)") }
-            base = "\(scheme)://127.0.0.1:\(port)"
-        }
-    }
-
-    /// What curl saw.
-    struct Reply {
-        var status: Int
-        var headers: [String: String]
-        var body: Data
-
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func json() throws -> [String: Any] {
-            guard let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-                throw HarnessError("not a JSON object: \(text)")
-            }
-            return object
-        }
-    }
-
     /// One request with curl; `auth` adds the bearer token.
     private func curl(
         _ url: String, _ options: [String] = [], auth: Bool = true, in sandbox: Sandbox
-    ) async throws -> Reply {
-        let stamp = UUID().uuidString
-        let headerFile = sandbox.root.appendingPathComponent("h-\(stamp)").path
-        let bodyFile = sandbox.root.appendingPathComponent("b-\(stamp)").path
-        var arguments = ["-s", "-g", "--path-as-is", "-D", headerFile, "-o", bodyFile, "-w", "%{http_code}"]
-        if auth { arguments += ["-H", "Authorization: Bearer \(Self.token)"] }
-        let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/curl"), arguments + options + [url], timeout: 30)
-        var headers: [String: String] = [:]
-        for line in ((try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? "").split(separator: "\r\n") {
-            if let colon = line.firstIndex(of: ":") {
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            }
-        }
-        let body = (try? Data(contentsOf: URL(fileURLWithPath: bodyFile))) ?? Data()
-        return Reply(status: Int(result.stdout) ?? -1, headers: headers, body: body)
+    ) async throws -> CurlReply {
+        try await ServeHarness.curl(url, options, token: auth ? Self.token : nil, in: sandbox)
     }
 
     @Test("serve refuses to start without a token, or on an exposed address without TLS; --new-token prints one")
@@ -106,7 +59,7 @@ struct ServeTests {
     @Test("the token is needed everywhere; a browser signs in once with ?token= and keeps a strict cookie; Host and Origin are checked")
     func access() async throws {
         let sandbox = try await library(photos: 1)
-        let server = try await Server(sandbox)
+        let server = try await ServeProcess(sandbox)
         let base = server.base
         #expect(try await curl(base + "/api/albums", auth: false, in: sandbox).status == 401)
         #expect(try await curl(base + "/api/albums", ["-H", "Authorization: Bearer wrong-token-0123456789"], auth: false, in: sandbox).status == 401)
@@ -148,7 +101,7 @@ struct ServeTests {
     @Test("albums and pages of assets, newest first by capture time, with a cursor; filters; changes since a token")
     func paging() async throws {
         let sandbox = try await library(photos: 7)
-        let server = try await Server(sandbox)
+        let server = try await ServeProcess(sandbox)
         let albums = try #require(try await curl(server.base + "/api/albums", in: sandbox).json()["albums"] as? [[String: Any]])
         let trip = try #require(albums.first { $0["title"] as? String == "Trip" })
         #expect(trip["count"] as? Int == 8 && trip["type"] as? String == "album")
@@ -205,7 +158,7 @@ struct ServeTests {
         try FileManager.default.copyItem(
             atPath: folder.url("real.jpg"), toPath: sandbox.root.appendingPathComponent("real.jpg").path)
         #expect(try await sandbox.run(["import", sandbox.root.appendingPathComponent("real.jpg").path]).status == 0)
-        let server = try await Server(sandbox)
+        let server = try await ServeProcess(sandbox)
         let asset = try #require(try await curl(server.base + "/api/assets?kind=photo", in: sandbox).json()["assets"] as? [[String: Any]]).first { $0["mime"] as? String == "image/jpeg" }
         let urls = try #require(asset?["urls"] as? [String: String])
         let versioned = try await curl(server.base + urls["thumbnail"]!, in: sandbox)
@@ -236,7 +189,7 @@ struct ServeTests {
     @Test("paths are identifiers, never files: traversal, encoded slashes, NUL, overlong and unknown IDs get 404")
     func hostilePaths() async throws {
         let sandbox = try await library(photos: 1)
-        let server = try await Server(sandbox)
+        let server = try await ServeProcess(sandbox)
         let id = String(try #require((try await curl(server.base + "/api/assets", in: sandbox).json()["assets"] as? [[String: Any]])?.first?["id"] as? String).prefix(36))
         for path in [
             "/api/assets/../../../etc/passwd", "/api/assets/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/api/assets/\(id)/..%2f..%2fconfig.json",
@@ -259,7 +212,7 @@ struct ServeTests {
     @Test("changes through the API land in the library (favourite, delete to Recently Deleted, restore, albums); events stream within a second")
     func changesAndEvents() async throws {
         let sandbox = try await library(photos: 2)
-        let server = try await Server(sandbox)
+        let server = try await ServeProcess(sandbox)
         // An open event stream, from now on.
         let events = sandbox.root.appendingPathComponent("events.txt")
         _ = FileManager.default.createFile(atPath: events.path, contents: nil)
@@ -320,7 +273,7 @@ struct ServeTests {
     @Test("a slow client holds only its own connection, and is closed after 30 s of silence")
     func slowClient() async throws {
         let sandbox = try await library(photos: 1)
-        let server = try await Server(sandbox)
+        let server = try await ServeProcess(sandbox)
         let port = try #require(server.base.split(separator: ":").last.map(String.init))
         // A client that sends half a request line and then nothing (slowloris), in a second process.
         let script = """
@@ -375,7 +328,7 @@ struct ServeTests {
                 "listen": "0.0.0.0:0", "token": Self.token, "tls": ["certificate": "cert.pem", "key": "key.pem"],
             ],
         ])
-        let server = try await Server(sandbox, scheme: "https")
+        let server = try await ServeProcess(sandbox, scheme: "https")
         let process = server.process
         let printed = Date().addingTimeInterval(5)
         while !process.stdout.contains("Open ") && Date() < printed { await pause(20_000) }

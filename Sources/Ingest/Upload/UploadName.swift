@@ -1,0 +1,39 @@
+import Foundation
+
+/// The rules for a file name given by an uploader, and for an album title used as the name of a new inbox folder:
+/// one path component, in Unicode NFC (a decomposed name, as macOS sends, is composed), at most 255 bytes, not
+/// hidden (a leading dot: the watcher skips such names), not `.` or `..`, no NUL, no `/`, no control characters, no
+/// percent-encoded slash or NUL left over from the URL, valid UTF-8.
+public enum UploadName {
+    /// The name in NFC, or why it cannot be one.
+    public static func validated(_ raw: String) -> Result<String, UploadNameProblem> {
+        let name = raw.utf8.allSatisfy({ $0 < 0x80 }) ? raw : raw.precomposedStringWithCanonicalMapping
+        if name.isEmpty { return .failure(UploadNameProblem("the name is empty")) }
+        if name == "." || name == ".." { return .failure(UploadNameProblem("'\(name)' is not a file name")) }
+        if name.utf8.contains(0) { return .failure(UploadNameProblem("the name contains a NUL byte")) }
+        if name.utf8.contains(UInt8(ascii: "/")) {
+            return .failure(UploadNameProblem("the name contains '/': it must be one path component"))
+        }
+        let lowered = name.lowercased()
+        if lowered.contains("%2f") || lowered.contains("%00") {
+            return .failure(UploadNameProblem("the name contains an encoded '/' or NUL: it must be one path component"))
+        }
+        if name.hasPrefix(".") { return .failure(UploadNameProblem("a name starting with '.' is hidden: photodrop never takes it")) }
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return .failure(UploadNameProblem("the name contains control characters"))
+        }
+        if name.unicodeScalars.contains("\u{FFFD}") {
+            return .failure(UploadNameProblem("the name is not valid UTF-8"))
+        }
+        if name.utf8.count > 255 {
+            return .failure(UploadNameProblem("the name is \(name.utf8.count) bytes long; at most 255 are allowed"))
+        }
+        return .success(name)
+    }
+}
+
+/// Why a name cannot be an uploaded file's (or a new inbox folder's).
+public struct UploadNameProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Ingest
+import LibraryJSON
+import PhotoCatalog
+import PhotodropSystem
+
+/// Where uploads go: the inbox, the names `watch` never takes, and the largest body accepted.
+public struct UploadSettings: Sendable {
+    public let inbox: FolderRoot
+    /// The rejected folder's path: outcomes name a rejected file relative to it (never a server path).
+    public let rejected: String
+    public let ignore: IgnoreRules
+    public let maximumBytes: Int64
+
+    public init(inbox: FolderRoot, rejected: String, ignore: IgnoreRules, maximumBytes: Int64) {
+        self.inbox = inbox
+        self.rejected = rejected
+        self.ignore = ignore
+        self.maximumBytes = maximumBytes
+    }
+}
+
+extension LibraryAPI {
+    /// `PUT /api/upload/{album}/{name}` streams into the inbox (``UploadReceiver``); every other body is collected.
+    /// Decided from the headers, so that a bad name, an unknown album or a body announced too large is refused before
+    /// a byte of it is read.
+    public func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
+        guard request.path.hasPrefix("/api/upload/") else { return .collect }
+        do {
+            guard request.method == "PUT" else { throw APIFailure(405, "use PUT to upload a file") }
+            guard let uploads else { throw APIFailure(503, "this server takes no uploads") }
+            let (album, name) = try uploadTarget(request.path.dropFirst(12))
+            let folder = try inboxFolder(for: album)
+            let relative = folder.key + "/" + name
+            if let reason = uploads.ignore.reason(forFile: relative) {
+                throw APIFailure(
+                    400, "photodrop never takes '\(relative)' (\(reason)): upload it under another name")
+            }
+            if let length = request.header("Content-Length").flatMap(Int64.init), length > uploads.maximumBytes {
+                throw APIFailure(
+                    413, "the file is \(length) bytes, more than serve.maxUploadBytes (\(uploads.maximumBytes))")
+            }
+            let expected = try contentDigest(request.header("Content-Digest"))
+            let upload: InboxUpload
+            do {
+                upload = try InboxUpload(
+                    inbox: uploads.inbox, folder: folder.key, name: name, albumID: album.localIdentifier,
+                    maximumBytes: uploads.maximumBytes)
+            } catch {
+                throw APIFailure(500, error.description)
+            }
+            return .stream(
+                UploadReceiver(
+                    upload: upload, expectedSHA256: expected, library: library,
+                    binding: folder.needsBinding ? album : nil, respond: { [self] in secured($0) }))
+        } catch let failure as APIFailure {
+            return .refuse(secured(.error(failure.status, failure.message)))
+        } catch {
+            return .refuse(secured(.error(500, "\(error)")))
+        }
+    }
+
+    /// The album and the file name of `/api/upload/{album}/{name}`.
+    private func uploadTarget(_ rest: Substring) throws -> (AssetCollection, String) {
+        let parts = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].utf8.count <= 64, ResourcePath.isUUID(parts[0]) else {
+            throw APIFailure(404, "upload to /api/upload/{album id}/{file name}")
+        }
+        let name: String
+        switch UploadName.validated(String(parts[1])) {
+        case .success(let valid): name = valid
+        case .failure(let problem): throw APIFailure(400, "'\(parts[1])' cannot be uploaded: \(problem)")
+        }
+        guard
+            let album = try AssetCollection.fetchAssetCollections(
+                withLocalIdentifiers: [parts[0].uppercased() + "/L0/040"], library: library
+            ).firstObject
+        else { throw APIFailure(404, "no album \(parts[0])") }
+        guard album.assetCollectionType == .album else {
+            throw APIFailure(400, "'\(album.localizedTitle ?? "")' is a smart album: upload into an album")
+        }
+        return (album, name)
+    }
+
+    /// The inbox folder an album's files go to: the one bound to it, or for an album made by hand a new folder with
+    /// its title, bound to it when the first upload completes.
+    private func inboxFolder(for album: AssetCollection) throws -> (key: String, needsBinding: Bool) {
+        if let key = album.inboxFolder { return (key, false) }
+        let title = album.localizedTitle ?? ""
+        let key: String
+        switch UploadName.validated(title) {
+        case .success(let valid): key = valid
+        case .failure(let problem):
+            throw APIFailure(409, "the album's title cannot name its inbox folder (\(problem)): rename the album")
+        }
+        if let bound = try AssetCollection.fetchAlbum(forInboxFolder: key, library: library),
+            bound.localIdentifier != album.localIdentifier
+        {
+            throw APIFailure(
+                409,
+                "the inbox folder '\(key)' belongs to another album (\(bound.localIdentifier)): rename one of them")
+        }
+        return (key, true)
+    }
+
+    /// A path below the rejected folder relative to it (`Trip/bad.jpg`); anything else as its name alone.
+    private func relativeToRejected(_ path: String) -> String {
+        if let root = uploads?.rejected, path.hasPrefix(root + "/") { return String(path.dropFirst(root.count + 1)) }
+        return Path.lastComponent(of: path)
+    }
+
+    /// The SHA-256 a `Content-Digest: sha-256=:BASE64:` header (RFC 9530) announces, if any.
+    private func contentDigest(_ header: String?) throws -> SHA256Digest? {
+        guard let header else { return nil }
+        for member in header.split(separator: ",") {
+            let pair = member.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: " ").lowercased() == "sha-256" else { continue }
+            let value = pair[1].trimmingCharacters(in: " ")
+            guard value.hasPrefix(":"), value.hasSuffix(":"), value.count > 2,
+                let bytes = Data(base64Encoded: String(value.dropFirst().dropLast())),
+                let digest = SHA256Digest(bytes: bytes)
+            else { throw APIFailure(400, "Content-Digest: sha-256 must be :BASE64: of 32 bytes") }
+            return digest
+        }
+        return nil
+    }
+
+    /// `GET /api/outcomes/{id}`.
+    func outcome(_ rest: Substring) throws -> HTTPResponse {
+        guard rest.utf8.count <= 19, rest.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let id = Int64(rest) else {
+            throw APIFailure(404, "no such upload")
+        }
+        guard let status = try UploadStatus.find(id, in: library) else {
+            throw APIFailure(404, "no upload \(id) (uploads are remembered for 30 days)")
+        }
+        return .json(200, json(status))
+    }
+
+    private func json(_ status: UploadStatus) -> JSONNode {
+        var fields: [(String, JSONNode)] = [
+            ("id", .string(String(status.id))), ("state", .string(status.state)),
+            ("path", .string(status.upload.path)), ("album", .string(status.upload.album)),
+            ("name", .string(status.upload.name)), ("bytes", .int(Int(status.upload.bytes))),
+            ("sha256", .string(status.upload.sha256)), ("receivedAt", CatalogJSON.date(status.receivedAt)),
+        ]
+        if let outcome = status.outcome {
+            fields += [
+                ("outcome", .string(outcome.outcome)), ("asset", outcome.asset.map { .string($0) } ?? .null),
+                ("reason", outcome.reason.map { .string($0) } ?? .null),
+                ("message", outcome.message.map { .string($0) } ?? .null),
+                ("rejectedPath", outcome.rejectedPath.map { .string(relativeToRejected($0)) } ?? .null),
+                ("finishedAt", CatalogJSON.date(status.finishedAt)),
+            ]
+        }
+        return .object(fields)
+    }
+}
+
+/// The body of one `PUT /api/upload/…`, written into the inbox as it arrives (``Ingest/InboxUpload``).
+final class UploadReceiver: BodyReceiver {
+    private let upload: InboxUpload
+    private let expectedSHA256: SHA256Digest?
+    private let library: PhotoLibrary
+    /// The album to bind to its new inbox folder when the upload completes.
+    private let binding: AssetCollection?
+    private let respond: (HTTPResponse) -> HTTPResponse
+
+    init(
+        upload: InboxUpload, expectedSHA256: SHA256Digest?, library: PhotoLibrary, binding: AssetCollection?,
+        respond: @escaping (HTTPResponse) -> HTTPResponse
+    ) {
+        self.upload = upload
+        self.expectedSHA256 = expectedSHA256
+        self.library = library
+        self.binding = binding
+        self.respond = respond
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse? {
+        do throws(UploadError) {
+            try upload.write(bytes)
+            return nil
+        } catch {
+            return respond(.error(Self.status(of: error), error.description))
+        }
+    }
+
+    func finish() -> HTTPResponse {
+        do {
+            if let binding {
+                let key = upload.folder
+                _ = try library.performChangesAndWait { try AssetCollectionChangeRequest(for: binding).inboxFolder = key }
+            }
+            let receipt = try upload.finish(library: library, expectedSHA256: expectedSHA256)
+            let address = "/api/outcomes/\(receipt.id)"
+            return respond(
+                .json(
+                    201,
+                    .object([
+                        ("id", .string(String(receipt.id))), ("outcome", .string(address)),
+                        ("path", .string(receipt.record.path)), ("album", .string(receipt.record.album)),
+                        ("bytes", .int(Int(receipt.record.bytes))), ("sha256", .string(receipt.record.sha256)),
+                    ]), headers: [("Location", address)]))
+        } catch let error as UploadError {
+            return respond(.error(Self.status(of: error), error.description))
+        } catch {
+            upload.abandon()
+            return respond(.error(500, "cannot bind the album to its inbox folder: \(error)"))
+        }
+    }
+
+    func abandon() { upload.abandon() }
+
+    static func status(of error: UploadError) -> Int {
+        switch error {
+        case .tooLarge: return 413
+        case .nameTaken: return 409
+        case .digestMismatch: return 400
+        case .write(let cause) where cause.code == ENOSPC || cause.code == EDQUOT: return 507
+        case .inbox, .write, .catalog, .internal: return 500
+        }
+    }
+}

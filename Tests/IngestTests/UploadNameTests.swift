@@ -1,0 +1,32 @@
+import Foundation
+import Ingest
+import Testing
+
+@Suite("UploadName: what an uploaded file may be called")
+struct UploadNameTests {
+    @Test(
+        "refused: empty, dot names, hidden, slashes, NUL, encoded slash or NUL, control characters, over 255 bytes",
+        arguments: [
+            "", ".", "..", ".hidden.jpg", "a/b.jpg", "a\u{0}b.jpg", "a%2Fb.jpg", "a%2fb.jpg", "a%00b.jpg", "a\nb.jpg",
+            "tab\t.jpg", "del\u{7F}.jpg", "bad\u{FFFD}.jpg", String(repeating: "é", count: 128),
+        ])
+    func refused(_ name: String) {
+        guard case .failure(let problem) = UploadName.validated(name) else {
+            Issue.record("'\(name)' was accepted")
+            return
+        }
+        #expect(!problem.description.isEmpty)
+    }
+
+    @Test("accepted as given, or composed to NFC; 255 bytes is the limit")
+    func accepted() throws {
+        #expect(try UploadName.validated("IMG_0001.HEIC").get() == "IMG_0001.HEIC")
+        #expect(try UploadName.validated("holiday photo (2).jpg").get() == "holiday photo (2).jpg")
+        let composed = try UploadName.validated("Cafe\u{301}.jpg").get()
+        #expect(Array(composed.utf8) == Array("Caf\u{E9}.jpg".utf8))
+        let longest = String(repeating: "x", count: 251) + ".jpg"
+        #expect(try UploadName.validated(longest).get() == longest)
+        #expect(throws: UploadNameProblem.self) { try UploadName.validated(longest + "x").get() }
+        #expect(try UploadName.validated("50%.jpg").get() == "50%.jpg", "a percent sign alone is a name's own")
+    }
+}
