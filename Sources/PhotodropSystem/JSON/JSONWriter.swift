@@ -158,11 +158,18 @@ public struct JSONWriter: Sendable {
 
     /// Appends `text` escaped for use inside a JSON string literal (without the quotes).
     public static func appendEscaped(_ text: String, to output: inout String) {
-        var needsEscaping = false
-        for byte in text.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            needsEscaping = true
-            break
-        }
+        // Most strings need no escaping: one scan of the contiguous UTF-8 (no per-byte iterator calls), then one append.
+        let needsEscaping =
+            text.utf8.withContiguousStorageIfAvailable { bytes in
+                var index = 0
+                let count = bytes.count
+                while index < count {
+                    let byte = bytes[index]
+                    if byte < 0x20 || byte == 0x22 || byte == 0x5C { return true }
+                    index &+= 1
+                }
+                return false
+            } ?? text.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
         guard needsEscaping else {
             output += text
             return
