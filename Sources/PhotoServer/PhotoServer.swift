@@ -15,6 +15,7 @@ public final class PhotoServer: Sendable {
     private let feed: ChangeFeed
     private let pool: RenderPool
     private let uploads: UploadSettings
+    private let api: LibraryAPI
     private let log: @Sendable (String) -> Void
 
     /// Why the server must not start (exit status 2): a missing token, an exposed address without TLS.
@@ -50,6 +51,7 @@ public final class PhotoServer: Sendable {
             library: library, images: ImageManager(library: library, pool: pool),
             maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed,
             uploads: uploads, status: { CatalogJSON.status(StatusReport.gather(config)) })
+        self.api = api
         http = HTTPServer(
             screen: { api.screen($0) }, bodyRouter: { api.bodyHandling($0) }, handler: { api.handle($0) }, log: log)
     }
@@ -70,6 +72,7 @@ public final class PhotoServer: Sendable {
         // Uploads a crash or a kill cut short leave hidden files in the inbox's upload folder: never taken, so removed.
         let removed = InboxUpload.removeAbandoned(in: uploads.inbox)
         if removed > 0 { log("removed \(removed) unfinished uploads left by an earlier serve") }
+        api.warmUp()
         try http.start(options)
     }
 

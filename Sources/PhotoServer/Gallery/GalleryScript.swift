@@ -12,7 +12,7 @@ enum GalleryScript {
     static let source = #"""
         "use strict";
         const CELL = 168;            // px: a thumbnail cell, gap included
-        const PAGE = 200;            // assets per API page (each answers in under 50 ms in a library of 100,000)
+        const PAGE = 100;            // assets per API page: a first screen at once, each page made in a few ms
         const state = { album: null, total: 0, assets: [], next: undefined, loading: false, trash: false, open: -1 };
         const $ = (selector) => document.querySelector(selector);
 
@@ -102,7 +102,7 @@ enum GalleryScript {
           state.loading = true;
           try {
             const cursor = state.next ? "&cursor=" + encodeURIComponent(state.next) : "";
-            const page = await api("/api/albums/" + encodeURIComponent(short(state.album.id)) + "/assets?limit=" + PAGE + cursor);
+            const page = await api("/api/albums/" + encodeURIComponent(short(state.album.id)) + "/assets?fields=brief&limit=" + PAGE + cursor);
             state.assets.push(...page.assets.map(slim));
             state.next = page.next;
             if (state.next === null) state.total = state.assets.length;
@@ -243,22 +243,42 @@ enum GalleryScript {
           else if (event.key === "ArrowLeft") openViewer(state.open - 1);
         });
 
+        // Deep in a large album, reading every loaded page again for each change would cost thousands of requests:
+        // the newest page is read again and merged (new drops land there), and deleted assets leave.
+        async function mergeNewest(album, gone) {
+          const page = await api("/api/albums/" + encodeURIComponent(short(album.id)) + "/assets?fields=brief&limit=" + PAGE);
+          const head = page.assets.map(slim);
+          const inHead = new Set(head.map((asset) => asset.id));
+          const last = head.length ? state.assets.findIndex((asset) => asset.id === head[head.length - 1].id) : -1;
+          const tail = state.assets.slice(last + 1).filter((asset) => !inHead.has(asset.id) && !gone.has(asset.id));
+          state.assets = head.concat(tail);
+          state.total = Math.max(album.count, state.assets.length);
+          render();
+        }
+
         // Changes from any process: the album list's counts and the open album are read again.
         function follow() {
           const events = new EventSource("/api/events");
           let pending = null;
-          events.addEventListener("change", () => {
+          const gone = new Set();
+          events.addEventListener("change", (event) => {
+            try {
+              for (const id of (JSON.parse(event.data).assets || {}).deleted || []) gone.add(id);
+            } catch (error) { /* a change without assets */ }
             clearTimeout(pending);
             pending = setTimeout(async () => {
               const albums = await loadAlbums();
               if (state.album && !state.trash) {
                 const fresh = albums.find((album) => album.id === state.album.id);
-                if (fresh) {
+                if (fresh && state.assets.length <= 2 * PAGE) {
                   const scrolled = $("#grid").scrollTop;
                   await openAlbum(fresh);
                   $("#grid").scrollTop = scrolled;
+                } else if (fresh) {
+                  await mergeNewest(fresh, gone);
                 }
               }
+              gone.clear();
             }, 200);
           });
         }
