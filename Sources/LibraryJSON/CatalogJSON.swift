@@ -78,6 +78,7 @@ public enum CatalogJSON {
             ("isDeleted", .bool(asset.isDeleted)),
             ("deletedDate", date(asset.deletedDate)),
             ("mediaSubtypes", .strings(asset.mediaSubtypes.names)),
+            ("cameraMake", .string(asset.cameraMake)), ("cameraModel", .string(asset.cameraModel)),
             ("title", .string(asset.title)), ("caption", .string(asset.caption)),
             ("keywords", .strings(asset.keywords)), ("rating", asset.rating.map { .int(Int64($0)) } ?? .null),
             (

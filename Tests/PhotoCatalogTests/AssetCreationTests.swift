@@ -360,4 +360,33 @@ struct AssetCreationTests {
             }
         } throws: { ($0 as? PhotosError)?.message.contains("IMG_E0002.MOV") == true }
     }
+
+    @Test("the camera's maker and model are stored with a new asset, and can be changed or cleared")
+    func camera() async throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        let files = try folder.makeFiles(2, prefix: "camera-")
+        let report = try await library.performChanges {
+            let request = try AssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: files[0], options: nil)
+            request.cameraMake = "FUJIFILM"
+            request.cameraModel = "X-T5"
+            let plain = try AssetCreationRequest.forAsset()
+            plain.addResource(with: .photo, fileURL: files[1], options: nil)
+        }
+        let identifiers = report.assetCreations.map(\.localIdentifier)
+        let assets = try Asset.fetchAssets(withLocalIdentifiers: identifiers, library: library)
+        let fuji = try #require(assets.first { $0.localIdentifier == identifiers[0] })
+        #expect(fuji.cameraMake == "FUJIFILM" && fuji.cameraModel == "X-T5")
+        let plain = try #require(assets.first { $0.localIdentifier == identifiers[1] })
+        #expect(plain.cameraMake == nil && plain.cameraModel == nil)
+        try await library.performChanges {
+            let change = try AssetChangeRequest(for: fuji)
+            change.cameraModel = "X-T5 (firmware 2)"
+            change.cameraMake = nil
+        }
+        let changed = try #require(
+            try Asset.fetchAssets(withLocalIdentifiers: [identifiers[0]], library: library).firstObject)
+        #expect(changed.cameraMake == nil && changed.cameraModel == "X-T5 (firmware 2)")
+    }
 }

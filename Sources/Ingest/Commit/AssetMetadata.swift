@@ -25,6 +25,8 @@ public enum AssetMetadata {
             if converted.isValid { request.location = converted }
         }
         if let identifier = metadata.contentIdentifier { request.contentIdentifier = identifier }
+        if let make = metadata.make, !make.isEmpty { request.cameraMake = make }
+        if let model = metadata.model, !model.isEmpty { request.cameraModel = model }
         if metadata.isMotionPhoto, let creation = request as? AssetCreationRequest { creation.isMotionPhoto = true }
     }
 

@@ -14,7 +14,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         enum Field: Int, Sendable {
             case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
             case contentIdentifier, creationTimeZoneOffset, isCreationDateFloating, title, caption, keywords, rating
-            case pairingKey, awaitsPartner
+            case pairingKey, awaitsPartner, cameraMake, cameraModel
         }
 
         /// The fields a request set, as bits: a `Set` cost every creation request a heap allocation and each
@@ -43,6 +43,8 @@ public class AssetChangeRequest: @unchecked Sendable {
         var rating: Int?
         var pairingKey: String?
         var awaitsPartner = false
+        var cameraMake: String?
+        var cameraModel: String?
         var changed = Fields()
     }
 
@@ -75,7 +77,8 @@ public class AssetChangeRequest: @unchecked Sendable {
                 location: record.location, isFavorite: record.isFavorite, isHidden: record.isHidden,
                 pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight, duration: record.duration,
                 contentIdentifier: record.contentIdentifier, title: record.title, caption: record.caption,
-                keywords: record.keywords, rating: record.rating, pairingKey: record.pairingKey, awaitsPartner: record.awaitsPartner))
+                keywords: record.keywords, rating: record.rating, pairingKey: record.pairingKey, awaitsPartner: record.awaitsPartner,
+                cameraMake: record.cameraMake, cameraModel: record.cameraModel))
         context.operations.append(.updateAsset(self))
     }
 
@@ -122,6 +125,18 @@ public class AssetChangeRequest: @unchecked Sendable {
     public var caption: String? {
         get { properties.withLock { $0.caption } }
         set { set(.caption, \.caption, newValue) }
+    }
+
+    /// The camera's maker (photodrop).
+    public var cameraMake: String? {
+        get { properties.withLock { $0.cameraMake } }
+        set { set(.cameraMake, \.cameraMake, newValue) }
+    }
+
+    /// The camera's model (photodrop).
+    public var cameraModel: String? {
+        get { properties.withLock { $0.cameraModel } }
+        set { set(.cameraModel, \.cameraModel, newValue) }
     }
 
     /// Keywords, in order (photodrop).

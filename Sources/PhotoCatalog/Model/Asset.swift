@@ -32,6 +32,8 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
         var rating: Int? = nil
         var pairingKey: String? = nil
         var awaitsPartner = false
+        var cameraMake: String? = nil
+        var cameraModel: String? = nil
         var resources: [AssetResource]
     }
 
@@ -95,6 +97,9 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
     public var title: String? { record.title }
     /// The caption (XMP `dc:description`, a Takeout `description`), when known (photodrop).
     public var caption: String? { record.caption }
+    /// The camera's maker and model (EXIF `Make`/`Model`, QuickTime's), when known (photodrop).
+    public var cameraMake: String? { record.cameraMake }
+    public var cameraModel: String? { record.cameraModel }
     /// Keywords (XMP `dc:subject`), in order (photodrop).
     public var keywords: [String] { record.keywords }
     /// The rating, −1 (rejected) … 5, when known (XMP `xmp:Rating`; photodrop).

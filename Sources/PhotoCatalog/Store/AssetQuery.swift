@@ -21,7 +21,8 @@ struct AssetQuery: Sendable, Hashable {
         a.id, a.uuid, a.media_type, a.media_subtypes, a.playback_style, a.creation_date, a.creation_date_source, \
         a.added_date, a.modification_date, a.pixel_width, a.pixel_height, a.duration, a.latitude, a.longitude, \
         a.altitude, a.is_favorite, a.is_hidden, a.deleted_date, a.content_identifier, a.creation_time_zone_offset, \
-        a.creation_date_is_floating, a.title, a.caption, a.keywords, a.rating, a.pairing_key, a.awaits_partner
+        a.creation_date_is_floating, a.title, a.caption, a.keywords, a.rating, a.pairing_key, a.awaits_partner, \
+        a.camera_make, a.camera_model
         """
 
     /// Compiles the query.
@@ -160,7 +161,8 @@ struct AssetQuery: Sendable, Hashable {
             contentIdentifier: row.optionalString(18), title: row.optionalString(21), caption: row.optionalString(22),
             keywords: row.optionalString(23).map(AssetQuery.decodeKeywords) ?? [],
             rating: row.optionalInt64(24).map { Int($0) }, pairingKey: row.optionalString(25),
-            awaitsPartner: row.bool(26), resources: [])
+            awaitsPartner: row.bool(26), cameraMake: row.optionalString(27), cameraModel: row.optionalString(28),
+            resources: [])
     }
 
     /// Loads the resources of `records` with one statement and attaches them, primary resource first.

@@ -145,6 +145,8 @@ final class ChangeApplier {
         try insert.bind(properties.rating.map { Int64($0) }, at: 23)
         try insert.bind(properties.pairingKey, at: 24)
         try insert.bind(properties.awaitsPartner, at: 25)
+        try insert.bind(properties.cameraMake, at: 26)
+        try insert.bind(properties.cameraModel, at: 27)
         _ = try insert.step()
         insert.reset()
         let rowID = database.lastInsertRowID
@@ -404,6 +406,8 @@ final class ChangeApplier {
             (.rating, "rating", properties.rating.map { .integer(Int64($0)) } ?? .null),
             (.pairingKey, "pairing_key", .optional(properties.pairingKey)),
             (.awaitsPartner, "awaits_partner", .bool(properties.awaitsPartner)),
+            (.cameraMake, "camera_make", .optional(properties.cameraMake)),
+            (.cameraModel, "camera_model", .optional(properties.cameraModel)),
         ]
         for (field, column, value) in fields where properties.changed.contains(field) {
             sql.append(", \(column) = ")

@@ -31,6 +31,8 @@
 ///   the original it was made from (so that a replaced original makes it out of date) and either its file (path,
 ///   size, pixel size, SHA-256) or the decoder's error. Rows go with their asset; their files are removed after a
 ///   purge commits.
+/// - v11: `file_records`: what an application noted about a file (``FileRecord``: watch's outcome of every file, an
+///   upload received by serve), by device and inode, kept 30 days; `assets.camera_make` and `camera_model`.
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
@@ -255,7 +257,7 @@ enum Schema {
             """)
 
     static let version11 = Migrator.Migration(
-        version: 11, name: "file records",
+        version: 11, name: "file records and cameras",
         sql: """
             CREATE TABLE file_records(
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -267,5 +269,7 @@ enum Schema {
             );
             CREATE INDEX file_records_by_file ON file_records(device, inode, id);
             CREATE INDEX file_records_by_time ON file_records(recorded_at);
+            ALTER TABLE assets ADD COLUMN camera_make TEXT;
+            ALTER TABLE assets ADD COLUMN camera_model TEXT;
             """)
 }

@@ -5,7 +5,7 @@
 ///   as elements, so that 100,000 assets keep the page at a few hundred elements. Pages come from the API with its
 ///   keyset cursor as the grid scrolls; only a few fields of each asset are kept.
 /// - A viewer: the preview (or the video, H.264 directly, other codecs through the playable version), ← → and Esc,
-///   the local capture time with its offset, place, size, favourite, delete; the trash with restore.
+///   the local capture time with its offset, place, camera, size, favourite, delete; the trash with restore.
 /// - Live Photos play their motion while the pointer is over them.
 /// - Live updates: `/api/events` (server-sent events) reloads the current album's first page when it changes.
 enum GalleryScript {
@@ -210,7 +210,8 @@ enum GalleryScript {
             }
           }
           const place = asset.location ? asset.location.latitude.toFixed(5) + ", " + asset.location.longitude.toFixed(5) : "no place";
-          $("#info").textContent = [asset.originalFilename, formatDate(asset), place,
+          const camera = [asset.cameraMake, asset.cameraModel].filter(Boolean).join(" ");
+          $("#info").textContent = [asset.originalFilename, formatDate(asset), place, camera,
             asset.pixelWidth + " × " + asset.pixelHeight, (asset.albums || []).join(", ")].filter(Boolean).join(" · ");
           $("#favorite").textContent = asset.isFavorite ? "★ Favourite" : "☆ Favourite";
           $("#favorite").onclick = async () => {

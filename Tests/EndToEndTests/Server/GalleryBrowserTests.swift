@@ -23,8 +23,11 @@ struct GalleryBrowserTests {
         let scratch = try TemporaryFolder("gallery-files")
         try Pillow.run(
             """
+            camera = Image.Exif()
+            camera[0x010F] = 'Canon'
+            camera[0x0110] = 'EOS R5'
             for i, colour in enumerate([(200, 40, 40), (40, 160, 60), (40, 60, 200)]):
-                Image.new('RGB', (800, 600), colour).save(out('photo-%d.jpg' % i), quality=90)
+                Image.new('RGB', (800, 600), colour).save(out('photo-%d.jpg' % i), quality=90, exif=camera)
             Image.new('RGB', (800, 600), (230, 200, 30)).save(out('late.jpg'), quality=90)
             """, in: scratch)
         for index in 0..<3 {
@@ -84,6 +87,10 @@ struct GalleryBrowserTests {
             try await browser.wait(
                 10, until: "const i = document.querySelector('#media img'); return !document.querySelector('#viewer').hidden && !!i && i.complete && i.naturalWidth > 0"),
             "the viewer shows the preview")
+        let info = try await browser.run("return document.querySelector('#info').textContent") as? String ?? ""
+        #expect(info.contains("photo-1.jpg") && info.contains("Canon EOS R5"), "the metadata names the camera: \(info)")
+        let shownCamera = try await sandbox.run(["show", photo, "--json"]).jsonObject()
+        #expect(shownCamera["cameraMake"] as? String == "Canon" && shownCamera["cameraModel"] as? String == "EOS R5")
         try await browser.click("#favorite")
         var favourite = false
         for _ in 0..<50 where !favourite {
