@@ -9,7 +9,8 @@ final class ServeProcess: @unchecked Sendable {
 
     init(_ sandbox: Sandbox, scheme: String = "http") async throws {
         process = try BackgroundPhotodrop(sandbox, ["serve"])
-        let deadline = Date().addingTimeInterval(20)
+        // Generous: on two busy cores a debug build's start (and its warm-up page) can take seconds.
+        let deadline = Date().addingTimeInterval(60)
         var port: String?
         // Started once both lines are out: where it listens, and the sign-in address.
         while (port == nil || !process.stdout.contains("?token=")) && Date() < deadline && process.isRunning {
