@@ -93,11 +93,12 @@ public final class LibraryAPI: Sendable {
         } catch {
             response = secured(.error(500, "\(error)"))
         }
-        // The time the answer took to make (not to send), for browsers' resource timing and for monitoring.
-        if case .bytes = response.body {
+        // The time a JSON answer took to make (not to send), for browsers' resource timing and for monitoring; not on
+        // pictures, the hot path, where formatting it cost a tenth of the requests per second.
+        if response.headers.contains(where: { $0.0 == "Content-Type" && $0.1.hasPrefix("application/json") }) {
             let (seconds, attoseconds) = (ContinuousClock.now - started).components
-            let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-            response.headers.append(("Server-Timing", "app;dur=" + String(format: "%.1f", milliseconds)))
+            let tenths = Int64(seconds) * 10_000 + attoseconds / 100_000_000_000_000
+            response.headers.append(("Server-Timing", "app;dur=\(tenths / 10).\(tenths % 10)"))
         }
         return response
     }
