@@ -57,7 +57,8 @@ struct SystemdUnitTests {
         for (unit, command) in [(watch, "watch"), (serve, "serve")] {
             #expect(unit.values("Type") == ["notify"])
             #expect(unit.values("NotifyAccess") == ["main"])
-            #expect(unit.values("ExecStart") == ["/usr/local/bin/photodrop --config /etc/photodrop/config.json \(command)"])
+            #expect(
+                unit.values("ExecStart") == ["/usr/local/bin/photodrop --config /etc/photodrop/config.json \(command)"])
             #expect(unit.values("ExecReload") == ["/bin/kill -HUP $MAINPID"])
             #expect(unit.values("WatchdogSec").count == 1)
             #expect(unit.values("KillMode") == ["mixed"], "the render helper must not get SIGTERM from systemd")
@@ -80,7 +81,8 @@ struct SystemdUnitTests {
         #expect(groups.contains(try #require(config["libraryGroup"] as? String)), "the daemon is in libraryGroup")
     }
 
-    @Test("systemd-analyze security rates both units' exposure 2.5 or less (their hardening lines are understood)",
+    @Test(
+        "systemd-analyze security rates both units' exposure 2.5 or less (their hardening lines are understood)",
         arguments: units)
     func exposure(_ name: String) async throws {
         let analyze = try #require(SystemdTools.analyze)
@@ -118,7 +120,9 @@ struct SystemdUnitTests {
 
     @Test("systemd-tmpfiles makes the folders with their modes and owners, and leaves what photodrop changed alone")
     func tmpfiles() async throws {
-        guard canRun(SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
+        guard
+            canRun(
+                SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
         else { return }
         // Without root, tmpfiles cannot give the folders to photodrop: the whole point of the check.
         guard canRun(getuid() == 0, "needs root to create folders owned by other users") else { return }
@@ -170,7 +174,9 @@ struct SystemdUnitTests {
 
     @Test("the example config.json is valid for photodrop, and `init` makes the library in the folder tmpfiles made")
     func exampleConfigLoads() async throws {
-        guard canRun(SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
+        guard
+            canRun(
+                SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
         else { return }
         guard canRun(getuid() == 0, "needs root to create folders owned by other users") else { return }
         let root = try TemporaryFolder("example-config")
@@ -298,11 +304,15 @@ struct UnitFile {
     init(_ url: URL) throws {
         for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(";") || trimmed.hasPrefix("[") { continue }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(";") || trimmed.hasPrefix("[") {
+                continue
+            }
             guard let equals = trimmed.firstIndex(of: "=") else { continue }
             settings.append(
-                (String(trimmed[..<equals]).trimmingCharacters(in: .whitespaces),
-                    String(trimmed[trimmed.index(after: equals)...]).trimmingCharacters(in: .whitespaces)))
+                (
+                    String(trimmed[..<equals]).trimmingCharacters(in: .whitespaces),
+                    String(trimmed[trimmed.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+                ))
         }
     }
 
