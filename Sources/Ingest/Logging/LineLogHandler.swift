@@ -7,10 +7,14 @@ import PhotodropSystem
 /// quoted when they contain spaces, quotes, `=` or control characters, and newlines are escaped, so a file name can
 /// never forge a second line. JSON: `{"time":"…","level":"info","message":"stored","path":"Trip 1/IMG_1.jpg",…}`.
 /// The logger's own metadata comes after the event's fields; the label is not written.
+///
+/// Under journald (``LogControl/journal``), text lines start with a `<N>` syslog priority and carry no timestamp
+/// (the journal keeps its own): `<4>warning cannot look at a file path=…`.
 public struct LineLogHandler: LogHandler {
-    public var logLevel: LogLevel
-    /// Text or JSON lines.
-    public let format: LogFormat
+    private var ownLevel: LogLevel
+    private let ownFormat: LogFormat
+    /// Settings shared with the daemon's other loggers, changed on reload (nil: fixed ones).
+    private let control: LogControl?
     private let sink: LogSink
     private let clock: @Sendable () -> UTCTimestamp
     private var ownMetadata: [(key: String, value: LogValue)] = []
@@ -20,11 +24,35 @@ public struct LineLogHandler: LogHandler {
         level: LogLevel = .info, format: LogFormat = .text, sink: LogSink = .standardError,
         clock: @escaping @Sendable () -> UTCTimestamp = { UTCTimestamp.now() }
     ) {
-        self.logLevel = level
-        self.format = format
+        self.ownLevel = level
+        self.ownFormat = format
+        self.control = nil
         self.sink = sink
         self.clock = clock
     }
+
+    /// A handler whose level and format are `control`'s (a daemon's, changed on reload).
+    public init(
+        control: LogControl, sink: LogSink = .standardError,
+        clock: @escaping @Sendable () -> UTCTimestamp = { UTCTimestamp.now() }
+    ) {
+        self.ownLevel = control.level
+        self.ownFormat = control.format
+        self.control = control
+        self.sink = sink
+        self.clock = clock
+    }
+
+    public var logLevel: LogLevel {
+        get { control?.level ?? ownLevel }
+        set {
+            ownLevel = newValue
+            control?.level = newValue
+        }
+    }
+
+    /// Text or JSON lines.
+    public var format: LogFormat { control?.format ?? ownFormat }
 
     public subscript(metadataKey key: String) -> LogValue? {
         get { ownMetadata.last { $0.key == key }?.value }
@@ -35,6 +63,13 @@ public struct LineLogHandler: LogHandler {
     }
 
     public func log(level: LogLevel, message: String, metadata: Logger.Metadata, source: String) {
+        let format = self.format
+        if format == .text, control?.journal == true {
+            sink.write(
+                "<\(LogControl.priority(of: level))>"
+                    + LineLogHandler.textLine(level: level, message: message, fields: metadata, extra: ownMetadata))
+            return
+        }
         sink.write(
             LineLogHandler.line(
                 format: format, time: clock(), level: level, message: message,
@@ -64,26 +99,31 @@ public struct LineLogHandler: LogHandler {
             writer.endObject()
             return writer.text + "\n"
         case .text:
-            var line = time.iso8601
-            line += " "
-            line += level.rawValue
-            line += String(repeating: " ", count: 8 - level.rawValue.count)
-            appendEscapedText(message, to: &line)
-            for (key, value) in fields {
-                line += " "
-                line += key
-                line += "="
-                appendTextValue(value, to: &line)
-            }
-            for (key, value) in extra {
-                line += " "
-                line += key
-                line += "="
-                appendTextValue(value, to: &line)
-            }
-            line += "\n"
-            return line
+            return time.iso8601 + " " + textLine(level: level, message: message, fields: fields, extra: extra)
         }
+    }
+
+    /// A text line after its timestamp: level, message, fields, newline.
+    static func textLine(
+        level: LogLevel, message: String, fields: Logger.Metadata, extra: [(key: String, value: LogValue)]
+    ) -> String {
+        var line = level.rawValue
+        line += String(repeating: " ", count: 8 - level.rawValue.count)
+        appendEscapedText(message, to: &line)
+        for (key, value) in fields {
+            line += " "
+            line += key
+            line += "="
+            appendTextValue(value, to: &line)
+        }
+        for (key, value) in extra {
+            line += " "
+            line += key
+            line += "="
+            appendTextValue(value, to: &line)
+        }
+        line += "\n"
+        return line
     }
 
     private static func appendTextValue(_ value: LogValue, to line: inout String) {

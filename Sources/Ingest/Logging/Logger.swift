@@ -73,9 +73,15 @@ extension Logger {
         self.init(label: label, handler: LineLogHandler(level: level, format: format, sink: sink, clock: clock))
     }
 
-    /// A logger configured by the `log` section of config.json.
+    /// A logger configured by the `log` section of config.json (with journald's priority prefixes when stderr is the
+    /// journal).
     public init(label: String, settings: IngestConfig.Log, sink: LogSink = .standardError) {
-        self.init(label: label, level: settings.level, format: settings.format, sink: sink)
+        self.init(label: label, control: LogControl(settings), sink: sink)
+    }
+
+    /// A logger whose level and format follow `control` (a daemon's, changed on reload).
+    public init(label: String, control: LogControl, sink: LogSink = .standardError) {
+        self.init(label: label, handler: LineLogHandler(control: control, sink: sink))
     }
 
     /// A logger that writes nothing.
