@@ -35,6 +35,10 @@ public actor Committer {
         public var guardCheck: @Sendable () throws -> Void
         /// How many files wait for a partner, after every batch in which the number changed.
         public var pairsWaiting: @Sendable (Int) -> Void
+        /// Where each batch's commit is marked as an activity (the watchdog's view of the writer).
+        public var progress: WorkProgress?
+        /// How long each batch took, from its turn to its end (the metrics' commit latency).
+        public var committed: @Sendable (Duration) -> Void
 
         /// Hooks; `deferred`, `libraryLost` and `guardCheck` only matter for claimed files (watch).
         public init(
@@ -42,9 +46,12 @@ public actor Committer {
             deferred: @escaping @Sendable (Deferral) -> Void = { _ in },
             libraryLost: @escaping @Sendable (IngestFailure) -> Void = { _ in },
             guardCheck: @escaping @Sendable () throws -> Void = {},
-            pairsWaiting: @escaping @Sendable (Int) -> Void = { _ in }
+            pairsWaiting: @escaping @Sendable (Int) -> Void = { _ in }, progress: WorkProgress? = nil,
+            committed: @escaping @Sendable (Duration) -> Void = { _ in }
         ) {
+            self.committed = committed
             self.pairsWaiting = pairsWaiting
+            self.progress = progress
             self.finished = finished
             self.deferred = deferred
             self.libraryLost = libraryLost
@@ -152,7 +159,11 @@ public actor Committer {
                 waitingBatches.removeFirst().resume()
             }
         }
+        let activity = hooks.progress?.begin("committing \(batch.count) files to the library")
+        let started = ContinuousClock.now
         await commitInTurn(batch, drainingPairs: drainingPairs)
+        if !batch.isEmpty { hooks.committed(ContinuousClock.now - started) }
+        if let activity { hooks.progress?.end(activity) }
     }
 
     private func commitInTurn(_ batch: [WorkerOutput], drainingPairs: Bool) async {

@@ -49,8 +49,47 @@ public final class IngestStatistics: Sendable {
             }
             counts.bytes += outcome.bytes
         }
+        recordDetails(outcome)
     }
 
     /// The counts now.
     public var snapshot: Counts { counts.withLock { $0 } }
+
+    /// What the metrics add to the counts: why files were rejected, retries, rescans, and latencies.
+    public struct Details: Sendable, Equatable {
+        /// Rejected files by reason code (`notMedia`, `unsupportedVideo`, …).
+        public var rejectedByReason: [String: Int] = [:]
+        /// Files put back into the inbox to be tried again after a failure.
+        public var retried = 0
+        /// Full rescans of the inbox by reason (`startup`, `overflow`, …).
+        public var rescans: [String: Int] = [:]
+        /// From taking a file to its outcome.
+        public var fileLatency = LatencyHistogram()
+        /// One group commit (a `performChanges` block and what goes with it).
+        public var commitLatency = LatencyHistogram()
+
+        public init() {}
+    }
+
+    private let details = Mutex(Details())
+
+    /// The details now.
+    public var detailSnapshot: Details { details.withLock { $0 } }
+
+    /// Counts a file's latency and, for a rejection, its reason (called with ``record(_:)``).
+    private func recordDetails(_ outcome: FileOutcome) {
+        details.withLock { details in
+            details.fileLatency.observe(outcome.elapsed)
+            if outcome.kind == .rejected { details.rejectedByReason[outcome.reason ?? "unknown", default: 0] += 1 }
+        }
+    }
+
+    /// Counts a file put back to be retried.
+    public func recordRetry() { details.withLock { $0.retried += 1 } }
+
+    /// Counts a full rescan of the inbox.
+    public func recordRescan(_ reason: String) { details.withLock { $0.rescans[reason, default: 0] += 1 } }
+
+    /// Counts one group commit's duration.
+    public func recordCommit(_ duration: Duration) { details.withLock { $0.commitLatency.observe(duration) } }
 }

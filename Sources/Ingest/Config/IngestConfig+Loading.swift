@@ -20,12 +20,13 @@ extension IngestConfig {
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
         "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "trashDays", "video", "log",
-        "serve",
+        "serve", "metrics",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
     static let serveKeys = ["listen", "token", "tokenFile", "tls", "behindProxy", "maxUploadBytes"]
     static let tlsKeys = ["certificate", "key"]
+    static let metricsKeys = ["textfile", "intervalSeconds"]
 
     /// Loads the configuration the way the command line does.
     ///
@@ -180,6 +181,7 @@ struct ConfigValidator {
             case "video": applyVideo(value, to: &config.video)
             case "log": applyLog(value, to: &config.log)
             case "serve": applyServe(value, to: &config.serve, base: base)
+            case "metrics": applyMetrics(value, to: &config.metrics, base: base)
             default: break  // reported by checkKeys
             }
         }
@@ -218,6 +220,39 @@ struct ConfigValidator {
             switch member.key {
             case "format": if let format = choice("log.format", member.value, LogFormat.self) { log.format = format }
             case "level": if let level = choice("log.level", member.value, LogLevel.self) { log.level = level }
+            default: break
+            }
+        }
+    }
+
+    private mutating func applyMetrics(_ value: JSONValue, to metrics: inout MetricsSettings, base: String) {
+        guard case .object(let members) = value.kind else {
+            fail(
+                "metrics", value.position,
+                "must be an object like {\"textfile\": \"/var/lib/prometheus/node-exporter/photodrop.prom\"}; "
+                    + "found \(value.typeDescription)")
+            return
+        }
+        checkKeys(members, allowed: IngestConfig.metricsKeys, parent: "metrics")
+        for member in members {
+            switch member.key {
+            case "textfile":
+                if let file = path("metrics.textfile", member.value, base: base) {
+                    if file.hasSuffix(".prom") {
+                        metrics.textfile = file
+                    } else {
+                        fail(
+                            "metrics.textfile", member.value.position,
+                            "must end in '.prom' (node_exporter's textfile collector reads only those); found \(file)")
+                    }
+                }
+            case "intervalSeconds":
+                if let seconds = integer(
+                    "metrics.intervalSeconds", member.value, range: MetricsSettings.intervalRange,
+                    meaning: "seconds between two writes of the metrics file")
+                {
+                    metrics.intervalSeconds = seconds
+                }
             default: break
             }
         }

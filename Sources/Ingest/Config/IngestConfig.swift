@@ -94,6 +94,8 @@ public struct IngestConfig: Sendable, Equatable {
     public var log: Log
     /// How `photodrop serve` listens and whom it answers.
     public var serve: ServeSettings
+    /// Where `watch` writes its Prometheus metrics.
+    public var metrics: MetricsSettings
 
     /// The defaults, with the three folders resolved against `baseDirectory`.
     public init(baseDirectory: String) {
@@ -117,6 +119,7 @@ public struct IngestConfig: Sendable, Equatable {
         self.video = .defaults
         self.log = Log()
         self.serve = ServeSettings()
+        self.metrics = MetricsSettings()
     }
 
     /// The number of worker tasks to run: ``workers``, or the number of active cores when it is 0.

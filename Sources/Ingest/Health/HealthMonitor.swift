@@ -41,12 +41,19 @@ public final class HealthMonitor: Sendable {
 
     private let state = Mutex(State())
     private let waitingFiles = Atomic<Int>(0)
+    private let oldestWaiting = Mutex<Duration?>(nil)
     private let partnerWaits = Atomic<Int>(0)
     private let revision = Atomic<Int>(0)
 
     public init() {}
 
     /// Files the watch loop tracks in the inbox now.
+    /// How long the file waiting longest has waited (nil: none waits), as the watch loop last looked.
+    public var oldestWaitingAge: Duration? { oldestWaiting.withLock { $0 } }
+
+    /// Sets ``oldestWaitingAge``.
+    public func setOldestWaitingAge(_ age: Duration?) { oldestWaiting.withLock { $0 = age } }
+
     public var waiting: Int { waitingFiles.load(ordering: .relaxed) }
 
     /// Sets ``waiting``.

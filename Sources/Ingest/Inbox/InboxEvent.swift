@@ -23,6 +23,16 @@ public enum RescanReason: Sendable, Hashable, CustomStringConvertible {
     /// A folder that could not be watched (no permission) had its permissions changed and now has a watch.
     case folderReadable
 
+    /// A stable name (metrics' `reason` label).
+    public var code: String {
+        switch self {
+        case .startup: return "startup"
+        case .overflow: return "overflow"
+        case .inboxRecreated: return "inboxRecreated"
+        case .folderReadable: return "folderReadable"
+        }
+    }
+
     public var description: String {
         switch self {
         case .startup: return "startup"

@@ -70,8 +70,10 @@ public final class HashingFileReader {
     }
 
     /// Reads and hashes an open descriptor from offset 0 (with `pread`, so its file offset does not matter);
-    /// `path` is only used in errors.
-    public func read(fileDescriptor fd: Int32, path: String) throws(IngestFailure) -> FileDigest {
+    /// `path` is only used in errors. `progress` hears of every chunk after the head (bytes done, file size).
+    public func read(
+        fileDescriptor fd: Int32, path: String, progress: ((_ done: Int64, _ size: Int64) -> Void)? = nil
+    ) throws(IngestFailure) -> FileDigest {
         headLength = 0
         var before = stat()
         guard fstat(fd, &before) == 0 else { throw IngestFailure.io(.current("fstat", path: path)) }
@@ -104,7 +106,10 @@ public final class HashingFileReader {
             do {
                 offset = try FileContent.forEachChunk(
                     of: fd, from: offset, to: size, isSparse: FileContent.isSparse(before), buffer: buffer, path: path
-                ) { bytes, _ in try update(bytes) }
+                ) { bytes, start in
+                    try update(bytes)
+                    progress?(start + Int64(bytes.count), size)
+                }
             } catch let error as SystemError {
                 throw .io(error)
             } catch let error as IngestFailure {

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import MediaProbe
 import PhotoCatalog
 import Synchronization
@@ -28,14 +29,17 @@ public final class IngestPipeline: Sendable {
     private let findings: BoundedQueue<WorkerOutput>
     private let workers: Int
     private let makeWorker: @Sendable (Int) throws -> IngestWorker
+    /// Where each file a worker reads is marked as an activity, advanced chunk by chunk (the watchdog's view).
+    private let progress: WorkProgress?
 
     /// A pipeline with `workers` workers committing into `committer`.
     ///
     /// - Parameter makeWorker: builds worker `n`'s state, on that worker's task.
     public init(
-        workers: Int, committer: Committer, jobCapacity: Int? = nil,
+        workers: Int, committer: Committer, jobCapacity: Int? = nil, progress: WorkProgress? = nil,
         makeWorker: @escaping @Sendable (Int) throws -> IngestWorker
     ) {
+        self.progress = progress
         self.workers = max(1, workers)
         self.committer = committer
         self.makeWorker = makeWorker
@@ -85,12 +89,13 @@ public final class IngestPipeline: Sendable {
     /// - Throws: when a worker cannot be set up (no libmagic database, no libcrypto); jobs still queued are left.
     public func run() async throws {
         let findings = self.findings
+        let progress = self.progress
         async let committed: Void = committer.run(findings)
         async let largeDone: Void = runLargeFileLane()
         do {
             try await WorkerThreads.run(
                 count: workers, name: "pd worker", jobs: jobs, results: findings, makeState: makeWorker,
-                process: { worker, job in worker.process(job) })
+                process: { worker, job in IngestPipeline.process(job, with: worker, progress: progress) })
         } catch {
             largeJobs.finish()
             await largeDone
@@ -108,6 +113,7 @@ public final class IngestPipeline: Sendable {
     /// the pipeline (the regular workers report that failure).
     private func runLargeFileLane() async {
         let makeWorker = self.makeWorker
+        let progress = self.progress
         // Its thread starts with the first large file: most runs never see one.
         guard let first = await largeJobs.receive() else { return }
         try? await WorkerThreads.run(
@@ -119,9 +125,37 @@ public final class IngestPipeline: Sendable {
                     do { worker = .success(try makeWorker(-1)) } catch { worker = .failure(IngestFailure(error)) }
                 }
                 switch worker! {
-                case .success(let ready): return ready.process(job)
+                case .success(let ready): return IngestPipeline.process(job, with: ready, progress: progress)
                 case .failure(let failure): return WorkerOutput(job: job, finding: .failed(failure))
                 }
             })
     }
+
+    /// One file through a worker, marked in `progress` while it is read (advanced with every chunk, its detail every
+    /// 64 MiB), so that a 5 GB file being hashed is a long wait that makes progress, not a stall.
+    private static func process(_ job: IngestJob, with worker: IngestWorker, progress: WorkProgress?) -> WorkerOutput {
+        guard let progress else { return worker.process(job) }
+        let activity = progress.begin("reading \(job.displayPath)")
+        defer { progress.end(activity) }
+        if let stall = stallingFileName, job.originalName == stall {
+            // Test-only fault (PHOTODROP_TEST_STALL_FILE): this worker wedges, as a deadlock would, so that the
+            // watchdog test sees a pipeline that stops making progress. No real input is known to wedge a worker.
+            while true { sleep(3600) }
+        }
+        var reported: Int64 = 0
+        return worker.process(job) { done, size in
+            if done - reported >= 64 << 20 || done == size {
+                reported = done
+                progress.advance(activity, detail: "\(done >> 20) of \(size >> 20) MiB")
+            } else {
+                progress.advance(activity)
+            }
+        }
+    }
+
+    /// The file name a worker wedges on, for the watchdog test only (`PHOTODROP_TEST_STALL_FILE`).
+    private static let stallingFileName: String? = {
+        guard let name = ProcessInfo.processInfo.environment["PHOTODROP_TEST_STALL_FILE"], !name.isEmpty else { return nil }
+        return name
+    }()
 }

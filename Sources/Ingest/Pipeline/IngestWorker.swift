@@ -42,12 +42,12 @@ public final class IngestWorker {
             audioCodecs: Set(config.video.audioCodecs.map(\.description)))
     }
 
-    /// Reads, hashes and probes the job's file.
-    public func process(_ job: IngestJob) -> WorkerOutput {
-        WorkerOutput(job: job, finding: examine(job))
+    /// Reads, hashes and probes the job's file; `progress` hears how far the read got, chunk by chunk.
+    public func process(_ job: IngestJob, progress: ((_ done: Int64, _ size: Int64) -> Void)? = nil) -> WorkerOutput {
+        WorkerOutput(job: job, finding: examine(job, progress: progress))
     }
 
-    private func examine(_ job: IngestJob) -> WorkerFinding {
+    private func examine(_ job: IngestJob, progress: ((Int64, Int64) -> Void)?) -> WorkerFinding {
         let fd: Int32
         do {
             fd = try SourceFileOpener.openForReading(job.source)
@@ -63,7 +63,7 @@ public final class IngestWorker {
         }
         let digest: FileDigest
         do {
-            digest = try reader.read(fileDescriptor: fd, path: job.displayPath)
+            digest = try reader.read(fileDescriptor: fd, path: job.displayPath, progress: progress)
         } catch .changedWhileReading {
             return .changed
         } catch {

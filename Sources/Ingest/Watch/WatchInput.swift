@@ -3,6 +3,8 @@ enum WatchInput: Sendable {
     case event(InboxEvent)
     case deferred(Deferral)
     case stop
+    /// A reload was accepted: stop like ``stop``, and the service starts the stages again with the new config.
+    case reload
     /// These files (relative paths) could not be claimed (the journal could not be written, or the file not moved);
     /// they stay in the inbox and are tried again after a back-off.
     case claimFailed([String], IngestFailure)

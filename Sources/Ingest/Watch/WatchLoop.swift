@@ -23,6 +23,8 @@ final class WatchLoop {
     private let logger: Logger
     private let statistics: IngestStatistics
     private let health: HealthMonitor
+    private let heartbeat: ServiceHeartbeat?
+    private var isReady = false
     private let trackerCapacity: Int
     private let summaryInterval: Duration
 
@@ -49,11 +51,12 @@ final class WatchLoop {
     private let safetyScanInterval: Duration
     private var lastSummary = IngestStatistics.Counts()
     private var lastSummaryTime: Instant
+    private var nextOldestLook: Instant = .now
 
     init(
         config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<ClaimJournal.SettledFile>,
         mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics,
-        health: HealthMonitor = HealthMonitor(), logger: Logger, trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
+        health: HealthMonitor = HealthMonitor(), heartbeat: ServiceHeartbeat? = nil, logger: Logger, trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
     ) {
         self.inbox = claims.inbox.path
         self.ignore = config.ignoreRules
@@ -63,6 +66,7 @@ final class WatchLoop {
         self.stopRequested = stopRequested
         self.statistics = statistics
         self.health = health
+        self.heartbeat = heartbeat
         self.logger = logger
         self.trackerCapacity = max(16, trackerCapacity)
         self.summaryInterval = summaryInterval
@@ -80,9 +84,11 @@ final class WatchLoop {
         while !isStopping {
             let now = Instant.now
             var deadline = min(tracker.nextDeadline.map { min($0, nextSummary) } ?? nextSummary, nextSafetyScan)
+            if let heartbeat { deadline = min(deadline, heartbeat.nextDue(after: now)) }
             if scanHasWork { deadline = now }
             for message in await mailbox.receive(until: deadline) { handle(message) }
             if isStopping { break }
+            heartbeat?.loopTurned()
             if Instant.now >= nextSafetyScan {
                 nextSafetyScan = .now + safetyScanInterval
                 if currentScan == nil && scans.isEmpty {
@@ -95,6 +101,7 @@ final class WatchLoop {
             await claimDueFiles()
             summarizeIfDue()
             health.setWaiting(tracker.count)
+            publishOldestWaitingIfDue()
         }
     }
 
@@ -105,7 +112,7 @@ final class WatchLoop {
         switch message {
         case .event(let event): handle(event, at: now)
         case .deferred(let deferral): handle(deferral, at: now)
-        case .stop:
+        case .stop, .reload:
             stopping = true
         case .claimFailed(let paths, let cause):
             for path in paths {
@@ -140,6 +147,7 @@ final class WatchLoop {
             tracker.forgetAll(under: folder)
         case .rescanNeeded(let reason):
             logger.info("scanning the inbox", metadata: ["reason": .string(reason.description)])
+            statistics.recordRescan(reason.code)
             // Events before this one are lost: expectations of own events are void (and would only grow).
             ownClaims.removeAll()
             ownMoves.removeAll()
@@ -147,6 +155,11 @@ final class WatchLoop {
             scans = [""]
             currentScan = nil
             overflowFolders.removeAll()
+            if !isReady {
+                // The start-up scan is queued: ready (systemd's READY=1).
+                isReady = true
+                heartbeat?.ready()
+            }
         }
     }
 
@@ -181,6 +194,7 @@ final class WatchLoop {
         if failures.count > 10_000 { failures.removeAll() }
         failures[path] = entry
         health.fileFailed(path, kind: cause.healthKind, message: message)
+        statistics.recordRetry()
         let delay = WatchLoop.backoff(attempt: entry.attempts)
         tracker.retry(path: path, at: now + delay)
         let fields: KeyValuePairs<String, LogValue> = [
@@ -297,6 +311,14 @@ final class WatchLoop {
     }
 
     // MARK: - Summaries
+
+    /// When the file waiting longest was first seen, looked up at most every 5 s (a look at every tracked file).
+    private func publishOldestWaitingIfDue() {
+        let now = Instant.now
+        guard now >= nextOldestLook else { return }
+        nextOldestLook = now + .seconds(5)
+        health.setOldestWaitingAge(tracker.oldestFirstSeen.map { now - $0 })
+    }
 
     private func summarizeIfDue() {
         let now = Instant.now

@@ -11,6 +11,11 @@ import Synchronization
 /// (whose first event asks for the start-up scan). Then: ``WatchLoop`` (settle, claim) → ``IngestPipeline``
 /// (workers, group-committing ``Committer``). A signal stops the intake; claimed files are finished; ``run()``
 /// returns.
+///
+/// A reload (``requestReload(_:)``, SIGHUP) is a graceful restart inside the process: the intake stops, the files in
+/// flight are finished, and the stages start again with the new configuration, under the same lock and library (a
+/// start-up scan finds whatever arrived meanwhile). Every key that may change live applies that way, the worker count
+/// included; keys that name places (``ConfigReload``) are refused.
 public final class WatchService: Sendable {
     /// Tuning; the defaults suit a daemon.
     public struct Options: Sendable {
@@ -22,6 +27,8 @@ public final class WatchService: Sendable {
         public var watcher: InotifyWatcher.Options
         /// How often Recently Deleted is checked for assets older than the config's `trashDays`.
         public var trashCheckInterval: Duration
+        /// systemd's notify socket (`READY=1`, `STATUS=`, `WATCHDOG=1`, …); nil when not run by systemd.
+        public var notifier: ServiceNotifier? = nil
 
         /// Options; the defaults suit a daemon.
         public init(
@@ -43,19 +50,37 @@ public final class WatchService: Sendable {
         public var cause: IngestFailure? = nil
     }
 
-    /// The configuration.
-    public let config: IngestConfig
+    /// The configuration in force (the last one a reload accepted).
+    public var config: IngestConfig { current.withLock { $0.config } }
     /// Tuning.
     public let options: Options
     private let logger: Logger
     private let stopRequested = StopFlag()
-    private let mailbox = Mailbox<WatchInput>(capacity: 1024)
+    /// What the stages of the running session listen to; a reload replaces them.
+    private struct Current {
+        var config: IngestConfig
+        var pending: IngestConfig?
+        var mailbox: Mailbox<WatchInput>?
+        var stop: StopFlag?
+        var library: PhotoLibrary?
+        var watches: (@Sendable () -> InotifyWatcher.Status?)?
+    }
+    private let current: Mutex<Current>
+    /// What the stages mark as under way (the watchdog's view).
+    public let progress = WorkProgress()
+    /// Counts of outcomes since the daemon started (across reloads).
+    public let statistics = IngestStatistics()
+    private let heartbeat: ServiceHeartbeat?
+    private let health = HealthMonitor()
 
     /// A daemon for `config`, logging to `logger`.
     public init(config: IngestConfig, logger: Logger, options: Options = Options()) {
-        self.config = config
+        self.current = Mutex(Current(config: config))
         self.logger = logger
         self.options = options
+        self.heartbeat = options.notifier.map { [progress, statistics, health] in
+            ServiceHeartbeat(notifier: $0, progress: progress, statistics: statistics, health: health, logger: logger)
+        }
     }
 
     /// Stops the daemon: no new files are taken, claimed files are finished, ``run()`` returns. The command line
@@ -64,11 +89,74 @@ public final class WatchService: Sendable {
     public func requestStop(cause: String? = nil) {
         let fields: KeyValuePairs<String, LogValue> = cause.map { ["signal": .string($0)] } ?? [:]
         if stopRequested.raise() {
+            heartbeat?.stopping()
             logger.info("stopping: no new files are taken, files in flight are finished", metadata: fields)
         } else {
             logger.info("already stopping; waiting for the files in flight", metadata: fields)
         }
-        mailbox.post(.stop)
+        let session = current.withLock { ($0.mailbox, $0.stop) }
+        session.1?.raise()
+        session.0?.post(.stop)
+    }
+
+    /// The metrics now (counts since the start, the inbox, inotify, the library's counts from one read).
+    public func metrics() -> WatchMetrics {
+        let (library, watches) = current.withLock { ($0.library, $0.watches) }
+        let statisticsOfLibrary = try? library?.statistics()
+        return WatchMetrics(
+            counts: statistics.snapshot, details: statistics.detailSnapshot, waiting: health.waiting,
+            claimed: statisticsOfLibrary?.journalEntryCounts[ClaimJournal.kind] ?? 0,
+            oldestWaitingAge: health.oldestWaitingAge, watches: watches?(), library: statisticsOfLibrary,
+            problems: health.problems().map(\.code))
+    }
+
+    /// A reload that could not even be read: `RELOADING=1`, then `READY=1` with `why` in `STATUS=`.
+    public func refuseReload(_ why: String) {
+        heartbeat?.reloading()
+        heartbeat?.ready(note: "reload refused: \(why); running on the previous config")
+    }
+
+    /// What became of a reload.
+    public enum ReloadResult: Sendable, Equatable {
+        /// Accepted: the stages restart with it once the files in flight are finished.
+        case accepted(changed: [String])
+        /// Nothing that matters to `watch` changed.
+        case unchanged
+        /// Refused; the daemon keeps running on its configuration. Why, naming the keys.
+        case refused(String)
+    }
+
+    /// Reloads with `new` (SIGHUP after config.json was read again): refused, with a log line that names the keys,
+    /// when it changes what cannot change live (``ConfigReload/fixedKeys``); else the stages restart with it.
+    @discardableResult
+    public func requestReload(_ new: IngestConfig) -> ReloadResult {
+        heartbeat?.reloading()
+        let old = config
+        let fixed = ConfigReload.fixedChanges(from: old, to: new)
+        guard fixed.isEmpty else {
+            let reason =
+                "config.json changes \(fixed.joined(separator: ", ")), which cannot change while photodrop runs; "
+                + "restart it ('systemctl restart photodrop-watch') to apply them. Still running on the previous config"
+            logger.error("reload refused", metadata: ["reason": .string(reason)])
+            heartbeat?.ready(note: "reload refused: \(fixed.joined(separator: ", ")) cannot change live")
+            return .refused(reason)
+        }
+        let changed = ConfigReload.liveChanges(from: old, to: new)
+        guard !changed.isEmpty else {
+            logger.info("config.json reloaded: nothing that watch uses changed")
+            current.withLock { $0.config = new }
+            heartbeat?.ready()
+            return .unchanged
+        }
+        logger.info(
+            "config.json reloaded: the stages restart with it once the files in flight are finished",
+            metadata: ["changed": .string(changed.joined(separator: ","))])
+        let mailbox = current.withLock { current in
+            current.pending = new
+            return current.mailbox
+        }
+        mailbox?.post(.reload)
+        return .accepted(changed: changed)
     }
 
     /// Runs the daemon until ``requestStop(cause:)``; returns once the files in flight are finished. A service runs
@@ -77,9 +165,9 @@ public final class WatchService: Sendable {
     /// - Throws: ``Failure`` when another daemon holds the library, the library cannot be opened or recovered, or the
     ///   workers cannot start.
     public func run() async throws(Failure) {
-        let stopRequested = self.stopRequested
-        let mailbox = self.mailbox
         let logger = self.logger
+        var config = self.config
+        heartbeat?.startingUp("opening and recovering the library")
 
         // An existing folder without a library (an unmounted disk's mount point) is never made into a new library.
         let existing = LibraryLocation.state(of: config.library)
@@ -90,6 +178,7 @@ public final class WatchService: Sendable {
             throw Failure(description: error.description)
         }
         let library = LibraryLocation.library(config)
+        current.withLock { $0.library = library }
         if existing == .missing {
             // The first run: the library is created here, with its folder's mode and group, before the lock file.
             do { try await library.recoverInterruptedChanges() } catch {
@@ -127,6 +216,40 @@ public final class WatchService: Sendable {
                 throw Failure(description: "\(error)")
             }
         }
+        while true {
+            try await runSession(config, library: library, lock: lock)
+            let next: IngestConfig? = current.withLock { current in
+                defer { current.pending = nil }
+                if let pending = current.pending { current.config = pending }
+                return current.pending
+            }
+            guard let next, !stopRequested.isRaised else { break }
+            config = next
+        }
+        let counts = statistics.snapshot
+        logger.info(
+            "photodrop watch stopped",
+            metadata: [
+                "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
+                "rejected": .count(counts.rejected), "failed": .count(counts.failed),
+            ])
+    }
+
+    /// One run of the stages with `config`, until a stop or a reload.
+    private func runSession(_ config: IngestConfig, library: PhotoLibrary, lock: DaemonLock) async throws(Failure) {
+        let logger = self.logger
+        let statistics = self.statistics
+        let health = self.health
+        let progress = self.progress
+        let heartbeat = self.heartbeat
+        let stopRequested = StopFlag()
+        let mailbox = Mailbox<WatchInput>(capacity: 1024)
+        current.withLock { current in
+            current.mailbox = mailbox
+            current.stop = stopRequested
+        }
+        defer { current.withLock { $0.mailbox = nil; $0.stop = nil } }
+        if self.stopRequested.isRaised { stopRequested.raise() }
         let claims = ClaimJournal(library: library, inbox: config.inbox, albums: .folders(config.albums))
         let quarantine = Quarantine(root: config.rejected)
         let recovery: ClaimJournal.Recovery
@@ -154,8 +277,6 @@ public final class WatchService: Sendable {
                 ])
         }
 
-        let statistics = IngestStatistics()
-        let health = HealthMonitor()
         let derivatives =
             config.derivatives == .ingest ? DerivativeQueue(library: library, logger: logger) : nil
         let committer = Committer(
@@ -173,10 +294,11 @@ public final class WatchService: Sendable {
                 deferred: { mailbox.post(.deferred($0)) },
                 libraryLost: { mailbox.post(.pipelineFailed($0)) },
                 guardCheck: { try lock.checkStillHeld() },
-                pairsWaiting: { health.setWaitingForPartner($0) }),
+                pairsWaiting: { health.setWaitingForPartner($0) }, progress: progress,
+                committed: { statistics.recordCommit($0) }),
             logger: logger)
         let pipeline = IngestPipeline(
-            workers: config.workerCount, committer: committer,
+            workers: config.workerCount, committer: committer, progress: progress,
             makeWorker: IngestPipeline.standardWorkers(config: config, library: library, truncatedFiles: .wait))
 
         var watcherOptions = options.watcher
@@ -189,6 +311,7 @@ public final class WatchService: Sendable {
             throw Failure(description: "cannot watch the inbox \(config.inbox): \(error.description)")
         }
 
+        current.withLock { $0.watches = { [weak watcher] in watcher?.status } }
         let pipelineFailure = Mutex<IngestFailure?>(nil)
         let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
         let claimer = Claimer(
@@ -199,8 +322,8 @@ public final class WatchService: Sendable {
             watches: { [weak watcher] in watcher?.status })
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
-            statistics: statistics, health: health, logger: logger, trackerCapacity: options.trackerCapacity,
-            summaryInterval: options.summaryInterval)
+            statistics: statistics, health: health, heartbeat: heartbeat, logger: logger,
+            trackerCapacity: options.trackerCapacity, summaryInterval: options.summaryInterval)
 
         // The watcher feeds the loop, the loop the claimer, the claimer the pipeline; a service that fails tells the
         // loop through the mailbox, and everything stops along the shutdown path below.
@@ -256,14 +379,6 @@ public final class WatchService: Sendable {
                 .waitFor("inotify"),
             ])
         let loopFailure = loop.failure
-
-        let counts = statistics.snapshot
-        logger.info(
-            "photodrop watch stopped",
-            metadata: [
-                "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
-                "rejected": .count(counts.rejected), "failed": .count(counts.failed),
-            ])
         if let failure = loopFailure {
             throw Failure(description: failure.description, cause: failure)
         }

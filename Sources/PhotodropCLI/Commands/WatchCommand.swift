@@ -1,21 +1,68 @@
 import Ingest
+import PhotodropSystem
 
-/// `photodrop watch`: runs the daemon (``Ingest/WatchService``) until SIGINT/SIGTERM.
+/// `photodrop watch`: runs the daemon (``Ingest/WatchService``) until SIGINT/SIGTERM; SIGHUP reloads config.json.
 enum WatchCommand {
     static func run(_ context: CommandContext) async -> Int32 {
         // Trap the signals before anything else: a SIGTERM during start-up then stops the daemon cleanly too.
-        let signals = UnixSignalSequence(trapping: .interrupt, .terminate)
-        let service = WatchService(config: context.config, logger: Logger(label: "photodrop.watch", settings: context.config.log))
-        let stopping = Task {
-            for await signal in signals { service.requestStop(cause: "\(signal)") }
+        let signals = UnixSignalSequence(trapping: .interrupt, .terminate, .hangup)
+        let logs = LogControl(context.config.log)
+        let logger = Logger(label: "photodrop.watch", control: logs)
+        var options = WatchService.Options()
+        options.notifier = ServiceNotifier.fromEnvironment()
+        let service = WatchService(config: context.config, logger: logger, options: options)
+        let metrics = context.config.metrics.textfile.map { _ in
+            MetricsWriter(service: service, logger: logger)
         }
-        defer { stopping.cancel() }
+        let metricsTask = metrics.map { writer in Task { await writer.run() } }
+        let stopping = Task {
+            for await signal in signals {
+                if signal == .hangup {
+                    reload(service, logs: logs, context: context, logger: logger)
+                } else {
+                    service.requestStop(cause: "\(signal)")
+                }
+            }
+        }
+        defer {
+            stopping.cancel()
+            metricsTask?.cancel()
+        }
         do {
             try await service.run()
+            metrics?.stop()
+            await metricsTask?.value
             return ExitStatus.success
         } catch {
             context.console.error("photodrop watch: \(error.description)\n")
             return ExitStatus.failure
+        }
+    }
+
+    /// SIGHUP: config.json read again (the file it came from, else the same rule as at start); log settings apply at
+    /// once, the rest through ``WatchService/requestReload(_:)``. An invalid file changes nothing.
+    static func reload(_ service: WatchService, logs: LogControl, context: CommandContext, logger: Logger) {
+        let new: IngestConfig
+        do {
+            if let file = service.config.sourceFile {
+                new = try IngestConfig.load(contentsOf: file)
+            } else {
+                new = try IngestConfig.load(explicitPath: context.command.configPath)
+            }
+        } catch {
+            logger.error(
+                "reload refused: config.json is not valid; still running on the previous config",
+                metadata: ["problems": .string(error.description)])
+            service.refuseReload("config.json is not valid")
+            return
+        }
+        if case .refused = service.requestReload(new) { return }
+        if new.log != logs.settings {
+            // Said under the old settings, so that a higher level does not swallow the line.
+            logger.info(
+                "log settings reloaded",
+                metadata: ["level": .string(new.log.level.rawValue), "format": .string(new.log.format.rawValue)])
+            logs.apply(new.log)
         }
     }
 }

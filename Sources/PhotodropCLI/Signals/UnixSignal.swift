@@ -11,6 +11,8 @@ public struct UnixSignal: Sendable, Hashable, CustomStringConvertible {
     public static let interrupt = UnixSignal(SIGINT)
     /// SIGTERM (systemd, `kill`): the same.
     public static let terminate = UnixSignal(SIGTERM)
+    /// SIGHUP (`systemctl reload`): `watch` and `serve` read config.json again.
+    public static let hangup = UnixSignal(SIGHUP)
 
     /// `SIGTERM`, `SIGINT`, … (`signal 40` for one without a name here).
     public var description: String {

@@ -88,6 +88,8 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
         var queueToken: UInt64 = 0
         var lastLook: FileIdentity?
         var needsConfirmation: Bool
+        /// When the tracker began tracking the file (this time).
+        var firstSeen: Instant
     }
 
     /// Quiet time required after the last event.
@@ -116,6 +118,9 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     /// Files currently tracked.
     public var count: Int { entries.count }
 
+    /// When the file tracked longest was first seen (nil when none is): a look at every entry, for metrics.
+    public var oldestFirstSeen: Instant? { entries.values.lazy.map(\.firstSeen).min() }
+
     /// Where `path` stands, or nil when it is not tracked.
     public func phase(of path: String) -> Phase? { entries[path]?.phase }
 
@@ -141,7 +146,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
             return .scheduled(at: entry.deadline)
         }
         let polled = activity == .polled
-        var entry = Entry(instance: nextInstance, deadline: now, needsConfirmation: polled && settle > .zero)
+        var entry = Entry(instance: nextInstance, deadline: now, needsConfirmation: polled && settle > .zero, firstSeen: now)
         nextInstance += 1
         schedule(&entry, path: path, at: polled ? now : now.advanced(by: settle))
         entries[path] = entry
@@ -268,7 +273,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     @discardableResult
     public mutating func markIncomplete(path: String, identity: FileIdentity, at now: Instant) -> Instant? {
         guard entries[path] == nil else { return nil }
-        var entry = Entry(instance: nextInstance, deadline: now, needsConfirmation: false)
+        var entry = Entry(instance: nextInstance, deadline: now, needsConfirmation: false, firstSeen: now)
         nextInstance += 1
         entry.phase = .incomplete(identity)
         entry.lastLook = identity
@@ -282,7 +287,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     @discardableResult
     public mutating func retry(path: String, at deadline: Instant) -> Bool {
         guard entries[path] == nil else { return false }
-        var entry = Entry(instance: nextInstance, deadline: deadline, needsConfirmation: false)
+        var entry = Entry(instance: nextInstance, deadline: deadline, needsConfirmation: false, firstSeen: deadline)
         nextInstance += 1
         entry.phase = .retrying
         schedule(&entry, path: path, at: deadline)

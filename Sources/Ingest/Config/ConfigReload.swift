@@ -1,0 +1,36 @@
+/// Which keys of config.json a running daemon may take over on SIGHUP, and which it refuses.
+///
+/// Fixed are the keys that name places or decide where files go: changing them under a running daemon would leave
+/// claimed files, the watch lock and the library's modes behind in the old places. Everything else applies live.
+public enum ConfigReload {
+    /// The keys `watch` and `serve` refuse to change live (a restart applies them).
+    public static let fixedKeys = ["library", "inbox", "rejected", "albums", "libraryGroup"]
+
+    /// The fixed keys whose values differ.
+    public static func fixedChanges(from old: IngestConfig, to new: IngestConfig) -> [String] {
+        var keys: [String] = []
+        if old.library != new.library { keys.append("library") }
+        if old.inbox != new.inbox { keys.append("inbox") }
+        if old.rejected != new.rejected { keys.append("rejected") }
+        if old.albums != new.albums { keys.append("albums") }
+        if old.libraryGroup != new.libraryGroup { keys.append("libraryGroup") }
+        return keys
+    }
+
+    /// The keys `watch` uses that differ and apply live (a graceful restart of its stages).
+    public static func liveChanges(from old: IngestConfig, to new: IngestConfig) -> [String] {
+        var keys: [String] = []
+        if old.ignore != new.ignore { keys.append("ignore") }
+        if old.settleMilliseconds != new.settleMilliseconds { keys.append("settleMilliseconds") }
+        if old.incompleteGraceSeconds != new.incompleteGraceSeconds { keys.append("incompleteGraceSeconds") }
+        if old.duplicates != new.duplicates { keys.append("duplicates") }
+        if old.video != new.video { keys.append("video") }
+        if old.workerCount != new.workerCount { keys.append("workers") }
+        if old.pairWaitSeconds != new.pairWaitSeconds { keys.append("pairWaitSeconds") }
+        if old.rawAndJpeg != new.rawAndJpeg { keys.append("rawAndJpeg") }
+        if old.trashDays != new.trashDays { keys.append("trashDays") }
+        if old.derivatives != new.derivatives { keys.append("derivatives") }
+        if old.metrics != new.metrics { keys.append("metrics") }
+        return keys
+    }
+}

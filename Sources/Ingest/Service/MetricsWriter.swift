@@ -1,0 +1,73 @@
+import Foundation
+import PhotodropSystem
+
+/// Writes `photodrop watch`'s metrics (``WatchMetrics``) to config `metrics.textfile` every
+/// `metrics.intervalSeconds` (15 s), for node_exporter's textfile collector: into a temporary file beside it, then
+/// renamed over it, so that the collector never reads half a file. Mode 0644: the collector runs as its own user.
+/// The file is also written once more when the daemon stops (with `photodrop_up 0`, so an alert can tell a stopped
+/// daemon from a stale file).
+public final class MetricsWriter: Sendable {
+    private let service: WatchService
+    private let logger: Logger
+    private let stopped = StopFlag()
+
+    public init(service: WatchService, logger: Logger) {
+        self.service = service
+        self.logger = logger
+    }
+
+    /// Writes until ``stop()`` (a last time then).
+    public func run() async {
+        var failed = false
+        while true {
+            let settings = service.config.metrics
+            guard let path = settings.textfile else { return }
+            let last = stopped.isRaised
+            var text = service.metrics().text
+            if last { text = text.replacingOccurrences(of: "\nphotodrop_up 1\n", with: "\nphotodrop_up 0\n") }
+            do {
+                try MetricsWriter.write(text, to: path)
+                if failed {
+                    logger.info("metrics file written again", metadata: ["path": .string(path)])
+                    failed = false
+                }
+            } catch {
+                if !failed {
+                    logger.warning(
+                        "cannot write the metrics file (config metrics.textfile); check that its folder exists and "
+                            + "photodrop may write there",
+                        metadata: ["path": .string(path), "error": .string(error.description)])
+                }
+                failed = true
+            }
+            if last { return }
+            for _ in 0..<(settings.intervalSeconds * 10) where !stopped.isRaised {
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            if Task.isCancelled && !stopped.isRaised { return }
+        }
+    }
+
+    /// Ends ``run()`` after one last write.
+    public func stop() { stopped.raise() }
+
+    /// Replaces `path` with `text` atomically (a temporary name in the same folder, then `rename`).
+    public static func write(_ text: String, to path: String) throws(SystemError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .current("open", path: temporary) }
+        defer { close(descriptor) }
+        do {
+            try FileSystem.writeAll(text, to: descriptor, path: temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        fchmod(descriptor, 0o644)
+        guard rename(temporary, path) == 0 else {
+            let error = SystemError.current("rename", path: path)
+            unlink(temporary)
+            throw error
+        }
+    }
+}
