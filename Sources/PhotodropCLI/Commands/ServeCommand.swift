@@ -1,5 +1,6 @@
 import Ingest
 import PhotoServer
+import PhotodropSystem
 
 /// `photodrop serve`: the library over HTTP (``PhotoServer``) until SIGINT/SIGTERM; `--new-token` prints a token.
 enum ServeCommand {
@@ -9,6 +10,7 @@ enum ServeCommand {
             return ExitStatus.success
         }
         let signals = UnixSignalSequence(trapping: .interrupt, .terminate)
+        let notifier = ServiceNotifier.fromEnvironment()
         let access: LibraryAccess
         do { access = try LibraryAccess.open(context.config) } catch {
             context.console.error("photodrop serve: \(error.description)\n")
@@ -30,8 +32,14 @@ enum ServeCommand {
         }
         context.print("photodrop serve: listening on \(server.settings.host) port \(server.port)")
         context.print("Open \(server.signInURL) once in a browser to sign in; API clients send 'Authorization: Bearer TOKEN'.")
+        notifier?.send(["READY=1", "STATUS=listening on \(server.settings.host) port \(server.port)"])
+        let watchdog = notifier.map { ServeWatchdog(notifier: $0, library: access.library) }
+        watchdog?.start()
         for await _ in signals { break }
+        notifier?.send(["STOPPING=1", "STATUS=stopping"])
+        watchdog?.stop()
         server.stop()
         return ExitStatus.success
     }
 }
+
