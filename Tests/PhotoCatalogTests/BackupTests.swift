@@ -141,6 +141,58 @@ struct BackupTests {
         #expect(!FileSystem.exists(atPath: library.url.path + "/backups"))
     }
 
+    @Test("thumbnails are backed up and linked like originals; one gone from the library is left out, not a failure")
+    func derivatives() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await populated(folder, count: 2)
+        let assets = Array(try Asset.fetchAssets(with: nil, library: library))
+        var contents: [DerivativeContent] = []
+        for (index, asset) in assets.enumerated() {
+            let source = try #require(try library.derivativeSource(ofAsset: asset.localIdentifier))
+            let picture = DerivativeContent.Picture(
+                data: Data("thumbnail \(index) \(UUID())".utf8), mimeType: "image/webp", pixelWidth: 512,
+                pixelHeight: 384)
+            contents.append(
+                DerivativeContent(
+                    assetLocalIdentifier: asset.localIdentifier, kind: .thumbnail, sourceSHA256: source.sha256,
+                    result: .success(picture)))
+        }
+        try await library.storeDerivatives(contents)
+        let destination = folder.appending("Backups").path
+        let first = try LibraryBackup(library: library, destination: destination).run()
+        #expect(first.isComplete && first.derivativeCount == 2 && first.copiedFiles == 4)
+        let second = try LibraryBackup(library: library, destination: destination).run()
+        #expect(second.isComplete && second.linkedFiles == 4 && second.copiedFiles == 0)
+
+        // A thumbnail replaced by a rebuild vanishes from the library while the snapshot still records it; here it
+        // is removed outright, which the backup cannot tell apart.
+        let gone = try #require(try library.derivatives(ofAsset: assets[1].localIdentifier).first?.file)
+        let more = try folder.makeFiles(1, prefix: "third", size: 400)
+        let added = try await library.performChanges {
+            _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: more[0])
+        }
+        let thirdID = try #require(added.assetCreations.first?.localIdentifier)
+        let thirdSource = try #require(try library.derivativeSource(ofAsset: thirdID))
+        try await library.storeDerivatives([
+            DerivativeContent(
+                assetLocalIdentifier: thirdSource.assetLocalIdentifier, kind: .thumbnail,
+                sourceSHA256: thirdSource.sha256,
+                result: .success(
+                    DerivativeContent.Picture(
+                        data: Data("third".utf8), mimeType: "image/webp", pixelWidth: 8, pixelHeight: 8)))
+        ])
+        let third = try #require(
+            try library.derivatives(ofAsset: thirdSource.assetLocalIdentifier).first?.file)
+        try FileSystem.remove(third.fileURL.path)
+        let partial = try LibraryBackup(library: library, destination: destination).run()
+        #expect(partial.isComplete, "\(partial.problems) \(partial.verification?.issues ?? [])")
+        #expect(partial.derivativesLeftOut == 1 && partial.derivativeCount == 2)
+        let recorded = LibraryBackup.recordedFiles(partial.path)
+        #expect(recorded[third.relativePath] == nil && recorded[gone.relativePath] != nil)
+        #expect(!FileSystem.exists(atPath: partial.path + "/" + third.relativePath))
+        #expect(try PhotoLibrary(url: URL(fileURLWithPath: partial.path)).verify(deep: true, readOnly: true).isClean)
+    }
+
     @Test("backup names: UTC time, a sequence for the same second, the incomplete suffix; other names ignored")
     func names() throws {
         let date = Date(timeIntervalSince1970: 1_796_229_000)  // 2026-12-02T16:30:00Z

@@ -42,11 +42,6 @@ public enum BackupFolder {
         try backups(in: path).last { $0.isComplete }
     }
 
-    /// Whether `path` holds backups (at least one entry named like one).
-    public static func holdsBackups(_ path: String) -> Bool {
-        ((try? backups(in: path)) ?? []).isEmpty == false
-    }
-
     /// The name for a backup started at `date`, as the `sequence`th of its second.
     public static func name(for date: Date, sequence: Int = 1) -> String {
         var time = time_t(date.timeIntervalSince1970.rounded(.down))
