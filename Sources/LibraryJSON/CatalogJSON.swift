@@ -227,6 +227,39 @@ public enum CatalogJSON {
         ])
     }
 
+    /// The report of `backup --json`.
+    public static func backup(_ report: BackupReport) -> JSONNode {
+        .object([
+            ("complete", .bool(report.isComplete)),
+            ("backup", .string(report.path)),
+            ("name", .string(report.name)),
+            ("previous", .string(report.previousPath)),
+            ("assets", .int(report.assetCount)),
+            ("originals", .int(report.originalCount)),
+            ("derivatives", .int(report.derivativeCount)),
+            ("linked", .int(report.linkedFiles)),
+            ("linkedBytes", .int(report.linkedBytes)),
+            ("copied", .int(report.copiedFiles)),
+            ("copiedBytes", .int(report.copiedBytes)),
+            ("databaseBytes", .int(report.databaseBytes)),
+            ("derivativesLeftOut", .int(report.derivativesLeftOut)),
+            ("seconds", .double((report.seconds * 1000).rounded() / 1000)),
+            (
+                "problems",
+                .array(
+                    report.problems.map { problem in
+                        .object([
+                            ("kind", .string(problem.kind.rawValue)),
+                            ("path", .string(problem.path)),
+                            ("assetId", .string(problem.assetIdentifier)),
+                            ("message", .string(problem.message)),
+                        ])
+                    })
+            ),
+            ("verification", report.verification.map(verification) ?? .null),
+        ])
+    }
+
     /// The report of `status --json` and `/api/status`.
     public static func status(_ report: StatusReport) -> JSONNode {
         let stats = report.statistics

@@ -11,9 +11,33 @@ extension PhotoLibrary {
     ///
     /// - Parameter deep: also recompute the SHA-256 of every original (reads every byte) and run SQLite's full
     ///   `integrity_check` instead of `quick_check`.
+    /// - Parameter readOnly: write nothing at all (for a backup, or a copy someone else owns): what a deep check
+    ///   finds is reported but not recorded in the catalog, and a catalog of an older schema is refused instead of
+    ///   upgraded.
     /// - Throws: ``PhotosError`` `.libraryVolumeOffline` when there is no library at ``url``, or a database error.
-    public func verify(deep: Bool = false) throws -> VerificationReport {
-        try LibraryVerifier(library: self, deep: deep).run()
+    public func verify(deep: Bool = false, readOnly: Bool = false) throws -> VerificationReport {
+        if readOnly { try checkSchemaWithoutUpgrading() }
+        return try LibraryVerifier(library: self, deep: deep, recordsDamage: !readOnly).run()
+    }
+
+    /// Throws unless the catalog has the schema this photodrop reads, opening it read-only (no `-wal` or `-shm` is
+    /// made for a catalog in rollback-journal mode, as backups are).
+    private func checkSchemaWithoutUpgrading() throws {
+        var info = stat()
+        guard stat(databasePath, &info) == 0 else { throw PhotosError.noLibrary(at: folderPath) }
+        let version: Int
+        do {
+            let database = try ReaderPool.open(path: databasePath)
+            version = try Schema.migrator.currentVersion(of: database)
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "read the catalog's version", library: folderPath)
+        }
+        guard version != Schema.latestVersion else { return }
+        throw PhotosError(
+            .invalidParameter, title: "Other catalog version",
+            message: "The catalog '\(databasePath)' has schema version \(version); this photodrop reads version "
+                + "\(Schema.latestVersion) and checks a copy without changing it. Verify it with the photodrop that "
+                + "wrote it, or restore it as a library and open it once (which upgrades it).")
     }
 }
 

@@ -138,6 +138,22 @@ public final class Directory: Sendable {
         }
     }
 
+    /// Makes `newName` in `destination` a hard link to the entry `name` in this folder (`linkat(2)` without
+    /// `AT_SYMLINK_FOLLOW`: a link is linked as itself, never followed). Returns false when `newName` exists. Throws
+    /// `EXDEV` across file systems and `EMLINK` when the file has as many links as the file system allows.
+    public func link(_ name: String, to destination: Directory, as newName: String) throws(SystemError) -> Bool {
+        try Directory.checkName(name, path: Path.join(path, name))
+        try Directory.checkName(newName, path: Path.join(destination.path, newName))
+        let result = FileNameEncoding.withPlatformString(name) { source in
+            FileNameEncoding.withPlatformString(newName) { target in
+                linkat(descriptor.rawValue, source, destination.descriptor.rawValue, target, 0)
+            }
+        }
+        if result == 0 { return true }
+        if errno == EEXIST { return false }
+        throw SystemError.current("linkat", path: Path.join(path, name))
+    }
+
     /// Renames the entry `name` to `newName` in `destination`, replacing what is there (`renameat(2)`).
     public func replace(_ name: String, to destination: Directory, as newName: String) throws(SystemError) {
         let result = FileNameEncoding.withPlatformString(name) { source in

@@ -14,6 +14,8 @@ import PhotodropSystem
 struct LibraryVerifier {
     let library: PhotoLibrary
     let deep: Bool
+    /// Whether damage a deep check finds is recorded in the catalog (not for backups and other read-only copies).
+    var recordsDamage = true
 
     private var libraryPath: String { library.url.path }
 
@@ -288,7 +290,7 @@ struct LibraryVerifier {
             return lhs.offset < rhs.offset
         }.map(\.element)
         var note: String?
-        if !foundDamaged.isEmpty || !foundHealed.isEmpty {
+        if recordsDamage && (!foundDamaged.isEmpty || !foundHealed.isEmpty) {
             do {
                 try library.recordDamage(found: foundDamaged, healed: foundHealed)
             } catch {

@@ -48,6 +48,7 @@ public enum CommandHandlers {
         "trash empty": TrashCommands.empty,
         "events": EventsCommand.run,
         "verify": VerifyCommand.run,
+        "backup": BackupCommand.run,
         "thumbnails": ThumbnailCommands.thumbnails,
         "thumbnail": ThumbnailCommands.thumbnail,
         "status": StatusCommand.run,

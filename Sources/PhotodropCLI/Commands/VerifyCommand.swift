@@ -1,12 +1,14 @@
 import Foundation
 import LibraryJSON
 import PhotoCatalog
+import PhotodropSystem
 
-/// `photodrop verify [--deep] [--json]`: ``PhotoLibrary/verify(deep:)`` printed. Exit status 0 when the library is
-/// consistent, 1 when problems were found (or there is no library).
+/// `photodrop verify [--deep] [--library PATH] [--json]`: ``PhotoLibrary/verify(deep:readOnly:)`` printed. Exit status
+/// 0 when the library is consistent, 1 when problems were found (or there is no library).
 enum VerifyCommand {
     static func run(_ context: CommandContext) async -> Int32 {
         await context.run {
+            if let path = context.command.value("library") { return try verifyCopy(path, context) }
             let access = try LibraryAccess.open(context.config)
             let report = try access.library.verify(deep: context.command.flag("deep"))
             if context.command.flag("json") {
@@ -17,6 +19,50 @@ enum VerifyCommand {
             if let note = report.note { context.console.error("photodrop verify: note: \(note)\n") }
             return report.isClean ? ExitStatus.success : ExitStatus.failure
         }
+    }
+
+    /// `verify --library PATH`: a backup or a library folder other than the configured one, checked without writing
+    /// anything into it (no damage recorded, no upgrade, no lock, no library created).
+    private static func verifyCopy(_ argument: String, _ context: CommandContext) throws -> Int32 {
+        let (path, note) = try resolveCopy(Path.resolve(argument, against: Path.currentDirectory()))
+        let library = PhotoLibrary(url: URL(fileURLWithPath: path))
+        let report: VerificationReport
+        do {
+            report = try library.verify(deep: context.command.flag("deep"), readOnly: true)
+        } catch {
+            throw CommandFailure("cannot check '\(path)': \(error)")
+        }
+        if context.command.flag("json") {
+            context.print(JSONNode.object([("library", .string(path))] + CatalogJSON.verification(report).members).text)
+        } else {
+            context.console.output((note.map { $0 + "\n" } ?? "") + describe(report, library: path))
+        }
+        return report.isClean ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// The library folder to check for `--library PATH`: PATH itself when it holds a catalog, else the newest complete
+    /// backup in it (with a line saying so).
+    static func resolveCopy(_ path: String) throws(CommandFailure) -> (String, String?) {
+        if FileSystem.exists(atPath: Path.join(path, PhotoLibrary.databaseName)) { return (path, nil) }
+        guard FileSystem.exists(atPath: path) else {
+            throw CommandFailure(
+                "'\(path)' does not exist; give a backup folder (photodrop backup DEST) or a library folder")
+        }
+        let backups = (try? BackupFolder.backups(in: path)) ?? []
+        guard !backups.isEmpty else {
+            throw CommandFailure(
+                "'\(path)' holds neither a library (no \(PhotoLibrary.databaseName)) nor backups made by "
+                    + "'photodrop backup'; give a backup folder or a library folder")
+        }
+        guard let newest = backups.last(where: \.isComplete) else {
+            throw CommandFailure(
+                "'\(path)' holds only incomplete backups (\(backups.map(\.name).joined(separator: ", "))); check one "
+                    + "by naming it: photodrop verify --library \(Path.join(path, backups.last!.name))")
+        }
+        let chosen = Path.join(path, newest.name)
+        let count = backups.filter(\.isComplete).count
+        let note = "Backup \(newest.name), the newest of \(TextFormat.plural(count, "complete backup")) in \(path)."
+        return (chosen, note)
     }
 
     static func describe(_ report: VerificationReport, library: String) -> String {

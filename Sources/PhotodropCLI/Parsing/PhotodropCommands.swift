@@ -189,9 +189,22 @@ public enum PhotodropCommands {
                     .flag(
                         "deep",
                         help: "Also re-hash every original (reads every byte) and run SQLite's full integrity_check."),
+                    .value(
+                        "library", "PATH",
+                        help: "Check this backup or library folder instead of the configured library, writing nothing into it. A folder of backups ('photodrop backup DEST') is checked by its newest complete backup."),
                     .flag(
                         "json", help: "Print one object: clean, deep, counts and issues (kind, path, assetId, message)."
                     ),
+                ]),
+            CommandSpec(
+                "backup", summary: "Make a consistent, verified, incremental backup of the library into a folder.",
+                discussion:
+                    "Safe while the daemon runs, and writes nothing into the library. Each backup is a complete library folder DEST/<UTC time>/ (e.g. DEST/2026-12-02T16-30-00Z): the catalog is copied with SQLite's online backup API (one snapshot), then exactly the originals, thumbnails and previews that snapshot records: a file with the same path, size and SHA-256 in the newest complete backup is hard-linked from it, every other one is copied, hashed and fsynced. Files stored after the snapshot go into the next backup. Then the backup is verified (SQLite integrity_check, every copied file read back and compared with its SHA-256, every recorded file present with its size) and only then renamed from DEST/<time>.incomplete to DEST/<time>. An original removed by a purge during the backup makes the backup incomplete: run it again. DEST must lie outside the library, the inbox and the rejected folder. Restore: stop watch and serve, move a backup folder into place as the library, run 'photodrop verify'. 'photodrop verify --library DEST' checks the newest backup. Exit status 0 when the backup is complete, 1 when it is not, 2 when DEST is refused.",
+                positionals: [PositionalSpec("DEST", .one, help: "The backup folder (created when missing).")],
+                options: [
+                    .flag(
+                        "json",
+                        help: "Print one object: complete, backup, name, previous, counts (linked, copied, bytes), problems and verification."),
                 ]),
             CommandSpec(
                 "status", summary: "Show counts and the daemon's health.",
