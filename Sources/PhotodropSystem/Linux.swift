@@ -31,3 +31,8 @@ public func syncfs(_ descriptor: Int32) -> Int32 { photodrop_syncfs(descriptor) 
 public func setCurrentThreadName(_ name: String) {
     _ = photodrop_set_thread_name(name)
 }
+
+/// Gives up every capability of the process (ambient, inheritable, permitted, effective), for good: 0, or -1 and
+/// `errno`.
+@discardableResult
+public func dropAllCapabilities() -> Int32 { photodrop_drop_capabilities() }

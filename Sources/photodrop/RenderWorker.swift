@@ -1,6 +1,7 @@
 import Foundation
 import MediaProbe
 import PhotoImaging
+import PhotodropSystem
 import Rendering
 
 /// `photodrop render-helper --socket N`: the render helper process, which photodrop starts itself (``RenderHelper``)
@@ -22,6 +23,9 @@ enum RenderWorker {
                         + "run by hand.\n").utf8))
             return 2
         }
+        // Decoders of untrusted files need no privilege: under systemd the helper inherits watch's ambient
+        // CAP_CHOWN/CAP_FOWNER/CAP_LEASE (and, run as root, all of root's), which it drops before reading anything.
+        dropAllCapabilities()
         _ = nice(10)
         var limit = rlimit(rlim_cur: 8 << 30, rlim_max: 8 << 30)
         _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)

@@ -77,4 +77,7 @@ long photodrop_send_with_descriptor(int socket, const void *bytes, unsigned long
 /// recvmsg(2) of up to `length` bytes; a descriptor that came with them is stored in `*descriptor` (close-on-exec),
 /// else -1 (extra descriptors are closed). Bytes received (0 at end of stream), or -1 and errno.
 long photodrop_receive_with_descriptor(int socket, void *bytes, unsigned long length, int *descriptor);
+/// Gives up every capability the process holds (ambient, inheritable, permitted, effective): the render helper, which
+/// inherits watch's CAP_CHOWN/CAP_FOWNER/CAP_LEASE under systemd, needs none. 0, or -1 and errno.
+int photodrop_drop_capabilities(void);
 #endif

@@ -17,6 +17,19 @@ public enum ConfigReload {
         return keys
     }
 
+    /// What `serve` refuses to change live: the places, and how it listens (`serve.listen`, `serve.tls`,
+    /// `serve.behindProxy`: a changed address or TLS setting is for a restart, where refusing to start is safe).
+    public static func serveFixedChanges(from old: IngestConfig, to new: IngestConfig) -> [String] {
+        var keys = fixedChanges(from: old, to: new)
+        let listenChanged = old.serve.host != new.serve.host || (old.serve.port != new.serve.port && new.serve.port != 0)
+        if listenChanged { keys.append("serve.listen") }
+        if old.serve.certificateFile != new.serve.certificateFile || old.serve.keyFile != new.serve.keyFile {
+            keys.append("serve.tls")
+        }
+        if old.serve.behindProxy != new.serve.behindProxy { keys.append("serve.behindProxy") }
+        return keys
+    }
+
     /// The keys `watch` uses that differ and apply live (a graceful restart of its stages).
     public static func liveChanges(from old: IngestConfig, to new: IngestConfig) -> [String] {
         var keys: [String] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Ingest
 import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
@@ -23,6 +24,10 @@ public final class LibraryAPI: Sendable {
     let status: @Sendable () -> JSONNode
     /// Where `PUT /api/upload/…` writes; nil: no uploads.
     let uploads: UploadSettings?
+    /// Requests and their durations, for `/metrics`.
+    let metrics = HTTPMetrics()
+    /// The file `watch` writes its metrics to (config `metrics.textfile`): `/metrics` adds what it last wrote.
+    let watchMetricsFile: String?
 
     /// Assets per page when the client does not say; at most ``maximumPageSize``.
     static let defaultPageSize = 200
@@ -30,9 +35,10 @@ public final class LibraryAPI: Sendable {
 
     public init(
         library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed,
-        uploads: UploadSettings? = nil, status: @escaping @Sendable () -> JSONNode
+        uploads: UploadSettings? = nil, watchMetricsFile: String? = nil, status: @escaping @Sendable () -> JSONNode
     ) {
         self.uploads = uploads
+        self.watchMetricsFile = watchMetricsFile
         self.status = status
         self.library = library
         self.images = images
@@ -100,7 +106,34 @@ public final class LibraryAPI: Sendable {
             let tenths = Int64(seconds) * 10_000 + attoseconds / 100_000_000_000_000
             response.headers.append(("Server-Timing", "app;dur=\(tenths / 10).\(tenths % 10)"))
         }
+        metrics.record(
+            HTTPMetrics.Kind(path: request.path[...]), method: request.method, status: response.status,
+            duration: ContinuousClock.now - started)
         return response
+    }
+
+    /// `GET /metrics`: serve's own metrics, then what `watch` last wrote to `metrics.textfile` (its `photodrop_up`
+    /// says whether it runs; the file's age is `photodrop_watch_metrics_age_seconds`).
+    private func prometheusMetrics() -> HTTPResponse {
+        var text = PrometheusText()
+        text.append(raw: metrics.text)
+        if let file = watchMetricsFile {
+            let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                var info = stat()
+                if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size < 4 << 20,
+                    let data = try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd()
+                {
+                    text.single(
+                        "photodrop_watch_metrics_age_seconds", type: "gauge",
+                        help: "Age of the metrics photodrop watch last wrote (metrics.textfile).",
+                        max(0, Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec)).rounded())
+                    text.append(raw: String(decoding: data, as: UTF8.self))
+                }
+            }
+        }
+        return .text(200, text.text, type: "text/plain; version=0.0.4; charset=utf-8")
     }
 
     private func route(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -115,6 +148,10 @@ public final class LibraryAPI: Sendable {
             default: return .text(200, GalleryPages.index, type: "text/html; charset=utf-8")
             }
         default: break
+        }
+        if path == "/metrics" {
+            guard method == "GET" else { throw APIFailure(405, "use GET") }
+            return prometheusMetrics()
         }
         guard path.hasPrefix("/api/") else { throw APIFailure(404, "no such page") }
         let rest = path.dropFirst(5)

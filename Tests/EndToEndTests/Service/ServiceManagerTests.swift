@@ -15,7 +15,9 @@ struct ServiceManagerTests {
         FileManager.default.isExecutableFile(atPath: $0)
     }
     static let pythonWithClient: String? = {
-        guard let python = ["/usr/local/bin/python3", "/usr/bin/python3"].first(where: {
+        // The python3 on PATH, as .ci/run's pip installs into (a pyenv one, or Debian's).
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin"
+        guard let python = path.split(separator: ":").map({ "\($0)/python3" }).first(where: {
             FileManager.default.isExecutableFile(atPath: $0)
         }) else { return nil }
         let process = Process()
@@ -244,6 +246,67 @@ struct ServiceManagerTests {
         #expect(lines.first { $0.contains("photodrop watch started") }?.hasPrefix("<6>info") == true, "\(lines.prefix(3))")
         #expect(lines.first { $0.contains("rejected") }?.hasPrefix("<4>warning") == true, "\(lines)")
         #expect(lines.allSatisfy { $0.hasPrefix("<") }, "a line without a priority: \(lines)")
+    }
+}
+
+
+extension ServiceManagerTests {
+    @Test func serveTellsReadinessServesMetricsAndReloadsItsToken() async throws {
+        let first = "first-token-0123456789", second = "second-token-0123456789"
+        var settings: [String: Any] = [
+            "library": "Library", "inbox": "Inbox", "rejected": "Rejected", "settleMilliseconds": 200,
+            "log": ["format": "json", "level": "debug"], "serve": ["listen": "127.0.0.1:0", "token": first],
+            "metrics": ["textfile": "watch.prom", "intervalSeconds": 1],
+        ]
+        let sandbox = try Sandbox("serve-service", settings: settings)
+        let watch = try WatchDaemon(sandbox)
+        try sandbox.write("Inbox/Trip/one.jpg", MediaFixtures.jpeg(seed: 9))
+        let watchFile = sandbox.root.appendingPathComponent("watch.prom")
+        #expect(await eventuallyTrue {
+            ((try? String(contentsOf: watchFile, encoding: .utf8)) ?? "").contains("photodrop_files_total{outcome=\"stored\"} 1")
+        })
+        let manager = try NotifyListener(in: sandbox.root)
+        defer { manager.close() }
+        let serve = try await ServeProcess(sandbox, environment: manager.environment(watchdog: .seconds(2)))
+        let ready = try #require(await manager.waitFor { $0.has("READY=1") })
+        #expect(ready.status?.hasPrefix("listening on 127.0.0.1 port") == true)
+        #expect(await manager.waitFor(timeout: 5) { $0.has("WATCHDOG=1") } != nil)
+
+        // /metrics: serve's own, then what watch last wrote; only with the token.
+        #expect(try await ServeHarness.curl(serve.base + "/metrics", token: nil, in: sandbox).status == 401)
+        _ = try await ServeHarness.curl(serve.base + "/api/status", token: first, in: sandbox)
+        let metrics = try await ServeHarness.curl(serve.base + "/metrics", token: first, in: sandbox)
+        #expect(metrics.status == 200)
+        #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.text.contains("photodrop_http_requests_total{kind=\"api\",method=\"GET\",code=\"200\"} 1"), "\(metrics.text)")
+        #expect(metrics.text.contains("photodrop_files_total{outcome=\"stored\"} 1"))
+        #expect(metrics.text.contains("photodrop_watch_metrics_age_seconds "))
+        if canRun(ServiceManagerTests.promtool != nil, "promtool (apt-get install prometheus)") {
+            let file = sandbox.root.appendingPathComponent("served.prom")
+            try metrics.body.write(to: file)
+            let check = try await runProcess(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", "\(ServiceManagerTests.promtool!) check metrics < '\(file.path)'"])
+            #expect(check.status == 0 && check.stdout.isEmpty && check.stderr.isEmpty, "promtool: \(check.stdout)\(check.stderr)")
+        }
+
+        // Reload: a new token applies, on the same port; the old one no longer opens anything.
+        settings["serve"] = ["listen": "127.0.0.1:0", "token": second]
+        try sandbox.writeConfig(settings)
+        kill(serve.process.pid, SIGHUP)
+        #expect(await eventuallyTrue { manager.messages.filter { $0.has("READY=1") }.count >= 2 })
+        #expect(manager.messages.contains { $0.has("RELOADING=1") })
+        #expect(try await ServeHarness.curl(serve.base + "/api/status", token: first, in: sandbox).status == 401)
+        #expect(try await ServeHarness.curl(serve.base + "/api/status", token: second, in: sandbox).status == 200)
+
+        // Another address: refused, still serving with the second token.
+        settings["serve"] = ["listen": "127.0.0.1:1", "token": second]
+        try sandbox.writeConfig(settings)
+        kill(serve.process.pid, SIGHUP)
+        #expect(await eventuallyTrue { manager.messages.contains { $0.status?.hasPrefix("reload refused: serve.listen") == true } })
+        #expect(try await ServeHarness.curl(serve.base + "/api/status", token: second, in: sandbox).status == 200)
+        #expect(try await serve.process.stop() == 0)
+        #expect(manager.messages.contains { $0.has("STOPPING=1") })
+        #expect(try await watch.stop() == 0)
     }
 }
 
