@@ -151,10 +151,22 @@ extension PhotoLibrary {
         }
     }
 
+    /// The library folder as opened within the last second (opened again after that, or when it cannot be).
+    func recentLibraryFolder() -> Directory? {
+        let now = ContinuousClock.now
+        if let cached = derivativeFolder.withLock({ $0 }), cached.until > now { return cached.folder }
+        guard let folder = try? Directory.open(atPath: folderPath) else {
+            derivativeFolder.withLock { $0 = nil }
+            return nil
+        }
+        derivativeFolder.withLock { $0 = (folder, now + .seconds(1)) }
+        return folder
+    }
+
     /// Opens a derivative's file for reading, beneath the library folder and without following links; nil when it
     /// is missing or not its recorded size (lost in a crash: make it again).
     public func openDerivative(_ file: Derivative.File) -> FileDescriptor? {
-        guard let library = try? Directory.open(atPath: folderPath),
+        guard let library = recentLibraryFolder(),
             let descriptor = try? library.open(file.relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK),
             let info = try? descriptor.status(), DerivativeFiles.isIntact(file, info)
         else { return nil }

@@ -61,6 +61,8 @@ public final class IngestStatistics: Sendable {
         public var rejectedByReason: [String: Int] = [:]
         /// Files put back into the inbox to be tried again after a failure.
         public var retried = 0
+        /// Bytes of the files stored (new assets and resources attached to one; not duplicates).
+        public var storedBytes: Int64 = 0
         /// Full rescans of the inbox by reason (`startup`, `overflow`, …).
         public var rescans: [String: Int] = [:]
         /// From taking a file to its outcome.
@@ -80,6 +82,7 @@ public final class IngestStatistics: Sendable {
     private func recordDetails(_ outcome: FileOutcome) {
         details.withLock { details in
             details.fileLatency.observe(outcome.elapsed)
+            if outcome.kind.isStored && outcome.kind != .duplicate { details.storedBytes += outcome.bytes }
             if outcome.kind == .rejected { details.rejectedByReason[outcome.reason ?? "unknown", default: 0] += 1 }
         }
     }

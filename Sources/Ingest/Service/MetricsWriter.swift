@@ -22,6 +22,13 @@ public final class MetricsWriter: Sendable {
         while true {
             let settings = service.config.metrics
             guard let path = settings.textfile else { return }
+            // Nothing before the daemon holds the library: a second daemon that finds the lock taken must not
+            // overwrite the running one's file.
+            guard service.hasStarted else {
+                if stopped.isRaised || Task.isCancelled { return }
+                try? await Task.sleep(for: .milliseconds(100))
+                continue
+            }
             let last = stopped.isRaised
             var text = service.metrics().text
             if last { text = text.replacingOccurrences(of: "\nphotodrop_up 1\n", with: "\nphotodrop_up 0\n") }

@@ -42,6 +42,10 @@ public struct WatchMetrics: Sendable {
         out.single(
             "photodrop_files_bytes_total", type: "counter", help: "Bytes of all files finished (every outcome).",
             Double(counts.bytes))
+        out.single(
+            "photodrop_stored_bytes_total", type: "counter",
+            help: "Bytes stored into the library (new assets and attached resources; duplicates not counted).",
+            Double(details.storedBytes))
         out.single("photodrop_files_waiting", type: "gauge", help: "Files seen in the inbox, not yet taken.", Double(waiting))
         out.single(
             "photodrop_files_claimed", type: "gauge", help: "Files taken out of the inbox and not yet finished.",

@@ -64,6 +64,7 @@ public final class WatchService: Sendable {
         var stop: StopFlag?
         var library: PhotoLibrary?
         var watches: (@Sendable () -> InotifyWatcher.Status?)?
+        var started = false
     }
     private let current: Mutex<Current>
     /// What the stages mark as under way (the watchdog's view).
@@ -98,6 +99,10 @@ public final class WatchService: Sendable {
         session.1?.raise()
         session.0?.post(.stop)
     }
+
+    /// Whether the stages have started once (the lock is held, the library recovered): metrics describe this
+    /// daemon only from then on.
+    public var hasStarted: Bool { current.withLock { $0.started } }
 
     /// The metrics now (counts since the start, the inbox, inotify, the library's counts from one read).
     public func metrics() -> WatchMetrics {
@@ -244,10 +249,13 @@ public final class WatchService: Sendable {
         let heartbeat = self.heartbeat
         let stopRequested = StopFlag()
         let mailbox = Mailbox<WatchInput>(capacity: 1024)
-        current.withLock { current in
+        let reloadWaiting = current.withLock { current in
             current.mailbox = mailbox
             current.stop = stopRequested
+            return current.pending != nil
         }
+        // A reload that came while no stages ran (during start-up) restarts these at once.
+        if reloadWaiting { mailbox.post(.reload) }
         defer { current.withLock { $0.mailbox = nil; $0.stop = nil } }
         if self.stopRequested.isRaised { stopRequested.raise() }
         let claims = ClaimJournal(library: library, inbox: config.inbox, albums: .folders(config.albums))
@@ -311,7 +319,10 @@ public final class WatchService: Sendable {
             throw Failure(description: "cannot watch the inbox \(config.inbox): \(error.description)")
         }
 
-        current.withLock { $0.watches = { [weak watcher] in watcher?.status } }
+        current.withLock { current in
+            current.watches = { [weak watcher] in watcher?.status }
+            current.started = true
+        }
         let pipelineFailure = Mutex<IngestFailure?>(nil)
         let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
         let claimer = Claimer(

@@ -28,15 +28,19 @@ enum WatchCommand {
             stopping.cancel()
             metricsTask?.cancel()
         }
+        var status = ExitStatus.success
         do {
             try await service.run()
-            metrics?.stop()
-            await metricsTask?.value
-            return ExitStatus.success
         } catch {
             context.console.error("photodrop watch: \(error.description)\n")
-            return ExitStatus.failure
+            status = ExitStatus.failure
         }
+        if service.hasStarted {
+            // A last write that says the daemon is down (never by a daemon that did not get the library's lock).
+            metrics?.stop()
+            await metricsTask?.value
+        }
+        return status
     }
 
     /// SIGHUP: config.json read again (the file it came from, else the same rule as at start); log settings apply at

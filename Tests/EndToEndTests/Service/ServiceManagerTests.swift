@@ -189,6 +189,7 @@ struct ServiceManagerTests {
         #expect(text.contains("photodrop_rejected_files_total{reason=\"unsupportedType\"} 1"), "\(text)")
         #expect(text.contains("photodrop_inbox_rescans_total{reason=\"startup\"} 1"))
         #expect(text.contains("photodrop_up 1"))
+        #expect(text.contains("photodrop_stored_bytes_total \(MediaFixtures.jpeg(seed: 8).count)\n"))
         #expect(text.contains("photodrop_file_duration_seconds_count 2"))
         #expect(text.contains("photodrop_inotify_watches "))
         #expect(
