@@ -151,15 +151,19 @@ extension PhotoLibrary {
         }
     }
 
-    /// The library folder as opened within the last second (opened again after that, or when it cannot be).
+    /// The library folder as opened within the last second (opened again after that, or when it cannot be), from
+    /// the calling thread's shard.
     func recentLibraryFolder() -> Directory? {
         let now = ContinuousClock.now
-        if let cached = derivativeFolder.withLock({ $0 }), cached.until > now { return cached.folder }
+        var hasher = Hasher()
+        hasher.combine(UInt(pthread_self()))
+        let shard = derivativeFolders[Int(UInt(bitPattern: hasher.finalize()) % UInt(derivativeFolders.count))]
+        if let cached = shard.cached.withLock({ $0 }), cached.until > now { return cached.folder }
         guard let folder = try? Directory.open(atPath: folderPath) else {
-            derivativeFolder.withLock { $0 = nil }
+            shard.cached.withLock { $0 = nil }
             return nil
         }
-        derivativeFolder.withLock { $0 = (folder, now + .seconds(1)) }
+        shard.cached.withLock { $0 = (folder, now + .seconds(1)) }
         return folder
     }
 

@@ -34,9 +34,15 @@ public final class PhotoLibrary: Sendable {
     let completionQueue: DispatchQueue
     private let schemaIsCurrent = Atomic<Bool>(false)
     let pendingSnapshots = Atomic<Int>(0)
-    /// The library folder, opened at most once a second for ``openDerivative(_:)`` (a server opens thumbnails by
-    /// the thousand per second; a library folder replaced meanwhile is seen within that second).
-    let derivativeFolder = Mutex<(folder: Directory, until: ContinuousClock.Instant)?>(nil)
+    /// The library folder, opened at most once a second per shard for ``openDerivative(_:)`` (a server opens
+    /// thumbnails by the thousand per second; a library folder replaced meanwhile is seen within that second). Shards
+    /// by thread: one lock shared by a server's 32 connection threads made them spin on it.
+    let derivativeFolders = (0..<16).map { _ in FolderShard() }
+
+    /// One shard of ``derivativeFolders``.
+    final class FolderShard: Sendable {
+        let cached = Mutex<(folder: Directory, until: ContinuousClock.Instant)?>(nil)
+    }
 
     /// A library in the folder at `url` (created at the first write). Does no I/O.
     ///
