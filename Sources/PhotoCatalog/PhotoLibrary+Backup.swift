@@ -38,15 +38,9 @@ extension PhotoLibrary {
                 temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: permissions.databaseMode)
             close(created)
             try PhotoLibrary.copyDatabase(from: source, to: temporary)
-        } catch let error as DatabaseError {
-            try? FileSystem.remove(temporary)
-            throw PhotosError.database(error, action: action, library: folderPath)
-        } catch let error as SystemError {
-            try? FileSystem.remove(temporary)
-            throw error.photosError(action: action)
         } catch {
             try? FileSystem.remove(temporary)
-            throw error
+            throw snapshotFailure(error, action: action)
         }
         do {
             var snapshot = try PhotoLibrary.prepareSnapshot(at: temporary)
@@ -58,12 +52,18 @@ extension PhotoLibrary {
             try FileSystem.syncDirectory(Path.parent(of: path))
             snapshot.databasePath = path
             return snapshot
-        } catch let error as DatabaseError {
+        } catch {
             try? FileSystem.remove(temporary)
-            throw PhotosError.database(error, action: action, library: folderPath)
-        } catch let error as SystemError {
-            try? FileSystem.remove(temporary)
-            throw error.photosError(action: action)
+            throw snapshotFailure(error, action: action)
+        }
+    }
+
+    /// A snapshot step's error as the library reports its own: SQLite's and the system's become ``PhotosError``s.
+    private func snapshotFailure(_ error: any Error, action: String) -> any Error {
+        switch error {
+        case let error as DatabaseError: return PhotosError.database(error, action: action, library: folderPath)
+        case let error as SystemError: return error.photosError(action: action)
+        default: return error
         }
     }
 
