@@ -164,6 +164,30 @@ public final class Directory: Sendable {
         guard result == 0 else { throw SystemError.current("renameat", path: Path.join(path, name)) }
     }
 
+    /// Replaces the file `name` in this folder with `text` at once: written to a hidden temporary name beside it,
+    /// then renamed over it, so that a reader sees the old file or the new one, never half of either. `exactMode`:
+    /// the file gets `mode` whatever the umask (a file another user's program must read).
+    public func replaceFile(named name: String, with text: String, mode: mode_t, exactMode: Bool = false)
+        throws(SystemError)
+    {
+        let temporary = ".\(name).\(getpid()).tmp"
+        try? remove(temporary)
+        let fd = try openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+        do throws(SystemError) {
+            try FileSystem.writeAll(text, to: fd, path: Path.join(path, temporary))
+            if exactMode && fchmod(fd, mode) != 0 { throw SystemError.current("fchmod", path: Path.join(path, temporary)) }
+            close(fd)
+        } catch {
+            close(fd)
+            try? remove(temporary)
+            throw error
+        }
+        do { try replace(temporary, to: self, as: name) } catch {
+            try? remove(temporary)
+            throw error
+        }
+    }
+
     /// Removes the file (not folder) `name`; a missing one is fine.
     public func remove(_ name: String) throws(SystemError) {
         let result = FileNameEncoding.withPlatformString(name) { unlinkat(descriptor.rawValue, $0, 0) }

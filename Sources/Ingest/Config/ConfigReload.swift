@@ -3,10 +3,8 @@
 /// Fixed are the keys that name places or decide where files go: changing them under a running daemon would leave
 /// claimed files, the watch lock and the library's modes behind in the old places. Everything else applies live.
 public enum ConfigReload {
-    /// The keys `watch` and `serve` refuse to change live (a restart applies them).
-    public static let fixedKeys = ["library", "inbox", "rejected", "albums", "libraryGroup"]
-
-    /// The fixed keys whose values differ.
+    /// The keys `watch` and `serve` refuse to change live (a restart applies them) whose values differ: `library`,
+    /// `inbox`, `rejected`, `albums`, `libraryGroup`.
     public static func fixedChanges(from old: IngestConfig, to new: IngestConfig) -> [String] {
         var keys: [String] = []
         if old.library != new.library { keys.append("library") }

@@ -129,17 +129,6 @@ public struct DaemonStatus: Sendable, Equatable {
 
     /// Writes the status into `folder`: a temporary file, then a rename over the old one.
     func write(into library: Directory, mode: mode_t = 0o640) throws(SystemError) {
-        let temporary = ".\(DaemonStatus.fileName).\(getpid()).tmp"
-        try? library.remove(temporary)
-        let fd = try library.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
-        do {
-            try FileSystem.writeAll(json, to: fd, path: Path.join(library.path, temporary))
-            close(fd)
-        } catch {
-            close(fd)
-            try? library.remove(temporary)
-            throw error
-        }
-        try library.replace(temporary, to: library, as: DaemonStatus.fileName)
+        try library.replaceFile(named: DaemonStatus.fileName, with: json, mode: mode)
     }
 }

@@ -19,6 +19,17 @@ public struct LatencyHistogram: Sendable, Equatable {
         self.counts = Array(repeating: 0, count: bounds.count)
     }
 
+    /// A histogram with these counts already made: per bound (not cumulative), above the last, their sum and
+    /// number (a snapshot of counters kept elsewhere).
+    public init(bounds: [Double], counts: [Int], overflow: Int, sum: Double, count: Int) {
+        precondition(counts.count == bounds.count, "one count per bound")
+        self.bounds = bounds
+        self.counts = counts
+        self.overflow = overflow
+        self.sum = sum
+        self.count = count
+    }
+
     /// Counts one duration.
     public mutating func observe(_ duration: Duration) {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18

@@ -30,10 +30,10 @@ public final class MetricsWriter: Sendable {
                 continue
             }
             let last = stopped.isRaised
-            var text = service.metrics().text
-            if last { text = text.replacingOccurrences(of: "\nphotodrop_up 1\n", with: "\nphotodrop_up 0\n") }
+            var metrics = service.metrics()
+            metrics.running = !last
             do {
-                try MetricsWriter.write(text, to: path)
+                try MetricsWriter.write(metrics.text, to: path)
                 if failed {
                     logger.info("metrics file written again", metadata: ["path": .string(path)])
                     failed = false
@@ -58,23 +58,10 @@ public final class MetricsWriter: Sendable {
     /// Ends ``run()`` after one last write.
     public func stop() { stopped.raise() }
 
-    /// Replaces `path` with `text` atomically (a temporary name in the same folder, then `rename`).
+    /// Replaces `path` with `text` atomically (a hidden temporary name in the same folder, then `rename`), mode 0644
+    /// whatever the umask.
     public static func write(_ text: String, to path: String) throws(SystemError) {
-        let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .current("open", path: temporary) }
-        defer { close(descriptor) }
-        do {
-            try FileSystem.writeAll(text, to: descriptor, path: temporary)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        fchmod(descriptor, 0o644)
-        guard rename(temporary, path) == 0 else {
-            let error = SystemError.current("rename", path: path)
-            unlink(temporary)
-            throw error
-        }
+        let folder = try Directory.open(atPath: Path.parent(of: path))
+        try folder.replaceFile(named: Path.lastComponent(of: path), with: text, mode: 0o644, exactMode: true)
     }
 }

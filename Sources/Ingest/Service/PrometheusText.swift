@@ -18,10 +18,14 @@ public struct PrometheusText: Sendable {
 
     /// One sample.
     public mutating func sample(_ name: String, _ labels: KeyValuePairs<String, String>, _ value: Double) {
+        sample(name, labelList: labels.map { ($0.key, $0.value) }, value)
+    }
+
+    private mutating func sample(_ name: String, labelList labels: [(String, String)], _ value: Double) {
         text += name
         if !labels.isEmpty {
             text += "{"
-            text += labels.map { "\($0.key)=\"\(Self.escapedLabel($0.value))\"" }.joined(separator: ",")
+            text += labels.map { "\($0.0)=\"\(Self.escapedLabel($0.1))\"" }.joined(separator: ",")
             text += "}"
         }
         text += " " + Self.number(value) + "\n"
@@ -33,14 +37,21 @@ public struct PrometheusText: Sendable {
         sample(name, value)
     }
 
-    /// A histogram family: `_bucket{le=…}` (cumulative, `+Inf` last), `_sum`, `_count`.
+    /// A histogram family of one series: `_bucket{le=…}` (cumulative, `+Inf` last), `_sum`, `_count`.
     public mutating func histogram(_ name: String, help: String, _ histogram: LatencyHistogram) {
         family(name, type: "histogram", help: help)
+        histogramSeries(name, histogram)
+    }
+
+    /// One series of a histogram family already started with ``family(_:type:help:)``: its buckets, sum and count,
+    /// each with `label` (when given) before `le`.
+    public mutating func histogramSeries(_ name: String, label: (String, String)? = nil, _ histogram: LatencyHistogram) {
+        let labels = label.map { [$0] } ?? []
         for (bound, count) in histogram.cumulative {
-            sample(name + "_bucket", ["le": Self.number(bound)], Double(count))
+            sample(name + "_bucket", labelList: labels + [("le", Self.number(bound))], Double(count))
         }
-        sample(name + "_sum", histogram.sum)
-        sample(name + "_count", Double(histogram.count))
+        sample(name + "_sum", labelList: labels, histogram.sum)
+        sample(name + "_count", labelList: labels, Double(histogram.count))
     }
 
     /// Appends text already in the format (another process's metrics).

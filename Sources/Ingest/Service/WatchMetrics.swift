@@ -18,6 +18,8 @@ public struct WatchMetrics: Sendable {
     public var library: LibraryStatistics?
     /// Problems `photodrop status` reports (by code).
     public var problems: [String]
+    /// Whether the daemon runs (`photodrop_up`); the last write on stopping says it does not.
+    public var running = true
 
     /// The Prometheus text format.
     public var text: String {
@@ -99,7 +101,8 @@ public struct WatchMetrics: Sendable {
         for code in ["stuckFiles", "libraryLocked", "rejectedUnreadable", "inboxUnreadable", "watchLimit"] {
             out.sample("photodrop_health_problems", ["code": code], problems.contains(code) ? 1 : 0)
         }
-        out.single("photodrop_up", type: "gauge", help: "1 while photodrop watch runs and writes its metrics.", 1)
+        out.single(
+            "photodrop_up", type: "gauge", help: "1 while photodrop watch runs and writes its metrics.", running ? 1 : 0)
         return out.text
     }
 }

@@ -132,7 +132,7 @@ public final class WatchService: Sendable {
     }
 
     /// Reloads with `new` (SIGHUP after config.json was read again): refused, with a log line that names the keys,
-    /// when it changes what cannot change live (``ConfigReload/fixedKeys``); else the stages restart with it.
+    /// when it changes what cannot change live (``ConfigReload/fixedChanges(from:to:)``); else the stages restart with it.
     @discardableResult
     public func requestReload(_ new: IngestConfig) -> ReloadResult {
         heartbeat?.reloading()
@@ -221,6 +221,16 @@ public final class WatchService: Sendable {
                 throw Failure(description: "\(error)")
             }
         }
+        // The summary line is written however the stages end, a failure included (as before reloads existed).
+        defer {
+            let counts = statistics.snapshot
+            logger.info(
+                "photodrop watch stopped",
+                metadata: [
+                    "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
+                    "rejected": .count(counts.rejected), "failed": .count(counts.failed),
+                ])
+        }
         while true {
             try await runSession(config, library: library, lock: lock)
             let next: IngestConfig? = current.withLock { current in
@@ -231,13 +241,6 @@ public final class WatchService: Sendable {
             guard let next, !stopRequested.isRaised else { break }
             config = next
         }
-        let counts = statistics.snapshot
-        logger.info(
-            "photodrop watch stopped",
-            metadata: [
-                "stored": .count(counts.imported), "duplicates": .count(counts.duplicates),
-                "rejected": .count(counts.rejected), "failed": .count(counts.failed),
-            ])
     }
 
     /// One run of the stages with `config`, until a stop or a reload.

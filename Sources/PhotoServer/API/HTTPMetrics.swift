@@ -107,17 +107,11 @@ final class HTTPMetrics: Sendable {
             let base = kind.rawValue * (Self.bounds.count + 3)
             let count = durations[base + Self.bounds.count + 2].current
             guard count > 0 else { continue }
-            var running = 0
-            for (index, bound) in (Self.bounds + [.infinity]).enumerated() {
-                running += durations[base + index].current
-                out.sample(
-                    "photodrop_http_request_duration_seconds_bucket",
-                    ["kind": kind.name, "le": PrometheusText.number(bound)], Double(running))
-            }
-            out.sample(
-                "photodrop_http_request_duration_seconds_sum", ["kind": kind.name],
-                Double(durations[base + Self.bounds.count + 1].current) / 1e9)
-            out.sample("photodrop_http_request_duration_seconds_count", ["kind": kind.name], Double(count))
+            let histogram = LatencyHistogram(
+                bounds: Self.bounds, counts: (0..<Self.bounds.count).map { durations[base + $0].current },
+                overflow: durations[base + Self.bounds.count].current,
+                sum: Double(durations[base + Self.bounds.count + 1].current) / 1e9, count: count)
+            out.histogramSeries("photodrop_http_request_duration_seconds", label: ("kind", kind.name), histogram)
         }
         out.single(
             "photodrop_serve_start_time_seconds", type: "gauge", help: "When photodrop serve started (Unix time).",
