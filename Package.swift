@@ -184,6 +184,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PhotoImagingTests", dependencies: ["PhotoImaging", "TestFixtures"], swiftSettings: strict),
+        // The HTTP layer's parts in process (the server itself is tested as a real process in EndToEndTests).
+        .testTarget(
+            name: "PhotoServerTests", dependencies: ["PhotoServer", "PhotoCatalog", "TestFixtures"], swiftSettings: strict),
         .testTarget(
             name: "PhotodropSystemTests", dependencies: ["PhotodropSystem", "CLinux", "TestFixtures"], swiftSettings: strict),
     ]

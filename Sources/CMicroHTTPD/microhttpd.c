@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,25 +35,28 @@
 PD_MHD_FUNCTIONS
 #undef X
 
-static int pd_mhd_load(char *error, size_t error_size) {
-    static int loaded = 0;
-    static char failure[512];
-    if (!loaded) {
-        loaded = 1;
-        void *library = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            snprintf(failure, sizeof failure, "cannot load libmicrohttpd.so.12 (%s); install Debian's libmicrohttpd12",
-                     dlerror());
-        } else {
-#define X(name)                                                                                                        \
-    if (!failure[0] && !(fn_##name = (__typeof__(name) *)dlsym(library, #name)))                                      \
-        snprintf(failure, sizeof failure, "libmicrohttpd.so.12 has no %s", #name);
-            PD_MHD_FUNCTIONS
-#undef X
-        }
+static char load_failure[512];
+
+static void pd_mhd_load_once(void) {
+    void *library = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(load_failure, sizeof load_failure,
+                 "cannot load libmicrohttpd.so.12 (%s); install Debian's libmicrohttpd12", dlerror());
+        return;
     }
-    if (failure[0]) snprintf(error, error_size, "%s", failure);
-    return failure[0] ? -1 : 0;
+#define X(name)                                                                                                        \
+    if (!load_failure[0] && !(fn_##name = (__typeof__(name) *)dlsym(library, #name)))                                 \
+        snprintf(load_failure, sizeof load_failure, "libmicrohttpd.so.12 has no %s", #name);
+    PD_MHD_FUNCTIONS
+#undef X
+}
+
+/// Loads libmicrohttpd once (any thread may be first); 0, or -1 with the reason in `error`.
+static int pd_mhd_load(char *error, size_t error_size) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, pd_mhd_load_once);
+    if (load_failure[0] && error) snprintf(error, error_size, "%s", load_failure);
+    return load_failure[0] ? -1 : 0;
 }
 
 /// What the trampolines below hand to Swift.
@@ -245,6 +249,26 @@ int pd_http_respond_file(void *connection, unsigned status, int descriptor, uint
         return 0;
     }
     return queue(connection, status, response, headers);
+}
+
+void *pd_http_kept_response(const void *body, size_t length, const char *headers) {
+    if (pd_mhd_load(NULL, 0) != 0) return NULL;
+    struct MHD_Response *response =
+        fn_MHD_create_response_from_buffer(length, (void *)(length ? body : ""), MHD_RESPMEM_MUST_COPY);
+    if (!response) return NULL;
+    if (!add_headers(response, headers)) {
+        fn_MHD_destroy_response(response);
+        return NULL;
+    }
+    return response;
+}
+
+int pd_http_respond_kept(void *connection, unsigned status, void *response) {
+    return fn_MHD_queue_response(connection, status, response) == MHD_YES;
+}
+
+void pd_http_kept_response_free(void *response) {
+    if (response) fn_MHD_destroy_response(response);
 }
 
 typedef struct {

@@ -50,7 +50,8 @@ public final class PhotoServer: Sendable {
         let api = LibraryAPI(
             library: library, images: ImageManager(library: library, pool: pool),
             maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed,
-            uploads: uploads, watchMetricsFile: config.metrics.textfile, status: { CatalogJSON.status(StatusReport.gather(config)) })
+            uploads: uploads, watchMetricsFile: config.metrics.textfile,
+            pictureCacheBytes: settings.pictureCacheMiB << 20, status: { CatalogJSON.status(StatusReport.gather(config)) })
         self.api = api
         http = HTTPServer(
             screen: { api.screen($0) }, bodyRouter: { api.bodyHandling($0) }, handler: { api.handle($0) }, log: log)

@@ -116,6 +116,8 @@ struct IngestConfigTests {
         ("{\"serve\": {\"tls\": {\"certificate\": \"c.pem\"}}}", "serve.tls", "both"),
         ("{\"serve\": {\"behindProxy\": \"yes\"}}", "serve.behindProxy", "true or false"),
         ("{\"serve\": {\"maxUploadBytes\": 0}}", "serve.maxUploadBytes", "whole number"),
+        ("{\"serve\": {\"pictureCacheMiB\": -1}}", "serve.pictureCacheMiB", "whole number"),
+        ("{\"serve\": {\"pictureCacheMiB\": \"64\"}}", "serve.pictureCacheMiB", "whole number"),
         ("{\"serve\": {\"port\": 1}}", "serve.port", "unknown key"),
         ("{\"rejected\": null}", "rejected", "found null"),
         ("{\"ignore\": \"*.xmp\"}", "ignore", "list of glob patterns"),
@@ -147,15 +149,16 @@ struct IngestConfigTests {
 
     @Test func serveSettingsAreRead() throws {
         let config = try parse(
-            #"{"serve": {"listen": "[::1]:9000", "tokenFile": "secret/token", "tls": {"certificate": "c.pem", "key": "k.pem"}, "behindProxy": true, "maxUploadBytes": 1048576}}"#
+            #"{"serve": {"listen": "[::1]:9000", "tokenFile": "secret/token", "tls": {"certificate": "c.pem", "key": "k.pem"}, "behindProxy": true, "maxUploadBytes": 1048576, "pictureCacheMiB": 0}}"#
         )
         #expect(config.serve.host == "::1" && config.serve.port == 9000 && config.serve.authority == "[::1]:9000")
         #expect(config.serve.tokenFile == "/srv/photodrop/secret/token" && config.serve.token == nil)
         #expect(config.serve.certificateFile == "/srv/photodrop/c.pem" && config.serve.keyFile == "/srv/photodrop/k.pem")
         #expect(config.serve.usesTLS && config.serve.behindProxy && config.serve.maxUploadBytes == 1 << 20)
+        #expect(config.serve.pictureCacheMiB == 0)
         #expect(config.serve.isLoopback)
         let defaults = try parse("{}").serve
-        #expect(defaults.host == "127.0.0.1" && defaults.port == 8377 && defaults.maxUploadBytes == 4 << 30)
+        #expect(defaults.host == "127.0.0.1" && defaults.port == 8377 && defaults.maxUploadBytes == 4 << 30 && defaults.pictureCacheMiB == 64)
         #expect(ServeSettings.parseListen("localhost:8080")! == ("127.0.0.1", 8080))
         #expect(ServeSettings.parseListen("0.0.0.0:0")! == ("0.0.0.0", 0) && ServeSettings().isLoopback)
     }

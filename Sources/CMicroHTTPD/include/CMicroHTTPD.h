@@ -58,6 +58,13 @@ int pd_http_respond(void *connection, unsigned status, const void *body, size_t 
 /// also when this fails).
 int pd_http_respond_file(void *connection, unsigned status, int descriptor, uint64_t offset, uint64_t length,
                          const char *headers);
+/// A response made once and sent to many requests (a small picture): `length` bytes of `body` (copied) and the header
+/// lines in `headers`. NULL when it cannot be made. libmicrohttpd counts its uses: freeing it while connections still
+/// send it is safe.
+void *pd_http_kept_response(const void *body, size_t length, const char *headers);
+/// Answers with a kept response; 1, or 0 when it could not be queued.
+int pd_http_respond_kept(void *connection, unsigned status, void *response);
+void pd_http_kept_response_free(void *response);
 /// Answers with a body of unknown length produced by `reader` (server-sent events), sent as it comes.
 int pd_http_respond_stream(void *connection, unsigned status, pd_http_reader reader, void *context,
                            pd_http_reader_done done, const char *headers);

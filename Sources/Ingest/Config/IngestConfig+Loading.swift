@@ -24,7 +24,7 @@ extension IngestConfig {
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
-    static let serveKeys = ["listen", "token", "tokenFile", "tls", "behindProxy", "maxUploadBytes"]
+    static let serveKeys = ["listen", "token", "tokenFile", "tls", "behindProxy", "maxUploadBytes", "pictureCacheMiB"]
     static let tlsKeys = ["certificate", "key"]
     static let metricsKeys = ["textfile", "intervalSeconds"]
 
@@ -306,6 +306,13 @@ struct ConfigValidator {
                     "serve.maxUploadBytes", value, range: 1...(1 << 50), meaning: "the largest upload, in bytes")
                 {
                     serve.maxUploadBytes = Int64(bytes)
+                }
+            case "pictureCacheMiB":
+                if let mebibytes = integer(
+                    "serve.pictureCacheMiB", value, range: 0...65536,
+                    meaning: "the memory for pictures kept ready to send, in MiB (0: none)")
+                {
+                    serve.pictureCacheMiB = mebibytes
                 }
             case "tls":
                 guard case .object(let tls) = value.kind else {

@@ -19,6 +19,9 @@ public struct ServeSettings: Sendable, Equatable {
     public var behindProxy: Bool
     /// The largest upload body accepted (`serve.maxUploadBytes`). Default 4 GiB.
     public var maxUploadBytes: Int64
+    /// Memory for small pictures kept whole, ready to send (`serve.pictureCacheMiB`). Default 64; 0 sends every
+    /// picture from its file.
+    public var pictureCacheMiB: Int
 
     public static let defaultPort = 8377
     /// The shortest token accepted: a guessable secret is no secret.
@@ -33,6 +36,7 @@ public struct ServeSettings: Sendable, Equatable {
         keyFile = nil
         behindProxy = false
         maxUploadBytes = 4 << 30
+        pictureCacheMiB = 64
     }
 
     /// Whether `token` can be the server's token: at least ``minimumTokenLength`` printable ASCII characters, no

@@ -12,8 +12,9 @@ public final class ChangeFeed: @unchecked Sendable {
     // @unchecked: NSCondition is thread-safe (it is Foundation's lock); every other property is immutable or a
     // Mutex/Atomic.
     let library: PhotoLibrary
-    /// Bumped on every write inotify reports; streams wait for it to move.
-    private let generation = Mutex<UInt64>(0)
+    /// Bumped on every write inotify reports; streams wait for it to move, cached answers are checked again after.
+    /// An atomic: the picture path reads it on every request.
+    private let generation = Atomic<UInt64>(0)
     private let condition = NSCondition()
     private let watcher: Int32
     private let stopped = Atomic<Bool>(false)
@@ -59,7 +60,7 @@ public final class ChangeFeed: @unchecked Sendable {
 
     private func wake() {
         condition.lock()
-        generation.withLock { $0 &+= 1 }
+        generation.add(1, ordering: .sequentiallyConsistent)
         condition.broadcast()
         condition.unlock()
     }
@@ -69,13 +70,13 @@ public final class ChangeFeed: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: seconds)
-        while generation.withLock({ $0 }) == seen && !stopped.load(ordering: .sequentiallyConsistent) {
+        while generation.load(ordering: .sequentiallyConsistent) == seen && !stopped.load(ordering: .sequentiallyConsistent) {
             if !condition.wait(until: deadline) { break }
         }
-        return generation.withLock { $0 }
+        return generation.load(ordering: .sequentiallyConsistent)
     }
 
-    var currentGeneration: UInt64 { generation.withLock { $0 } }
+    var currentGeneration: UInt64 { generation.load(ordering: .sequentiallyConsistent) }
     var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
     /// The stream for `since` (a change token; without one, from now on).

@@ -15,7 +15,7 @@ public final class LibraryAPI: Sendable {
     let policy: AccessPolicy
     let events: ChangeFeed
     let maker: DerivativeMaker
-    let pictures = PictureCache()
+    let pictures: PictureCache
     /// The album list and the change feed's generation it was made at.
     let albumList = Mutex<(generation: UInt64, list: JSONNode)?>(nil)
     /// Smart albums by identifier, as handles for their pages (their counts go stale; answers never show them).
@@ -35,8 +35,10 @@ public final class LibraryAPI: Sendable {
 
     public init(
         library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed,
-        uploads: UploadSettings? = nil, watchMetricsFile: String? = nil, status: @escaping @Sendable () -> JSONNode
+        uploads: UploadSettings? = nil, watchMetricsFile: String? = nil, pictureCacheBytes: Int = 64 << 20,
+        status: @escaping @Sendable () -> JSONNode
     ) {
+        pictures = PictureCache(answerBudget: pictureCacheBytes)
         self.uploads = uploads
         self.watchMetricsFile = watchMetricsFile
         self.status = status
@@ -93,7 +95,9 @@ public final class LibraryAPI: Sendable {
         let started = ContinuousClock.now
         var response: HTTPResponse
         do {
-            response = secured(try route(request))
+            response = try route(request)
+            // A kept answer carries its headers already.
+            if case .kept = response.body {} else { response = secured(response) }
         } catch let failure as APIFailure {
             response = secured(.error(failure.status, failure.message))
         } catch {
@@ -117,6 +121,9 @@ public final class LibraryAPI: Sendable {
     private func prometheusMetrics() -> HTTPResponse {
         var text = PrometheusText()
         text.append(raw: metrics.text)
+        text.single(
+            "photodrop_http_picture_memory_bytes", type: "gauge",
+            help: "Memory held by small pictures kept ready to send (serve.pictureCacheMiB).", Double(pictures.keptBytes))
         if let file = watchMetricsFile {
             let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             if descriptor >= 0 {
@@ -405,11 +412,15 @@ public final class LibraryAPI: Sendable {
 
     private func asset(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
         // The gallery's hot path: a versioned picture names its content, so one lookup of the asset's derivatives
-        // answers it (a purged asset's rows are gone with it).
+        // answers it (a purged asset's rows are gone with it). The generation is read before the file is looked at: a
+        // change after the look moves it past what the cache records.
+        let generation = events.currentGeneration
         if method == "GET", let action = target.action, let kind = DerivativeKind(name: action),
             DerivativeKind.pictures.contains(kind), let version = request.argument("v"), version.count >= 16,
             let answer = try MediaResponder(request: request, library: library, images: images, maker: maker)
-                .versionedPicture(of: target.uuid + "/L0/001", kind: kind, version: version, cache: pictures)
+                .versionedPicture(
+                    of: target.uuid + "/L0/001", kind: kind, version: version, cache: pictures,
+                    generation: generation, secured: secured)
         {
             return answer
         }

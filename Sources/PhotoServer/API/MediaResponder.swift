@@ -40,29 +40,70 @@ struct MediaResponder {
     }
 
     /// The stored picture whose hash starts with `version`, or nil when the asset has no such picture any more (the
-    /// caller then answers with the current one). Remembered in `cache`: the next request for it reads no database.
-    func versionedPicture(of identifier: String, kind: DerivativeKind, version: String, cache: PictureCache) throws
-        -> HTTPResponse?
-    {
+    /// caller then answers with the current one). Remembered in `cache`: the next request for it reads no database,
+    /// and a small one is kept whole as an answer (`secured` adds the headers every answer carries) that the next
+    /// plain request (no `Range`, no `If-None-Match`) gets as it is while the library has not changed (`generation`).
+    func versionedPicture(
+        of identifier: String, kind: DerivativeKind, version: String, cache: PictureCache, generation: UInt64,
+        secured: (HTTPResponse) -> HTTPResponse
+    ) throws -> HTTPResponse? {
         let key = identifier + "/" + kind.name + "/" + version
-        var descriptor: FileDescriptor?
-        var found = cache.file(key)
-        if let cached = found {
-            descriptor = library.openDerivative(cached)
-            if descriptor == nil { cache.forget(key) }
+        let plain = request.header("Range") == nil && request.header("If-None-Match") == nil
+        var known = cache.entry(key)
+        if let entry = known, plain, let answer = entry.answer, entry.checked == generation {
+            return HTTPResponse(status: answer.status, body: .kept(answer))
         }
-        if descriptor == nil {
-            found = try library.derivatives(ofAsset: identifier).first(where: {
-                $0.kind == kind && $0.file?.sha256.hasPrefix(version) == true
-            })?.file
-            guard let file = found, let opened = library.openDerivative(file) else { return nil }
-            cache.remember(file, as: key)
+        var descriptor = known.flatMap { library.openDerivative($0.file) }
+        if known != nil && descriptor == nil {
+            cache.forget(key)
+            known = nil
+        }
+        if known == nil {
+            guard
+                let file = try library.derivatives(ofAsset: identifier).first(where: {
+                    $0.kind == kind && $0.file?.sha256.hasPrefix(version) == true
+                })?.file,
+                let opened = library.openDerivative(file)
+            else { return nil }
+            known = PictureCache.Entry(file: file, answer: nil, checked: generation)
             descriptor = opened
         }
-        guard let file = found, let descriptor else { return nil }
+        guard let entry = known, let descriptor else { return nil }
+        cache.remember(entry.file, as: key, checked: generation)
+        if plain, let answer = entry.answer ?? keptAnswer(entry.file, descriptor, cache: cache, secured: secured) {
+            if entry.answer == nil { cache.keep(answer, for: key) }
+            return HTTPResponse(status: answer.status, body: .kept(answer))
+        }
         return respond(
-            with: descriptor, size: UInt64(file.byteCount), type: file.mimeType, etag: file.sha256,
-            cache: "private, max-age=31536000, immutable")
+            with: descriptor, size: UInt64(entry.file.byteCount), type: entry.file.mimeType, etag: entry.file.sha256,
+            cache: Self.immutable)
+    }
+
+    static let immutable = "private, max-age=31536000, immutable"
+
+    /// The whole answer for a small picture, read from its open file; nil for a large one (sent from its file).
+    private func keptAnswer(
+        _ file: Derivative.File, _ descriptor: FileDescriptor, cache: PictureCache,
+        secured: (HTTPResponse) -> HTTPResponse
+    ) -> KeptResponse? {
+        guard cache.keeps(byteCount: Int(file.byteCount)) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(file.byteCount))
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeMutableBytes {
+                pread(descriptor.rawValue, $0.baseAddress! + done, $0.count - done, off_t(done))
+            }
+            guard count > 0 else { return nil }
+            done += count
+        }
+        let answer = secured(
+            HTTPResponse(
+                status: 200,
+                headers: [
+                    ("Content-Type", file.mimeType), ("Cache-Control", Self.immutable), ("Accept-Ranges", "bytes"),
+                    ("ETag", "\"\(file.sha256)\""),
+                ]))
+        return KeptResponse(status: 200, headers: answer.headers, body: bytes)
     }
 
     /// The original as stored (its primary resource).

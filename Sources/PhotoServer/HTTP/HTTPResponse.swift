@@ -8,6 +8,8 @@ public struct HTTPResponse: Sendable {
         case file(descriptor: Int32, offset: UInt64, length: UInt64)
         /// A body of unknown length, produced as it goes (server-sent events).
         case stream(any HTTPStream)
+        /// A whole answer made earlier (status and headers included: those of this response are not sent).
+        case kept(KeptResponse)
     }
 
     public var status: Int
@@ -35,6 +37,16 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json")] + headers,
             body: .bytes(Array(value.text.utf8)))
+    }
+
+    /// The headers as "Name: value" lines for libmicrohttpd. A header with a line break would split the answer: it is
+    /// never sent (checked on the bytes; Foundation's String.contains cost more than the rest of a picture's answer).
+    static func headerLines(_ headers: [(String, String)]) -> String {
+        var text = ""
+        for (name, value) in headers where !name.utf8.contains(10) && !value.utf8.contains(10) {
+            text += "\(name): \(value)\n"
+        }
+        return text
     }
 
     /// The header's value, if set.

@@ -189,12 +189,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Queues `response`; false when libmicrohttpd refused it (the connection is then closed).
     private func send(_ response: HTTPResponse, on connection: UnsafeMutableRawPointer) -> Bool {
-        var headerText = ""
-        // A header with a line break would split the answer: never sent (checked on the bytes; Foundation's
-        // String.contains cost more than the rest of a picture's answer).
-        for (name, value) in response.headers where !name.utf8.contains(10) && !value.utf8.contains(10) {
-            headerText += "\(name): \(value)\n"
+        if case .kept(let kept) = response.body {
+            return pd_http_respond_kept(connection, UInt32(kept.status), kept.pointer) != 0
         }
+        let headerText = HTTPResponse.headerLines(response.headers)
         let status = UInt32(response.status)
         switch response.body {
         case .bytes(let bytes):
@@ -205,6 +203,7 @@ public final class HTTPServer: @unchecked Sendable {
             let context = Unmanaged.passRetained(StreamBox(stream)).toOpaque()
             return pd_http_respond_stream(connection, status, HTTPServer.read, context, HTTPServer.finished, headerText)
                 != 0
+        case .kept: return false  // answered above
         }
     }
 

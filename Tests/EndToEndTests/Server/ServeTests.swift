@@ -186,6 +186,71 @@ struct ServeTests {
         try await server.process.stop()
     }
 
+    @Test("small pictures are kept in memory: the same answer as from the file, within serve.pictureCacheMiB; a purged one is gone")
+    func keptPictures() async throws {
+        guard canRun(Pillow.isAvailable, "python3 with Pillow (pip install Pillow), which makes a real JPEG") else { return }
+        let sandbox = try await library(photos: 0)
+        let folder = try TemporaryFolder("serve-kept")
+        try Pillow.run(
+            "for i in range(2): Image.new('RGB', (900, 600), (200, 60 + 90 * i, 40)).save(out('real%d.jpg' % i), quality=90)",
+            in: folder)
+        for index in 0..<2 {
+            try FileManager.default.copyItem(
+                atPath: folder.url("real\(index).jpg"), toPath: sandbox.root.appendingPathComponent("real\(index).jpg").path)
+            #expect(try await sandbox.run(["import", sandbox.root.appendingPathComponent("real\(index).jpg").path]).status == 0)
+        }
+        // The same library behind a server that keeps pictures and one that keeps none.
+        let server = try await ServeProcess(sandbox)
+        let assets = try #require(try await curl(server.base + "/api/assets?kind=photo", in: sandbox).json()["assets"] as? [[String: Any]])
+        let photos = assets.filter { $0["mime"] as? String == "image/jpeg" }
+        #expect(photos.count == 2)
+        let url = try #require((photos.first?["urls"] as? [String: String])?["thumbnail"])
+        let id = try #require(photos.first?["id"] as? String)
+        let first = try await curl(server.base + url, in: sandbox)
+        let kept = try await curl(server.base + url, in: sandbox)
+        #expect(first.status == 200 && kept.status == 200 && kept.body == first.body && !kept.body.isEmpty)
+        let metrics = try await curl(server.base + "/metrics", in: sandbox).text
+        #expect(metrics.contains("photodrop_http_picture_memory_bytes \(first.body.count)"), "\(metrics)")
+        // Every header an answer from the file carries, and a HEAD, a 304 and a range (sent from the file).
+        try sandbox.writeConfig([
+            "library": "Library", "inbox": "Inbox", "rejected": "Rejected",
+            "serve": ["listen": "127.0.0.1:0", "token": Self.token, "pictureCacheMiB": 0],
+        ])
+        let fileServer = try await ServeProcess(sandbox)
+        let fromFile = try await curl(fileServer.base + url, in: sandbox)
+        #expect(fromFile.body == kept.body)
+        let fileMetrics = try await curl(fileServer.base + "/metrics", in: sandbox).text
+        #expect(fileMetrics.contains("photodrop_http_picture_memory_bytes 0"), "\(fileMetrics)")
+        for name in [
+            "content-type", "cache-control", "etag", "accept-ranges", "content-length", "x-content-type-options",
+            "content-security-policy", "x-frame-options", "referrer-policy",
+        ] {
+            #expect(kept.headers[name] != nil && kept.headers[name] == fromFile.headers[name], "\(name): \(kept.headers[name] ?? "none") against \(fromFile.headers[name] ?? "none")")
+        }
+        try await fileServer.process.stop()
+        let head = try await curl(server.base + url, ["-I"], in: sandbox)
+        // (curl -I writes the headers where the body would go: the picture's bytes must not follow them.)
+        #expect(head.status == 200 && !head.body.contains(kept.body.prefix(12)) && head.headers["content-length"] == "\(kept.body.count)")
+        let etag = try #require(kept.headers["etag"])
+        #expect(try await curl(server.base + url, ["-H", "If-None-Match: \(etag)"], in: sandbox).status == 304)
+        let part = try await curl(server.base + url, ["-H", "Range: bytes=2-9"], in: sandbox)
+        #expect(part.status == 206 && part.body == kept.body[2..<10])
+        // Purged by another process: the kept answer goes with it (the library's change is seen through inotify).
+        #expect(try await sandbox.run(["delete", id]).status == 0)
+        #expect(try await curl(server.base + url, in: sandbox).status == 200, "in Recently Deleted, still shown")
+        #expect(try await sandbox.run(["trash", "empty"]).status == 0)
+        let purged = Date()
+        var status = 200
+        while status == 200 && Date().timeIntervalSince(purged) < 1 {
+            status = try await curl(server.base + url, in: sandbox).status
+        }
+        #expect(status == 404, "the purged picture is still answered a second after the purge")
+        #expect(try await curl(server.base + url, in: sandbox).status == 404)
+        let other = try #require((photos.last?["urls"] as? [String: String])?["thumbnail"])
+        #expect(try await curl(server.base + other, in: sandbox).status == 200, "the other picture is still there")
+        try await server.process.stop()
+    }
+
     @Test("paths are identifiers, never files: traversal, encoded slashes, NUL, overlong and unknown IDs get 404")
     func hostilePaths() async throws {
         let sandbox = try await library(photos: 1)
