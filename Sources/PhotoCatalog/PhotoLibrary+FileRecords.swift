@@ -10,11 +10,16 @@ extension PhotoLibrary {
         _ records: [FileRecord.Draft], removingJournalEntries ids: [Int64] = []
     ) async throws -> [Int64] {
         guard !records.isEmpty || !ids.isEmpty else { return [] }
-        return try await writer.run {
-            let connection = try self.openWriter()
-            do { return try connection.recordFiles(records, removingJournal: ids) } catch {
-                throw connection.mapped(error, action: "record \(records.count) files")
-            }
+        return try await writer.run { try self.recordFilesOnWriter(records, removingJournalEntries: ids) }
+    }
+
+    /// The transaction of both appends, on the writer's queue.
+    private func recordFilesOnWriter(_ records: [FileRecord.Draft], removingJournalEntries ids: [Int64]) throws
+        -> [Int64]
+    {
+        let connection = try openWriter()
+        do { return try connection.recordFiles(records, removingJournal: ids) } catch {
+            throw connection.mapped(error, action: "record \(records.count) files")
         }
     }
 
@@ -22,7 +27,7 @@ extension PhotoLibrary {
     public func fileRecord(id: Int64) throws -> FileRecord? {
         try read("read file record \(id)") { database in
             try database.rows(
-                "SELECT id, kind, device, inode, recorded_at, payload FROM file_records WHERE id = ?", [.integer(id)],
+                "SELECT \(Self.fileRecordColumns) FROM file_records WHERE id = ?", [.integer(id)],
                 row: Self.fileRecord
             ).first
         } ?? nil
@@ -36,7 +41,7 @@ extension PhotoLibrary {
         try read("read the records of a file") { database in
             try database.rows(
                 """
-                SELECT id, kind, device, inode, recorded_at, payload FROM file_records
+                SELECT \(Self.fileRecordColumns) FROM file_records
                 WHERE device = ? AND inode = ? AND id > ? AND kind = ? ORDER BY id LIMIT ?
                 """,
                 [
@@ -51,12 +56,15 @@ extension PhotoLibrary {
         try read("read the latest file records") { database in
             try database.rows(
                 """
-                SELECT id, kind, device, inode, recorded_at, payload FROM file_records
+                SELECT \(Self.fileRecordColumns) FROM file_records
                 WHERE id < ? AND kind = ? ORDER BY id DESC LIMIT ?
                 """,
                 [.integer(before ?? Int64.max), .text(kind), .integer(Int64(limit))], row: Self.fileRecord)
         } ?? []
     }
+
+    /// The columns ``fileRecord(_:)`` reads, in its order.
+    private static let fileRecordColumns = "id, kind, device, inode, recorded_at, payload"
 
     private static func fileRecord(_ row: Statement) -> FileRecord {
         FileRecord(
@@ -79,11 +87,6 @@ extension PhotoLibrary {
                 "appendFileRecordsAndWait was called inside a change block of the same library, which would wait for "
                     + "itself; use FileRecordChangeRequest in the running block.")
         }
-        return try writer.queue.sync {
-            let connection = try self.openWriter()
-            do { return try connection.recordFiles(records, removingJournal: ids) } catch {
-                throw connection.mapped(error, action: "record \(records.count) files")
-            }
-        }
+        return try writer.queue.sync { try self.recordFilesOnWriter(records, removingJournalEntries: ids) }
     }
 }

@@ -352,9 +352,7 @@ final class ChangeApplier {
             .removeChildCollections, .deleteCollectionLists:
             try applyFolderOperation(operation)
         case .removeJournalEntries(let ids):
-            try database.run(
-                "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
-                [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
+            try writer.deleteJournalRows(ids)
         case .appendFileRecords(let records):
             _ = try writer.insertFileRecords(records)
         }

@@ -118,11 +118,15 @@ extension WriterConnection {
     /// Removes journal entries in one transaction.
     func removeJournal(ids: [Int64]) throws {
         try checkLibraryInPlace()
-        try database.inTransaction(.immediate) {
-            try database.run(
-                "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
-                [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
-        }
+        try database.inTransaction(.immediate) { try deleteJournalRows(ids) }
+    }
+
+    /// Deletes journal entries in the current transaction (one statement, the ids as a JSON array).
+    func deleteJournalRows(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try database.run(
+            "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
+            [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
     }
 
     func insertIntent(

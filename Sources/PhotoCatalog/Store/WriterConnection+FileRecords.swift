@@ -32,11 +32,7 @@ extension WriterConnection {
     func recordFiles(_ records: [FileRecord.Draft], removingJournal ids: [Int64]) throws -> [Int64] {
         try checkLibraryInPlace()
         return try database.inTransaction(.immediate) {
-            if !ids.isEmpty {
-                try database.run(
-                    "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
-                    [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
-            }
+            try deleteJournalRows(ids)
             return try insertFileRecords(records)
         }
     }
