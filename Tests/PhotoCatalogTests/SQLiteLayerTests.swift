@@ -81,7 +81,7 @@ struct SQLiteLayerTests {
         #expect(try database.int64("SELECT count(*) FROM t") == 1)
     }
 
-    @Test("SHA-256 over OpenSSL EVP matches known digests, incrementally too, and starts over after finalize")
+    @Test("SHA-256 over OpenSSL matches known digests, incrementally in uneven pieces too, and starts over after finalize")
     func sha256() throws {
         #expect(try SHA256.digest(of: Data()).hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(
@@ -93,6 +93,18 @@ struct SQLiteLayerTests {
         #expect(try hasher.finalize() == SHA256.digest(of: Data("abc".utf8)))
         try Data("abc".utf8).withUnsafeBytes { try hasher.update($0) }
         #expect(try hasher.finalize() == SHA256.digest(of: Data("abc".utf8)), "the context is reused")
+        // FIPS 180-2's long vector, a million "a", fed in pieces that straddle the 64-byte blocks every which way.
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        var offset = 0
+        var piece = 1
+        while offset < million.count {
+            let end = min(million.count, offset + piece)
+            try million[offset..<end].withUnsafeBytes { try hasher.update($0) }
+            offset = end
+            piece = piece % 200 + 37
+        }
+        #expect(try hasher.finalize().hex == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(try SHA256.digest(of: million).hex == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
         let folder = try TemporaryDirectory()
         let big = TestFiles.distinctBytes(size: (1 << 20) * 2 + 123)  // spans several reads of the 1 MiB buffer
         let file = try folder.write(big, to: "big.bin")

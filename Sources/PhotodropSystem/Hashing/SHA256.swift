@@ -1,6 +1,6 @@
 import CCrypto
 
-/// OpenSSL refused a call (it should not: SHA-256 needs no resources beyond a few hundred bytes).
+/// OpenSSL refused a call (it should not: SHA-256 needs no resources beyond its context).
 public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The OpenSSL function that failed.
     public var call: String
@@ -10,52 +10,49 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { "OpenSSL failed in \(call)" }
 }
 
-/// SHA-256 over OpenSSL's EVP interface, checking every return code: the one hasher of photodrop.
+/// SHA-256 over OpenSSL's digest-level functions (`SHA256_Init`/`Update`/`Final`, through the `pd_sha256_*`
+/// wrappers of `CCrypto`), checking every return code: the one hasher of photodrop.
 ///
-/// The algorithm is fetched once (`EVP_MD_fetch`) and the context is reused after ``finalize()``, so that hashing
-/// many small files costs little more than their bytes. Not copyable; one per thread.
+/// Not EVP: its first fetch sets up OpenSSL's provider machinery, about 1.8 MB of resident memory per process that
+/// a digest does not need (see `CCrypto/shim.h`); the assembly that hashes is the same. The context is reused after
+/// ``finalize()``, so that hashing many small files costs little more than their bytes. Not copyable; one per
+/// thread.
 public struct SHA256: ~Copyable {
-    private let algorithm: OpaquePointer
-    private let context: OpaquePointer
+    private let context: UnsafeMutablePointer<SHA256_CTX>
 
     /// A hasher, ready for ``update(_:)``.
     public init() throws(CryptoError) {
-        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { throw CryptoError(call: "EVP_MD_fetch(SHA256)") }
-        guard let context = EVP_MD_CTX_new() else {
-            EVP_MD_free(algorithm)
-            throw CryptoError(call: "EVP_MD_CTX_new")
+        let context = UnsafeMutablePointer<SHA256_CTX>.allocate(capacity: 1)
+        guard pd_sha256_init(context) == 1 else {
+            context.deallocate()
+            throw CryptoError(call: "SHA256_Init")
         }
-        guard EVP_DigestInit_ex2(context, algorithm, nil) == 1 else {
-            EVP_MD_CTX_free(context)
-            EVP_MD_free(algorithm)
-            throw CryptoError(call: "EVP_DigestInit_ex2")
-        }
-        self.algorithm = algorithm
         self.context = context
     }
 
     deinit {
-        EVP_MD_CTX_free(context)
-        EVP_MD_free(algorithm)
+        // The state holds a digest of what was hashed; clear it before the memory is reused.
+        context.withMemoryRebound(to: UInt8.self, capacity: MemoryLayout<SHA256_CTX>.size) {
+            $0.initialize(repeating: 0, count: MemoryLayout<SHA256_CTX>.size)
+        }
+        context.deallocate()
     }
 
     /// Adds bytes.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        guard EVP_DigestUpdate(context, base, bytes.count) == 1 else { throw CryptoError(call: "EVP_DigestUpdate") }
+        guard pd_sha256_update(context, base, bytes.count) == 1 else { throw CryptoError(call: "SHA256_Update") }
     }
 
     /// The digest of everything added since the start or the last `finalize`; the hasher starts over.
     public mutating func finalize() throws(CryptoError) -> SHA256Digest {
-        var output: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        var length: UInt32 = 0
+        var output: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         let finished = withUnsafeMutableBytes(of: &output) { raw in
-            EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) == 1
+            pd_sha256_final(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), context) == 1
         }
-        guard finished, length == 32,
-            let digest = withUnsafeBytes(of: &output, { SHA256Digest(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<32])) })
-        else { throw CryptoError(call: "EVP_DigestFinal_ex") }
-        guard EVP_DigestInit_ex2(context, algorithm, nil) == 1 else { throw CryptoError(call: "EVP_DigestInit_ex2") }
+        guard finished, let digest = withUnsafeBytes(of: &output, { SHA256Digest(bytes: $0) })
+        else { throw CryptoError(call: "SHA256_Final") }
+        guard pd_sha256_init(context) == 1 else { throw CryptoError(call: "SHA256_Init") }
         return digest
     }
 
