@@ -153,6 +153,8 @@ let package = Package(
 
         // Runs a program with openat2 refused by a seccomp filter, so that tests take photodrop's fallback for real.
         .executableTarget(name: "seccomp-deny", path: "Tests/Support/SeccompDeny"),
+        // glibc's heap statistics for the tests that check that something leaves no memory behind.
+        .target(name: "HeapStatistics", path: "Tests/Support/HeapStatistics"),
 
         // What several test targets share: generated fixtures (tiny valid JPEGs), temporary folders, polling with a
         // deadline, a process runner, and the requirement trait that fails instead of skipping under CI.
@@ -165,7 +167,7 @@ let package = Package(
             name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem", "TestFixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "IngestTests", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe", "PhotodropSystem", "TestFixtures"], swiftSettings: strict),
+            name: "IngestTests", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe", "PhotodropSystem", "TestFixtures", "HeapStatistics"], swiftSettings: strict),
         // The command line's parser, handlers and output, in process.
         .testTarget(
             name: "CommandLineTests", dependencies: ["PhotodropCLI", "LibraryJSON", "Ingest", "MediaProbe", "PhotodropSystem", "TestFixtures"],

@@ -14,17 +14,29 @@ final class Mailbox<Message: Sendable>: Sendable {
         var messages: [Message] = []
         var senders: [(id: UInt64, message: Message, continuation: CheckedContinuation<Void, Never>)] = []
         var receiver: CheckedContinuation<Void, Never>?
-        var receiverToken: UInt64 = 0
+        /// When the waiting receiver gives up (the deadline the timer is armed for); nil: it waits for a message.
+        var receiverDeadline: DispatchTime?
         var nextID: UInt64 = 0
         var closed = false
     }
 
     let capacity: Int
     private let state = Mutex(State())
-    private let timerQueue = DispatchQueue(label: "photodrop.mailbox.timer")
+    /// One timer, re-armed for each wait with a deadline. Not one `asyncAfter` per wait: a wait that a message ends
+    /// early would leave its block pending until the deadline, and at 50 files/s with a summary a minute away that
+    /// was thousands of blocks (about 6 MB of a `watch`'s peak memory).
+    private let timer: any DispatchSourceTimer
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "photodrop.mailbox.timer"))
+        timer.setEventHandler { [weak self] in self?.timerFired() }
+        timer.schedule(deadline: .distantFuture)
+        timer.activate()
+    }
+
+    deinit {
+        timer.cancel()
     }
 
     /// Adds a message without waiting.
@@ -32,7 +44,10 @@ final class Mailbox<Message: Sendable>: Sendable {
         let receiver = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.closed else { return nil }
             state.urgent.append(message)
-            defer { state.receiver = nil }
+            defer {
+                state.receiver = nil
+                state.receiverDeadline = nil
+            }
             return state.receiver
         }
         receiver?.resume()
@@ -45,7 +60,10 @@ final class Mailbox<Message: Sendable>: Sendable {
                 if state.closed { return (nil, true) }
                 if state.messages.count < capacity {
                     state.messages.append(message)
-                    defer { state.receiver = nil }
+                    defer {
+                        state.receiver = nil
+                        state.receiverDeadline = nil
+                    }
                     return (state.receiver, true)
                 }
                 state.nextID += 1
@@ -63,23 +81,22 @@ final class Mailbox<Message: Sendable>: Sendable {
         if let batch = take() { return batch }
         if let deadline, deadline <= .now { return [] }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let token: UInt64? = state.withLock { state in
-                if state.closed || !state.urgent.isEmpty || !state.messages.isEmpty { return nil }
-                state.receiverToken &+= 1
+            let waiting = state.withLock { state -> Bool in
+                if state.closed || !state.urgent.isEmpty || !state.messages.isEmpty { return false }
                 state.receiver = continuation
-                return state.receiverToken
-            }
-            guard let token else {
-                continuation.resume()
-                return
-            }
-            if let deadline {
-                let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-                let nanoseconds = max(0, min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000)
-                timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
-                    self?.timedOut(token)
+                state.receiverDeadline = nil
+                if let deadline {
+                    let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+                    let nanoseconds = max(0, min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000)
+                    let due = DispatchTime.now() + .nanoseconds(Int(nanoseconds))
+                    state.receiverDeadline = due
+                    // Re-arming replaces the earlier deadline; a firing for it that is already under way finds
+                    // this later deadline not yet due and leaves the receiver waiting.
+                    timer.schedule(deadline: due)
                 }
+                return true
             }
+            if !waiting { continuation.resume() }
         }
         return take() ?? []
     }
@@ -92,7 +109,10 @@ final class Mailbox<Message: Sendable>: Sendable {
             state.messages.removeAll()
             let senders = state.senders.map(\.continuation)
             state.senders.removeAll()
-            defer { state.receiver = nil }
+            defer {
+                state.receiver = nil
+                state.receiverDeadline = nil
+            }
             return (state.receiver, senders)
         }
         receiver?.resume()
@@ -118,10 +138,18 @@ final class Mailbox<Message: Sendable>: Sendable {
         return batch.isEmpty ? nil : batch
     }
 
-    private func timedOut(_ token: UInt64) {
+    /// The timer fired: wakes the receiver if its deadline is due (on the timer's own clock, so never early).
+    private func timerFired() {
         let receiver = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.receiverToken == token else { return nil }
-            defer { state.receiver = nil }
+            guard let due = state.receiverDeadline else { return nil }
+            guard DispatchTime.now() >= due else {
+                timer.schedule(deadline: due)  // a firing for an earlier deadline, or early: wait for this one
+                return nil
+            }
+            defer {
+                state.receiver = nil
+                state.receiverDeadline = nil
+            }
             return state.receiver
         }
         receiver?.resume()
