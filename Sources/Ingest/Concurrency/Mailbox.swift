@@ -138,6 +138,9 @@ final class Mailbox<Message: Sendable>: Sendable {
         return batch.isEmpty ? nil : batch
     }
 
+    /// Whether the receiver is waiting in ``receive(until:)`` right now (for tests that need a wait to end early).
+    var hasWaitingReceiver: Bool { state.withLock { $0.receiver != nil } }
+
     /// The timer fired: wakes the receiver if its deadline is due (on the timer's own clock, so never early).
     private func timerFired() {
         let receiver = state.withLock { state -> CheckedContinuation<Void, Never>? in
