@@ -171,6 +171,14 @@ struct ClaimJournalTests {
         let recovered = try await ClaimJournal(library: library, inbox: folder.url("Inbox")).recover()
         let flags = Dictionary(uniqueKeysWithValues: recovered.jobs.map { ($0.originalName, $0.hasSameStemSibling) })
         #expect(flags == ["IMG_0001.CR2": true, "IMG_0001.JPG": true, "IMG_0002.JPG": false])
+        // The same name dropped again (in another case too) is not its own partner; another stem's file is not one.
+        let again = try settled("img_0002.jpg", 4)
+        let other = try settled("IMG_0003.JPG", 5)
+        let third = try await claims.claim([again, other])
+        #expect(third.jobs.map(\.hasSameStemSibling) == [false, false])
+        // A RAW for IMG_0002 after its JPEG left is one.
+        let lateRaw = try settled("IMG_0002.DNG", 6)
+        #expect(try await claims.claim([lateRaw]).jobs.map(\.hasSameStemSibling) == [true])
     }
 
     @Test func claimStagesFilesAndRecoveryFinishesOrRollsBack() async throws {
