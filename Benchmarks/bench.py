@@ -35,9 +35,10 @@ from a change in photodrop.
 Every source tree that photodrop consumes is a fresh copy of the workload (cp -a --reflink=auto), made before the
 clock starts, so the workload itself stays intact. Not hard links: photodrop copies a file with more than one link
 instead of renaming it, so linked sources would measure that copy path. Peak RSS is the child's own: its ru_maxrss
-(wait4) where that exceeds this bench's own peak, else the highest VmHWM read from /proc every 5 ms (see ChildPeak). Latencies run from just before the rename into the inbox to the commit time the change log records for the
-asset (committed_at, milliseconds, stamped inside the committing transaction); a Live Photo pair's latency runs from
-the rename of its second file.
+(wait4) where that exceeds this bench's own peak, else the highest VmHWM read from /proc every 5 ms (see ChildPeak).
+Latencies run from just before the rename into the inbox to the commit time the change log records for the asset
+(committed_at, milliseconds, stamped inside the committing transaction); a Live Photo pair's latency runs from the
+rename of its second file.
 
 --smoke runs every workload small (a CI check that the benchmark and the paths it drives work, not a timing).
 Exit status: 0 when every target was met (or --smoke), 1 when one was missed, 2 on a broken run.
