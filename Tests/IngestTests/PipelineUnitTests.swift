@@ -110,15 +110,17 @@ struct PipelinePrimitiveTests {
     @Test("a mailbox wait keeps its own deadline, earlier or later than the one before, whatever woke the last")
     func mailboxDeadlinesAfterEarlyWakes() async throws {
         let mailbox = Mailbox<Int>(capacity: 4)
-        // A long wait ended by a message, then a short one: the short deadline must still end it on time.
-        let long = Task { await mailbox.receive(until: .now + .seconds(60)) }
+        // A long wait ended by a message, then a short one: the short deadline must end it, not the long one. The
+        // long deadline is an hour, so that the bound telling the two apart can allow for a starved pool (under the
+        // full suite on 2 cores, a resumed task has waited tens of seconds for a thread).
+        let long = Task { await mailbox.receive(until: .now + .seconds(3600)) }
         try await Task.sleep(for: .milliseconds(20))
         mailbox.post(1)
         #expect(await long.value == [1])
         var start = ContinuousClock.now
         #expect(await mailbox.receive(until: .now + .milliseconds(80)) == [])
         var waited = ContinuousClock.now - start
-        #expect(waited >= .milliseconds(75) && waited < .seconds(5), "the short deadline ended it: \(waited)")
+        #expect(waited >= .milliseconds(75) && waited < .seconds(120), "the short deadline ended it: \(waited)")
         // A short wait ended by a message, then a longer one: the first deadline passing does not end the second.
         let short = Task { await mailbox.receive(until: .now + .milliseconds(60)) }
         try await Task.sleep(for: .milliseconds(10))
