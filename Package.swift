@@ -58,6 +58,9 @@ let package = Package(
         .systemLibrary(
             name: "CXML2", pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
         // libvips: decoding photos for thumbnails and previews (issue 15), loaded with dlopen by the render helper
         // only (see Sources/CVips/vips.c), so nothing links it. Compiled against libvips's headers.
         .target(
@@ -86,7 +89,7 @@ let package = Package(
             swiftSettings: strict),
         // What a file is. Knows nothing of the library.
         .target(
-            name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli", "CXMP"], swiftSettings: strict),
+            name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli", "CXMP", "CZlib"], swiftSettings: strict),
         // Pictures of the library's photos: thumbnails and previews decoded with libvips, FFmpeg and LibRaw. Knows
         // nothing of the library or of inboxes.
         .target(name: "PhotoImaging", dependencies: ["CVips", "CFFmpeg", "CLibRaw"], swiftSettings: strict),

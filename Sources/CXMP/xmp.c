@@ -34,7 +34,8 @@ static int is(const xmlNode *node, const char *ns, const char *name) {
         && strcmp((const char *)node->ns->href, ns) == 0 && strcmp((const char *)node->name, name) == 0;
 }
 
-static void record(Buffer *b, const xmlChar *ns, const xmlChar *name, const xmlChar *value) {
+static void record(Buffer *b, const char *prefix, const xmlChar *ns, const xmlChar *name, const xmlChar *value) {
+    append(b, prefix, strlen(prefix));
     append(b, (const char *)ns, strlen((const char *)ns));
     append(b, (const char *)name, strlen((const char *)name));
     append(b, "\x1F", 1);
@@ -48,7 +49,7 @@ static void record(Buffer *b, const xmlChar *ns, const xmlChar *name, const xmlC
     append(b, "\x1E", 1);
 }
 
-static void items(Buffer *b, const xmlNode *property, const xmlNode *list) {
+static void items(Buffer *b, const char *prefix, const xmlNode *property, const xmlNode *list) {
     // The x-default alternative first, then the others in order.
     for (int pass = 0; pass < 2; pass++) {
         for (const xmlNode *li = list->children; li; li = li->next) {
@@ -58,29 +59,71 @@ static void items(Buffer *b, const xmlNode *property, const xmlNode *list) {
             if (lang) xmlFree(lang);
             if (isDefault != (pass == 0)) continue;
             xmlChar *text = xmlNodeGetContent(li);
-            record(b, property->ns->href, property->name, text);
+            record(b, prefix, property->ns->href, property->name, text);
             if (text) xmlFree(text);
         }
     }
 }
 
-static void description(Buffer *b, const xmlNode *node) {
+static int isResource(const xmlNode *node) {
+    xmlChar *parseType = xmlGetNsProp(node, (const xmlChar *)"parseType", (const xmlChar *)RDF);
+    int resource = parseType && strcmp((const char *)parseType, "Resource") == 0;
+    if (parseType) xmlFree(parseType);
+    return resource;
+}
+
+static int hasPropertyAttributes(const xmlNode *node) {
+    for (const xmlAttr *a = node->properties; a; a = a->next)
+        if (a->ns && a->ns->href && strcmp((const char *)a->ns->href, RDF) != 0) return 1;
+    return 0;
+}
+
+static void description(Buffer *b, const char *prefix, const xmlNode *node);
+
+// A structure's fields (exif:Flash's exif:Fired, Iptc4xmpCore:CreatorContactInfo …) are recorded under the path
+// "<structure namespace><structure name>/<field namespace><field name>", one level deep: fields of a structure inside
+// a structure are not recorded.
+static void structure(Buffer *b, const char *prefix, const xmlNode *property, const xmlNode *fields) {
+    if (prefix[0]) return;
+    size_t nsLength = strlen((const char *)property->ns->href);
+    size_t nameLength = strlen((const char *)property->name);
+    char *path = malloc(nsLength + nameLength + 2);
+    if (!path) { b->failed = 1; return; }
+    memcpy(path, property->ns->href, nsLength);
+    memcpy(path + nsLength, property->name, nameLength);
+    path[nsLength + nameLength] = '/';
+    path[nsLength + nameLength + 1] = 0;
+    description(b, path, fields);
+    free(path);
+}
+
+// The properties of one rdf:Description (or of a structure's fields, under `prefix`): attributes, simple elements,
+// lists, and structures written in any of RDF's three forms (a nested rdf:Description, rdf:parseType="Resource", or
+// an empty element whose attributes are the fields).
+static void description(Buffer *b, const char *prefix, const xmlNode *node) {
     for (const xmlAttr *a = node->properties; a; a = a->next) {
         if (!a->ns || !a->ns->href || strcmp((const char *)a->ns->href, RDF) == 0) continue;
         xmlChar *value = xmlNodeListGetString(node->doc, a->children, 1);
-        record(b, a->ns->href, a->name, value);
+        record(b, prefix, a->ns->href, a->name, value);
         if (value) xmlFree(value);
     }
     for (const xmlNode *child = node->children; child; child = child->next) {
         if (child->type != XML_ELEMENT_NODE || !child->ns || !child->ns->href) continue;
         const xmlNode *list = NULL;
-        for (const xmlNode *inner = child->children; inner; inner = inner->next)
-            if (is(inner, RDF, "Alt") || is(inner, RDF, "Bag") || is(inner, RDF, "Seq")) { list = inner; break; }
+        const xmlNode *inner = NULL;
+        for (const xmlNode *c = child->children; c; c = c->next) {
+            if (is(c, RDF, "Alt") || is(c, RDF, "Bag") || is(c, RDF, "Seq")) { list = c; break; }
+            if (is(c, RDF, "Description")) { inner = c; break; }
+        }
         if (list) {
-            items(b, child, list);
+            items(b, prefix, child, list);
+        } else if (inner) {
+            structure(b, prefix, child, inner);
+        } else if (isResource(child) || (!child->children && hasPropertyAttributes(child))) {
+            structure(b, prefix, child, child);
         } else {
             xmlChar *text = xmlNodeGetContent(child);
-            record(b, child->ns->href, child->name, text);
+            record(b, prefix, child->ns->href, child->name, text);
             if (text) xmlFree(text);
         }
     }
@@ -92,7 +135,7 @@ static void walk(Buffer *b, const xmlNode *node, int depth, int *sawRDF) {
         if (node->type != XML_ELEMENT_NODE) continue;
         if (is(node, RDF, "RDF")) *sawRDF = 1;
         if (is(node, RDF, "Description")) {
-            description(b, node);
+            description(b, "", node);
         } else {
             walk(b, node->children, depth + 1, sawRDF);
         }

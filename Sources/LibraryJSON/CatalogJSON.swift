@@ -162,6 +162,14 @@ public enum CatalogJSON {
             ("videoCodec", .string(metadata.videoCodec)), ("audioCodec", .string(metadata.audioCodec)),
             ("make", .string(metadata.make)), ("model", .string(metadata.model)), ("location", location),
             ("contentIdentifier", .string(metadata.contentIdentifier)),
+            ("title", .string(metadata.title)), ("caption", .string(metadata.caption)),
+            ("keywords", .strings(metadata.keywords)), ("rating", int(metadata.rating)),
+            ("artist", .string(metadata.artist)), ("copyright", .string(metadata.copyright)),
+            ("fNumber", double(metadata.fNumber)), ("exposureTime", double(metadata.exposureTime)),
+            ("iso", int(metadata.iso)), ("focalLength", double(metadata.focalLength)),
+            ("focalLength35mm", double(metadata.focalLength35mm)), ("flashFired", metadata.flashFired.map { .bool($0) } ?? .null),
+            ("lensMake", .string(metadata.lensMake)), ("lensModel", .string(metadata.lensModel)),
+            ("imageDirection", double(metadata.imageDirection)), ("frameRate", double(metadata.frameRate)),
         ]
         // Only for files that pair with others named with them: `{"joins": PATH, "as": TYPE}` for a file that would be
         // stored as a resource of another file's asset, `{"with": [{"path", "as"}…]}` for that asset's primary file.
@@ -272,6 +280,9 @@ public enum CatalogJSON {
         switch report.daemon {
         case .running(let pid):
             var daemon: [(String, JSONNode)] = [("running", .bool(true)), ("pid", pid.map { .int(Int($0)) } ?? .null)]
+            if let status = report.daemonStatus, status.saysConfiguration {
+                daemon.append(("config", .string(status.configFile)))
+            }
             if let watches = report.daemonStatus?.watches {
                 daemon.append(
                     (

@@ -100,8 +100,8 @@ struct CaptureDatePrecedenceTests {
 
     @Test("XMP exif:GPSDateTime is the GPS time of a JPEG without EXIF GPS")
     func xmpGPS() throws {
-        let packet = "<x:xmpmeta><rdf:Description exif:GPSDateTime=\"2023-01-01T06:15:00Z\" "
-            + "exif:DateTimeOriginal=\"2023-01-01T12:00:00\"/></x:xmpmeta>"
+        let packet = ImageFixtures.xmpPacket(
+            "<rdf:Description exif:GPSDateTime=\"2023-01-01T06:15:00Z\" exif:DateTimeOriginal=\"2023-01-01T12:00:00\"/>")
         let jpeg = ImageFixtures.jpeg(exif: nil)
         let segment = ImageFixtures.segment(0xE1, .ascii("http://ns.adobe.com/xap/1.0/") + [0] + .ascii(packet))
         let m = try Probe.memory(Array(jpeg[0..<2]) + segment + Array(jpeg[2...])).metadata

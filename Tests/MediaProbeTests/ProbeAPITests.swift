@@ -140,7 +140,9 @@ struct ProbeAPITests {
                 "outcome", "reason", "message", "mime", "fileExtension", "isTruncated", "captureDate",
                 "captureDateSource", "captureTimeZoneOffset", "captureDateIsFloating", "gpsDate", "pixelWidth", "pixelHeight", "orientation", "duration",
                 "location", "contentIdentifier", "frameCount", "isAnimated", "isMotionPhoto", "container", "videoCodec", "audioCodec",
-                "make", "model",
+                "make", "model", "title", "caption", "keywords", "rating", "artist", "copyright", "fNumber",
+                "exposureTime", "iso", "focalLength", "focalLength35mm", "flashFired", "lensMake", "lensModel",
+                "imageDirection", "frameRate",
             ])
         let rejected = try Probe.memory(MovieSpec(tracks: [.video("hev1")]).build())
         let rejectedObject = try #require(

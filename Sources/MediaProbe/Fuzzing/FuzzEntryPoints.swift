@@ -16,7 +16,7 @@ public enum FuzzEntryPoints {
         let start = bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) ? 6 : 0
         if let walk = try? TIFFWalker.walk(TIFFStream(bytes: bytes, range: start..<bytes.count), structure: false) {
             var metadata = MediaMetadata()
-            walk.exif.apply(to: &metadata)
+            EmbeddedMetadata(exif: walk.exif).apply(to: &metadata)
         }
         _ = try? TIFFWalker.walk(TIFFStream(source: ByteSource(bytes: bytes), base: 0), structure: true)
         _ = AppleMakerNote.contentIdentifier(bytes[...])

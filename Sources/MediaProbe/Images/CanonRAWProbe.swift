@@ -77,7 +77,7 @@ enum CanonRAWProbe {
                 .exif
             fields.merge(found)
         }
-        fields.apply(to: &metadata)
+        EmbeddedMetadata(exif: fields).apply(to: &metadata)
         if let w = fields.pixelXDimension, let h = fields.pixelYDimension {
             metadata.pixelWidth = w
             metadata.pixelHeight = h

@@ -34,6 +34,8 @@ enum HEIFParser {
         var handler: FourCC?
         var primaryID: UInt32?
         var itemTypes: [UInt32: FourCC] = [:]
+        /// The content type of each `mime` item (`application/rdf+xml` for XMP).
+        var contentTypes: [UInt32: String] = [:]
         var locations: [UInt32: Location] = [:]
         var properties: [Property] = []
         var associations: [UInt32: [Int]] = [:]
@@ -102,7 +104,14 @@ enum HEIFParser {
             guard v >= 2 else { continue }
             let id = v == 2 ? UInt32(try e.u16()) : try e.u32()
             try e.skip(2)
-            info.itemTypes[id] = try e.fourCC()
+            let type = try e.fourCC()
+            info.itemTypes[id] = type
+            if type == "mime" {
+                // item_name, then content_type: NUL-terminated strings.
+                let rest = e.rest
+                let fields = bytes[rest.position..<rest.end].split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false)
+                if fields.count >= 2 { info.contentTypes[id] = String(decoding: fields[1].prefix(256), as: UTF8.self) }
+            }
         }
     }
 

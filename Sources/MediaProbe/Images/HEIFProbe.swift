@@ -73,7 +73,7 @@ enum HEIFProbe {
                 codec = nested.first.flatMap { info.itemTypes[$0] }
             }
         }
-        // Size, orientation and EXIF are metadata: collect them before judging so rejections carry them.
+        // Size, orientation, EXIF and XMP are metadata: collect them before judging so rejections carry them.
         for property in info.properties(of: primary) {
             if case .spatialExtent(let w, let h) = property, w > 0, h > 0, w <= 1_000_000, h <= 1_000_000 {
                 metadata.pixelWidth = w
@@ -83,7 +83,7 @@ enum HEIFProbe {
         metadata.orientation = HEIFParser.orientation(info.properties(of: primary))
         metadata.isMotionPhoto = top.hasMotionPhotoVideo
         if codec == "av01" { metadata.container = "avif" }
-        try readExif(source, bytes: bytes, info: info, primary: primary, into: &metadata)
+        try readMetadata(source, bytes: bytes, info: info, primary: primary, into: &metadata)
         guard let codec, supportedCodecs.contains(codec) else {
             let name = codec.map { "'\($0)'" } ?? "an unknown codec"
             return .rejected(
@@ -203,16 +203,34 @@ enum HEIFProbe {
         return nil
     }
 
-    /// Reads the `Exif` item that describes the primary image (or the first one) and applies its fields; HEIF's own
-    /// transforms, not EXIF's orientation, decide how the image is shown.
-    private static func readExif(
+    /// Reads the `Exif` item and the XMP item (`mime`, `application/rdf+xml`) that describe the primary image (or
+    /// the first of each) and applies their fields; HEIF's own transforms, not EXIF's orientation, decide how the
+    /// image is shown.
+    private static func readMetadata(
         _ source: ByteSource, bytes: [UInt8], info: HEIFParser.Info, primary: UInt32,
         into metadata: inout MediaMetadata
     ) throws(ProbeError) {
-        let exifItems = info.itemTypes.filter { $0.value == "Exif" }.keys.sorted()
-        guard !exifItems.isEmpty else { return }
-        let described = info.referring(to: primary, type: "cdsc").filter { exifItems.contains($0) }
-        guard let item = described.first ?? exifItems.first, let location = info.locations[item] else { return }
+        let described = info.referring(to: primary, type: "cdsc")
+        func item(_ matches: (UInt32) -> Bool) -> UInt32? {
+            described.first(where: matches) ?? info.itemTypes.keys.sorted().first(where: matches)
+        }
+        let exifItem = item { info.itemTypes[$0] == "Exif" }
+        let xmpItem = item { info.itemTypes[$0] == "mime" && info.contentTypes[$0] == "application/rdf+xml" }
+        let exif = try exifItem.flatMap { (item) throws(ProbeError) -> ExifFields? in
+            guard let data = try itemData(source, bytes: bytes, info: info, item: item) else { return nil }
+            return try TIFFWalker.exif(inISOBMFFBlock: data)
+        }
+        let xmp = try xmpItem.flatMap { (item) throws(ProbeError) -> XMPMetadata? in
+            try itemData(source, bytes: bytes, info: info, item: item).flatMap { try? XMPMetadata.parse($0) }
+        }
+        EmbeddedMetadata(exif: exif, xmp: xmp).apply(to: &metadata, orientation: false)
+    }
+
+    /// The bytes of a metadata item (at most 4 MiB), from the file or from `idat`; nil when they cannot be read.
+    private static func itemData(_ source: ByteSource, bytes: [UInt8], info: HEIFParser.Info, item: UInt32)
+        throws(ProbeError) -> [UInt8]?
+    {
+        guard let location = info.locations[item] else { return nil }
         var data: [UInt8] = []
         for extent in location.extents {
             let start = location.baseOffset &+ extent.offset
@@ -222,14 +240,14 @@ enum HEIFProbe {
                 if length == 0 { length = UInt64(max(0, source.size - Int64(clamping: start))) }
                 guard start <= UInt64(source.size), length <= 4 << 20, data.count + Int(length) <= 4 << 20,
                     let chunk = try source.read(at: Int64(start), count: Int(length))
-                else { return }
+                else { return nil }
                 data += chunk
             case 1:
-                guard let idat = info.idat, start &+ length <= UInt64(idat.count), length <= 4 << 20 else { return }
+                guard let idat = info.idat, start &+ length <= UInt64(idat.count), length <= 4 << 20 else { return nil }
                 data += bytes[(idat.lowerBound + Int(start))..<(idat.lowerBound + Int(start) + Int(length))]
-            default: return
+            default: return nil
             }
         }
-        try TIFFWalker.exif(inISOBMFFBlock: data)?.apply(to: &metadata, orientation: false)
+        return data
     }
 }

@@ -8,13 +8,7 @@ enum JPEGProbe {
         metadata.pixelWidth = s.width
         metadata.pixelHeight = s.height
         metadata.isMotionPhoto = s.trailingMovie
-        // Every date the file records is offered; the precedence of their sources picks one.
-        s.exif?.apply(to: &metadata)
-        if let gps = s.xmpGPSDate { metadata.recordGPSDate(seconds: gps) }
-        for (date, source) in [(s.xmpDate, MediaMetadata.CaptureDateSource.xmp), (s.iptcDate, .iptc)] {
-            guard let date else { continue }
-            metadata.offerCaptureDate(seconds: date.seconds, offset: date.offset, isLocalTime: true, source: source)
-        }
+        s.embedded.apply(to: &metadata)
         if let broken = s.broken {
             return .rejected(
                 .corrupt, message: "not a valid JPEG: \(broken)", mime: "image/jpeg", fileExtension: "jpg",
@@ -24,8 +18,12 @@ enum JPEGProbe {
             return ISOBMFFProbe.truncated(
                 "JPEG — \(missing)", mime: "image/jpeg", ext: "jpg", metadata: metadata)
         }
+        let stray =
+            s.strayBytes > 0
+            ? " (\(s.strayBytes) stray byte\(s.strayBytes == 1 ? "" : "s") before markers skipped, as JPEG decoders do)"
+            : ""
         return .accepted(
-            .photo, message: "JPEG photo\(metadata.sizeText)", mime: "image/jpeg", fileExtension: "jpg",
+            .photo, message: "JPEG photo\(metadata.sizeText)\(stray)", mime: "image/jpeg", fileExtension: "jpg",
             metadata: metadata)
     }
 }

@@ -6,12 +6,21 @@ enum JPEGWalker {
         var width: Int?
         var height: Int?
         var exif: ExifFields?
-        /// The capture date of an XMP packet (APP1) and of IPTC records (APP13), when present.
-        var xmpDate: (seconds: Double, offset: Int?)?
-        /// The XMP packet's `exif:GPSDateTime` (UTC).
-        var xmpGPSDate: Double?
+        /// The XMP packet (APP1), with its extension (Extended XMP, further APP1 segments) merged in.
+        var xmp: XMPMetadata?
         var sawXMP = false
-        var iptcDate: (seconds: Double, offset: Int?)?
+        /// Extended XMP chunks by GUID: offset into the extended packet, and the bytes.
+        var extendedXMP: [String: [(offset: Int, bytes: ArraySlice<UInt8>)]] = [:]
+        var extendedXMPBytes = 0
+        /// IPTC records (APP13).
+        var iptc: IPTCRecords?
+        var sawIPTC = false
+        /// Bytes that were not where a marker had to be, skipped as libjpeg skips them ("extraneous bytes before
+        /// marker"): padding between segments, an XMP packet's end spilled past its segment.
+        var strayBytes = 0
+
+        /// The file's EXIF, XMP and IPTC, for ``EmbeddedMetadata``.
+        var embedded: EmbeddedMetadata { EmbeddedMetadata(exif: exif, xmp: xmp, iptc: iptc) }
         /// Offset just after the first scan header.
         var scanStart: Int64?
         /// Offset just after the end-of-image marker, when found.
@@ -71,8 +80,20 @@ enum JPEGWalker {
                 return s
             }
             guard b0 == 0xFF else {
-                s.broken = "expected a JPEG marker at offset \(offset), found 0x\(String(b0, radix: 16))"
-                return s
+                // As libjpeg does: bytes before a marker are skipped (and counted), up to the next 0xFF.
+                guard let next = try nextFF(source, after: offset, limit: maximumStrayBytes - s.strayBytes) else {
+                    if offset + Int64(maximumStrayBytes - s.strayBytes) < source.size {
+                        s.broken =
+                            "more than \(maximumStrayBytes) stray bytes where JPEG markers should be (from offset "
+                            + "\(offset)); this is not JPEG data"
+                    } else {
+                        s.missingData = "the file ends in the JPEG header, before the image data"
+                    }
+                    return s
+                }
+                s.strayBytes += Int(next - offset)
+                offset = next
+                continue
             }
             if b1 == 0xFF {
                 offset += 1  // fill byte
@@ -82,7 +103,13 @@ enum JPEGWalker {
                 offset += 2
                 continue
             }
-            if b1 == 0xD8 || b1 == 0xD9 || b1 == 0x00 {
+            if b1 == 0x00 {
+                // FF 00 is no marker: libjpeg counts both bytes as stray and looks further.
+                s.strayBytes += 2
+                offset += 2
+                continue
+            }
+            if b1 == 0xD8 || b1 == 0xD9 {
                 s.broken = "marker FF\(hex(b1)) at offset \(offset), before any image data"
                 return s
             }
@@ -109,17 +136,13 @@ enum JPEGWalker {
                     s.exif = try readExif(source, payload: payload, end: end)
                     wasExif = s.exif != nil
                 }
-                if !wasExif, !s.sawXMP, length > 2 + Int64(xmpHeader.count), length <= 1 << 20,
-                    let bytes = try source.read(at: payload, count: Int(end - payload)), bytes.starts(with: xmpHeader)
-                {
-                    let packet = Array(bytes[xmpHeader.count...])
-                    s.sawXMP = true
-                    s.xmpDate = EmbeddedDates.xmp(packet)
-                    s.xmpGPSDate = EmbeddedDates.xmpGPSDate(packet)
+                if !wasExif, length > 2 + Int64(extendedXMPHeader.count) {
+                    try readXMP(source, payload: payload, end: end, into: &s)
                 }
-            } else if b1 == 0xED, s.iptcDate == nil, length <= 1 << 20 {
+            } else if b1 == 0xED, !s.sawIPTC {
                 if let bytes = try source.read(at: payload, count: Int(end - payload)) {
-                    s.iptcDate = EmbeddedDates.iptc(photoshopResources: bytes)
+                    s.iptc = IPTCRecords.parse(photoshopResources: bytes)
+                    s.sawIPTC = s.iptc != nil
                 }
             } else if isStartOfFrame(b1), s.width == nil, length >= 7 {
                 if let bytes = try source.read(at: payload, count: 5) {
@@ -138,6 +161,7 @@ enum JPEGWalker {
             }
             offset = end
         }
+        s.mergeExtendedXMP()
         guard findEnd, let scanStart = s.scanStart else { return s }
         // Fast path: a file that ends with EOI is complete (the header walk proved the segments before the scan
         // lie inside the file; EOI cannot occur inside entropy-coded data).
@@ -190,6 +214,47 @@ enum JPEGWalker {
 
     /// The start of an APP1 segment that holds XMP.
     private static let xmpHeader = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+    /// The start of an APP1 segment that holds a part of Extended XMP: then a 32-character GUID, the extended
+    /// packet's full length and this part's offset (32-bit, big-endian), and the part.
+    private static let extendedXMPHeader = Array("http://ns.adobe.com/xmp/extension/".utf8) + [0]
+    /// The most stray bytes skipped before giving up on a file as not JPEG.
+    static let maximumStrayBytes = 1 << 20
+
+    /// The offset of the next 0xFF after `offset`, looking at most `limit` bytes ahead; nil when none is there.
+    private static func nextFF(_ source: ByteSource, after offset: Int64, limit: Int) throws(ProbeError) -> Int64? {
+        var start = offset
+        let end = min(source.size, offset + Int64(max(limit, 0)))
+        while start < end {
+            let count = Int(min(4096, end - start))
+            guard let bytes = try source.read(at: start, count: count) else { return nil }
+            if let index = bytes.firstIndex(of: 0xFF) { return start + Int64(index - bytes.startIndex) }
+            start += Int64(count)
+        }
+        return nil
+    }
+
+    /// Reads an APP1 segment that holds XMP: the main packet, or a part of the extended one.
+    private static func readXMP(_ source: ByteSource, payload: Int64, end: Int64, into s: inout Structure)
+        throws(ProbeError)
+    {
+        guard let head = try source.read(at: payload, count: min(Int(end - payload), extendedXMPHeader.count)) else {
+            return
+        }
+        if head.starts(with: xmpHeader), !s.sawXMP {
+            guard let bytes = try source.read(at: payload, count: Int(end - payload)) else { return }
+            s.sawXMP = true
+            s.xmp = try? XMPMetadata.parse(Array(bytes[(bytes.startIndex + xmpHeader.count)...]))
+        } else if head.starts(with: extendedXMPHeader), end - payload > Int64(extendedXMPHeader.count + 40),
+            s.extendedXMPBytes + Int(end - payload) <= XMPMetadata.maximumBytes,
+            let bytes = try source.read(at: payload, count: Int(end - payload))
+        {
+            let at = bytes.startIndex + extendedXMPHeader.count
+            let guid = String(decoding: bytes[at..<(at + 32)], as: UTF8.self)
+            let offset = Int(ByteReader.load32(bytes, at + 36, false))
+            s.extendedXMP[guid, default: []].append((offset, bytes[(at + 40)...]))
+            s.extendedXMPBytes += bytes.count
+        }
+    }
 
     private static func hex(_ b: UInt8) -> String {
         let s = String(b, radix: 16, uppercase: true)
@@ -210,5 +275,21 @@ enum JPEGWalker {
             bytes.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0])
         else { return nil }
         return try TIFFWalker.walk(TIFFStream(bytes: bytes, range: 6..<bytes.count), structure: false).exif
+    }
+}
+
+extension JPEGWalker.Structure {
+    /// Puts the parts of the extended packet that the main packet names (`xmpNote:HasExtendedXMP`) together in
+    /// offset order and fills what the main packet leaves unknown from it; parts that overlap, leave gaps or belong
+    /// to another GUID are ignored.
+    mutating func mergeExtendedXMP() {
+        defer { extendedXMP = [:] }
+        guard let guid = xmp?.extendedPacketGUID, let parts = extendedXMP[guid] else { return }
+        var packet: [UInt8] = []
+        for part in parts.sorted(by: { $0.offset < $1.offset }) {
+            guard part.offset == packet.count else { return }
+            packet.append(contentsOf: part.bytes)
+        }
+        if let extended = try? XMPMetadata.parse(packet) { xmp?.fillMissing(from: extended) }
     }
 }

@@ -1,6 +1,6 @@
 /// Probes a JPEG XL image, a bare codestream (`FF 0A`) or the ISO-BMFF-style container (`JXL ` signature box, then
 /// `ftyp`, `jxlc` or `jxlp` codestream boxes, `Exif`, `xml `): the size and orientation from the codestream's
-/// `SizeHeader` and `ImageMetadata`, EXIF from the container. Apple devices show JPEG XL since iOS 17 and macOS 14.
+/// `SizeHeader` and `ImageMetadata`, EXIF and XMP from the container. Apple devices show JPEG XL since iOS 17 and macOS 14.
 enum JPEGXLProbe {
     /// The container's first 12 bytes.
     static let containerSignature: [UInt8] = [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]
@@ -17,6 +17,7 @@ enum JPEGXLProbe {
         }
         var codestream: [UInt8]?
         var exif: ExifFields?
+        var xmp: XMPMetadata?
         if container {
             var offset: Int64 = 0
             var boxes = 0
@@ -63,13 +64,26 @@ enum JPEGXLProbe {
                     {
                         exif = try TIFFWalker.exif(inISOBMFFBlock: bytes)
                     }
+                case "xml ":
+                    if xmp == nil, payloadSize <= maxMetadataBytes,
+                        let bytes = try source.read(at: payload, count: Int(payloadSize))
+                    {
+                        xmp = try? XMPMetadata.parse(bytes)
+                    }
                 case "brob":
                     // A Brotli-compressed box (cjxl writes Exif and XMP this way): its real type, then the stream.
-                    if exif == nil, payloadSize > 4, payloadSize <= maxMetadataBytes,
-                        let bytes = try source.read(at: payload, count: Int(payloadSize)), FourCC(bytes, at: 0) == "Exif",
-                        let inflated = BrotliDecompressor.decompress(Array(bytes[4...]), limit: Int(maxMetadataBytes))
+                    if payloadSize > 4, payloadSize <= maxMetadataBytes,
+                        let bytes = try source.read(at: payload, count: Int(payloadSize))
                     {
-                        exif = try TIFFWalker.exif(inISOBMFFBlock: inflated)
+                        let inner = FourCC(bytes, at: 0)
+                        guard (inner == "Exif" && exif == nil) || (inner == "xml " && xmp == nil),
+                            let inflated = BrotliDecompressor.decompress(Array(bytes[4...]), limit: Int(maxMetadataBytes))
+                        else { break }
+                        if inner == "Exif" {
+                            exif = try TIFFWalker.exif(inISOBMFFBlock: inflated)
+                        } else {
+                            xmp = try? XMPMetadata.parse(inflated)
+                        }
                     }
                 default:
                     break
@@ -90,13 +104,13 @@ enum JPEGXLProbe {
         metadata.pixelHeight = header.height
         // The codestream's orientation is the one decoders apply; EXIF's is informative only (the JPEG XL spec).
         metadata.orientation = header.orientation
-        exif?.apply(to: &metadata, orientation: false)
+        EmbeddedMetadata(exif: exif, xmp: xmp).apply(to: &metadata, orientation: false)
         return .accepted(
             .photo, message: "JPEG XL photo\(metadata.sizeText)", mime: "image/jxl", fileExtension: "jxl",
             metadata: metadata)
     }
 
-    /// The most bytes an Exif box may hold (compressed or not) for photodrop to read it.
+    /// The most bytes an Exif or XMP box may hold (compressed or not) for photodrop to read it.
     static let maxMetadataBytes: Int64 = 4 << 20
 
     /// The start of a codestream: `SizeHeader` and the orientation from `ImageMetadata` (ISO/IEC 18181-1, A.2 and

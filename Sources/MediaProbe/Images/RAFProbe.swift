@@ -18,7 +18,7 @@ enum RAFProbe {
             try source.u8(at: jpeg.0) == 0xFF, try source.u8(at: jpeg.0 + 1) == 0xD8
         {
             let s = try JPEGWalker.walk(source, from: jpeg.0, findEnd: false)
-            s.exif?.apply(to: &metadata)
+            s.embedded.apply(to: &metadata)
         }
         if cfaHeader.0 > 0, cfaHeader.1 >= 4, cfaHeader.1 <= 1 << 20, cfaHeader.0 + cfaHeader.1 <= source.size,
             let records = try source.read(at: cfaHeader.0, count: Int(cfaHeader.1))

@@ -13,7 +13,7 @@ enum TIFFProbe {
         let walk = try TIFFWalker.walk(TIFFStream(source: source, base: 0), structure: true)
         let flavor = flavor(of: walk, cr2: cr2)
         var metadata = MediaMetadata(container: "tiff")
-        walk.exif.apply(to: &metadata)
+        EmbeddedMetadata(exif: walk.exif).apply(to: &metadata)
         if let size = pixelSize(walk, flavor: flavor) {
             metadata.pixelWidth = size.width
             metadata.pixelHeight = size.height

@@ -196,6 +196,21 @@ struct TIFFWalker {
                 case 0x0112 where depth == 0 && result.exif.orientation == nil:
                     result.exif.orientation = try uint(entry).map { Int(clamping: $0) }
                 case 0x0132 where depth == 0 && result.exif.dateTime == nil: result.exif.dateTime = try string(entry)
+                case 0x010E where depth == 0 && result.exif.imageDescription == nil:
+                    result.exif.imageDescription = try string(entry)
+                case 0x013B where depth == 0 && result.exif.artist == nil: result.exif.artist = try string(entry)
+                case 0x8298 where depth == 0 && result.exif.copyright == nil:
+                    result.exif.copyright = try copyright(entry)
+                case 0x4746 where depth == 0 && result.exif.rating == nil:
+                    result.exif.rating = try uint(entry).flatMap { $0 <= 5 ? Int($0) : nil }
+                case 0x9C9B where depth == 0 && result.exif.windowsTitle == nil:
+                    result.exif.windowsTitle = try windowsText(entry)
+                case 0x9C9E where depth == 0 && result.exif.windowsKeywords == nil:
+                    result.exif.windowsKeywords = try windowsText(entry)
+                case 0x02BC where depth == 0 && result.exif.xmpPacket == nil:
+                    result.exif.xmpPacket = try data(entry, limit: XMPMetadata.maximumBytes).map(Array.init)
+                case 0x83BB where depth == 0 && result.exif.iptcRecords == nil:
+                    result.exif.iptcRecords = try data(entry, limit: 1 << 20).map(Array.init)
                 default: break
                 }
             case .exif:
@@ -210,6 +225,16 @@ struct TIFFWalker {
                 case 0x9292: result.exif.subSecTimeDigitized = try string(entry)
                 case 0xA002: result.exif.pixelXDimension = try uint(entry).flatMap(Self.dimension)
                 case 0xA003: result.exif.pixelYDimension = try uint(entry).flatMap(Self.dimension)
+                case 0x829A: result.exif.exposureTime = try rationals(entry)?.first.flatMap(Self.positive)
+                case 0x829D: result.exif.fNumber = try rationals(entry)?.first.flatMap(Self.positive)
+                case 0x8827 where result.exif.iso == nil:
+                    result.exif.iso = try uint(entry).flatMap { $0 > 0 && $0 < 10_000_000 ? Int($0) : nil }
+                case 0x9209: result.exif.flash = try uint(entry).flatMap { $0 <= 0xFFFF ? Int($0) : nil }
+                case 0x920A: result.exif.focalLength = try rationals(entry)?.first.flatMap(Self.positive)
+                case 0xA405:
+                    result.exif.focalLength35mm = try uint(entry).flatMap { $0 > 0 && $0 < 100_000 ? Int($0) : nil }
+                case 0xA433: result.exif.lensMake = try string(entry)
+                case 0xA434: result.exif.lensModel = try string(entry)
                 case 0x927C:
                     if let note = try data(entry, limit: 1 << 20) {
                         result.exif.contentIdentifier = AppleMakerNote.contentIdentifier(note)
@@ -226,6 +251,8 @@ struct TIFFWalker {
                 case 0x0006: result.exif.gpsAltitude = try rationals(entry)?.first
                 case 0x0007: result.exif.gpsTimeStamp = try rationals(entry)
                 case 0x001D: result.exif.gpsDateStamp = try string(entry)
+                case 0x0010: result.exif.gpsImgDirectionRef = try string(entry)
+                case 0x0011: result.exif.gpsImgDirection = try rationals(entry)?.first
                 default: break
                 }
             }
@@ -276,6 +303,35 @@ struct TIFFWalker {
                 return
             }
         }
+    }
+
+    /// A finite value above zero (an exposure, an aperture, a focal length), else nil: cameras write 0/0 or 0/1
+    /// for "unknown".
+    private static func positive(_ value: Double) -> Double? {
+        value.isFinite && value > 0 && value < 1_000_000 ? value : nil
+    }
+
+    /// `Copyright`: the photographer's and the editor's notices, NUL-separated; both when both are there.
+    private func copyright(_ e: Entry) throws(ProbeError) -> String? {
+        guard e.type == 2 || e.type == 7, e.count > 0, let bytes = try data(e, limit: 4096) else { return nil }
+        let notices = bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self).trimmingSpaces() }
+            .filter { !$0.isEmpty }
+        return notices.isEmpty ? nil : notices.joined(separator: "; ")
+    }
+
+    /// Microsoft's `XP*` tags (Windows Explorer's title and keywords): UTF-16 little-endian text, NUL-terminated.
+    private func windowsText(_ e: Entry) throws(ProbeError) -> String? {
+        guard e.type == 1 || e.type == 7, e.count >= 2, let bytes = try data(e, limit: 8192) else { return nil }
+        var units: [UInt16] = []
+        var i = bytes.startIndex
+        while i + 1 < bytes.endIndex {
+            let unit = UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8
+            if unit == 0 { break }
+            units.append(unit)
+            i += 2
+        }
+        let text = String(decoding: units, as: UTF16.self).trimmingSpaces()
+        return text.isEmpty ? nil : text
     }
 
     private static func dimension(_ value: UInt64) -> Int? {

@@ -1,4 +1,5 @@
-/// Probes a WebP: the RIFF size against the file, then its chunks (`VP8 `, `VP8L`, `VP8X`, `ANIM`/`ANMF`, `EXIF`).
+/// Probes a WebP: the RIFF size against the file, then its chunks (`VP8 `, `VP8L`, `VP8X`, `ANIM`/`ANMF`, `EXIF`,
+/// `XMP `).
 enum WebPProbe {
     static func probe(_ source: ByteSource) throws(ProbeError) -> ProbeResult {
         var metadata = MediaMetadata(container: "webp")
@@ -22,6 +23,7 @@ enum WebPProbe {
         var sawImage = false
         var milliseconds = 0
         var exif: ExifFields?
+        var xmp: XMPMetadata?
         var chunks = 0
         while offset + 8 <= riffEnd {
             chunks += 1
@@ -71,6 +73,12 @@ enum WebPProbe {
                     exif = try TIFFWalker.walk(TIFFStream(bytes: bytes, range: start..<bytes.count), structure: false)
                         .exif
                 }
+            case "XMP ":
+                if xmp == nil, size <= Int64(XMPMetadata.maximumBytes),
+                    let bytes = try source.read(at: payload, count: Int(size))
+                {
+                    xmp = try? XMPMetadata.parse(bytes)
+                }
             default:
                 break
             }
@@ -82,7 +90,7 @@ enum WebPProbe {
             metadata.frameCount = frames
             if milliseconds > 0 { metadata.duration = Double(milliseconds) / 1000 }
         }
-        exif?.apply(to: &metadata)
+        EmbeddedMetadata(exif: exif, xmp: xmp).apply(to: &metadata)
         let animated = metadata.isAnimated ? "animated " : ""
         return .accepted(
             .photo, message: "\(animated)WebP photo\(metadata.sizeText)", mime: "image/webp", fileExtension: "webp",

@@ -33,10 +33,11 @@ enum DateParsing {
     }
 
     /// `YYYY:MM:DD HH:MM:SS` (also with `-` in the date or `T` between) read as seconds since 1970 as if it were UTC;
-    /// `nil` for blanks, zeros and impossible values.
+    /// `nil` for blanks, zeros, impossible values and text that is not exactly that (a value with a character too
+    /// many is damaged, and reading its first 19 would date the photo wrongly).
     static func exifLocalSeconds(_ text: String) -> Int64? {
         let u = Array(text.utf8.prefix(32))
-        guard u.count >= 19, u[4] == 0x3A || u[4] == 0x2D, u[7] == u[4], u[10] == 0x20 || u[10] == 0x54,
+        guard u.count == 19, u[4] == 0x3A || u[4] == 0x2D, u[7] == u[4], u[10] == 0x20 || u[10] == 0x54,
             u[13] == 0x3A, u[16] == 0x3A,
             let y = number(u, 0, 4), let mo = number(u, 5, 2), let d = number(u, 8, 2), let h = number(u, 11, 2),
             let mi = number(u, 14, 2), let s = number(u, 17, 2)
@@ -44,10 +45,11 @@ enum DateParsing {
         return validated(y, mo, d, h, mi, s)
     }
 
-    /// `YYYY:MM:DD` (GPS date stamp) as seconds since 1970 at 00:00 UTC.
+    /// `YYYY:MM:DD` (GPS date stamp) as seconds since 1970 at 00:00 UTC; nil unless the text is exactly that
+    /// (`2014:09:259` is not the 25th).
     static func exifDaySeconds(_ text: String) -> Int64? {
         let u = Array(text.utf8.prefix(16))
-        guard u.count >= 10, u[4] == 0x3A || u[4] == 0x2D, u[7] == u[4], let y = number(u, 0, 4),
+        guard u.count == 10, u[4] == 0x3A || u[4] == 0x2D, u[7] == u[4], let y = number(u, 0, 4),
             let mo = number(u, 5, 2), let d = number(u, 8, 2)
         else { return nil }
         return validated(y, mo, d, 0, 0, 0)
@@ -100,5 +102,18 @@ enum DateParsing {
             offset = parsed
         }
         return (Double(local - Int64(offset ?? 0)) + fraction, offset)
+    }
+
+    /// ISO 8601 as XMP allows it: seconds and the time may be left out (`2023-06-01T09:00+09:00`, `2023-06-01`).
+    static func iso8601Loosely(_ text: String) -> (seconds: Double, offset: Int?)? {
+        if let full = iso8601(text) { return full }
+        let u = Array(text.utf8)
+        if u.count == 10 { return iso8601(text + "T00:00:00") }
+        if u.count >= 16, u[10] == UInt8(ascii: "T"), u[13] == UInt8(ascii: ":"),
+            u.count == 16 || u[16] != UInt8(ascii: ":")
+        {
+            return iso8601(String(text.prefix(16)) + ":00" + text.dropFirst(16))
+        }
+        return nil
     }
 }

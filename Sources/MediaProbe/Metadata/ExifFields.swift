@@ -26,6 +26,29 @@ struct ExifFields: Equatable {
     var gpsDateStamp: String?
     /// The Apple MakerNote's `ContentIdentifier` (Live Photo pairing).
     var contentIdentifier: String?
+    /// IFD0 `ImageDescription`, `Artist`, `Copyright` and Microsoft's `Rating`, `XPTitle`, `XPKeywords`.
+    var imageDescription: String?
+    var artist: String?
+    var copyright: String?
+    var rating: Int?
+    var windowsTitle: String?
+    var windowsKeywords: String?
+    /// How the photo was taken (EXIF directory): `ExposureTime` (seconds), `FNumber`, `ISOSpeedRatings` (or
+    /// `PhotographicSensitivity`), `Flash`, `FocalLength`, `FocalLengthIn35mmFilm`, `LensMake`, `LensModel`.
+    var exposureTime: Double?
+    var fNumber: Double?
+    var iso: Int?
+    var flash: Int?
+    var focalLength: Double?
+    var focalLength35mm: Int?
+    var lensMake: String?
+    var lensModel: String?
+    /// `GPSImgDirection` (degrees) and `GPSImgDirectionRef` (`T` true north, `M` magnetic north).
+    var gpsImgDirection: Double?
+    var gpsImgDirectionRef: String?
+    /// A TIFF's own XMP packet (tag 700) and IPTC records (tag 0x83BB), in IFD0 of a TIFF or TIFF-based RAW file.
+    var xmpPacket: [UInt8]?
+    var iptcRecords: [UInt8]?
 
     /// Offers EXIF's three dates to `metadata`, each with its own `OffsetTime*` (else IFD0's `OffsetTime`) and
     /// `SubSecTime*`: `DateTimeOriginal` as `exif`, `DateTimeDigitized` as `exifCreateDate`, IFD0 `DateTime` as
@@ -99,29 +122,28 @@ struct ExifFields: Equatable {
         let strings: [WritableKeyPath<ExifFields, String?>] = [
             \.make, \.model, \.dateTime, \.dateTimeOriginal, \.dateTimeDigitized, \.offsetTime, \.offsetTimeOriginal,
             \.offsetTimeDigitized, \.subSecTime, \.subSecTimeOriginal, \.subSecTimeDigitized, \.gpsLatitudeRef,
-            \.gpsLongitudeRef, \.gpsDateStamp, \.contentIdentifier,
+            \.gpsLongitudeRef, \.gpsDateStamp, \.contentIdentifier, \.imageDescription, \.artist, \.copyright,
+            \.windowsTitle, \.windowsKeywords, \.lensMake, \.lensModel, \.gpsImgDirectionRef,
         ]
         for path in strings where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
         let ints: [WritableKeyPath<ExifFields, Int?>] = [
-            \.orientation, \.pixelXDimension, \.pixelYDimension, \.gpsAltitudeRef,
+            \.orientation, \.pixelXDimension, \.pixelYDimension, \.gpsAltitudeRef, \.rating, \.iso, \.flash,
+            \.focalLength35mm,
         ]
         for path in ints where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
         let arrays: [WritableKeyPath<ExifFields, [Double]?>] = [\.gpsLatitude, \.gpsLongitude, \.gpsTimeStamp]
         for path in arrays where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
-        if gpsAltitude == nil { gpsAltitude = other.gpsAltitude }
+        let doubles: [WritableKeyPath<ExifFields, Double?>] = [
+            \.gpsAltitude, \.exposureTime, \.fNumber, \.focalLength, \.gpsImgDirection,
+        ]
+        for path in doubles where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
+        if xmpPacket == nil { xmpPacket = other.xmpPacket }
+        if iptcRecords == nil { iptcRecords = other.iptcRecords }
     }
 
-    /// Copies what is known into `metadata`: the capture-date candidates (``offerDates(to:)``), orientation,
-    /// location, make, model, content identifier, leaving fields already set by the container alone. `orientation:
-    /// false` leaves the orientation to the container (HEIF transforms).
-    func apply(to metadata: inout MediaMetadata, orientation useOrientation: Bool = true) {
-        offerDates(to: &metadata)
-        if useOrientation, metadata.orientation == nil, let orientation, (1...8).contains(orientation) {
-            metadata.orientation = orientation
-        }
-        if metadata.location == nil { metadata.location = location() }
-        if metadata.make == nil { metadata.make = make }
-        if metadata.model == nil { metadata.model = model }
-        if metadata.contentIdentifier == nil { metadata.contentIdentifier = contentIdentifier }
+    /// `GPSImgDirection` in degrees (0 up to 360), when recorded and in range.
+    func imageDirection() -> Double? {
+        guard let gpsImgDirection, gpsImgDirection.isFinite, (0...360).contains(gpsImgDirection) else { return nil }
+        return gpsImgDirection
     }
 }

@@ -18,7 +18,8 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         case exif
         /// QuickTime metadata: `com.apple.quicktime.creationdate`, or the `©day` user-data atom; it carries a zone.
         case quickTime
-        /// An embedded XMP packet: `exif:DateTimeOriginal`, `photoshop:DateCreated` or `xmp:CreateDate`.
+        /// An embedded XMP packet: `exif:DateTimeOriginal`, `photoshop:DateCreated`, `xmp:CreateDate` or
+        /// `exif:DateTimeDigitized`.
         case xmp
         /// EXIF `CreateDate` (`DateTimeDigitized`) with `OffsetTimeDigitized` and `SubSecTimeDigitized`.
         case exifCreateDate
@@ -121,6 +122,39 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// Camera model (EXIF `Model`, QuickTime `com.apple.quicktime.model`).
     public var model: String?
 
+    // What a photographer reads off a photo (see ``EmbeddedMetadata`` for which record each comes from).
+
+    /// The title (XMP `dc:title`, IPTC Object Name, Windows `XPTitle`; QuickTime `©nam`).
+    public var title: String?
+    /// The description (XMP `dc:description`, IPTC Caption/Abstract, EXIF `ImageDescription`; QuickTime `©des`).
+    public var caption: String?
+    /// Keywords, in order (XMP `dc:subject`, IPTC Keywords, Windows `XPKeywords`; QuickTime keywords).
+    public var keywords: [String] = []
+    /// The rating, −1 (rejected) … 5 (XMP `xmp:Rating`, Microsoft's EXIF `Rating`).
+    public var rating: Int?
+    /// Who made it (XMP `dc:creator`, IPTC By-line, EXIF `Artist`; QuickTime `©ART`/author).
+    public var artist: String?
+    /// The copyright notice (XMP `dc:rights`, IPTC Copyright Notice, EXIF `Copyright`; QuickTime `cprt`).
+    public var copyright: String?
+    /// The aperture as an f-number (EXIF `FNumber`).
+    public var fNumber: Double?
+    /// The exposure time in seconds (EXIF `ExposureTime`: 0.004 is 1/250 s).
+    public var exposureTime: Double?
+    /// The ISO speed (EXIF `ISOSpeedRatings`/`PhotographicSensitivity`).
+    public var iso: Int?
+    /// The focal length in millimetres, and its 35 mm equivalent (EXIF `FocalLength`, `FocalLengthIn35mmFilm`).
+    public var focalLength: Double?
+    public var focalLength35mm: Double?
+    /// Whether the flash fired (EXIF `Flash`, bit 0).
+    public var flashFired: Bool?
+    /// The lens (EXIF `LensMake`, `LensModel`; XMP `aux:Lens`).
+    public var lensMake: String?
+    public var lensModel: String?
+    /// The direction the camera pointed, degrees clockwise from north (EXIF `GPSImgDirection`).
+    public var imageDirection: Double?
+    /// Frames per second of a video's first video track (from its sample table).
+    public var frameRate: Double?
+
     /// Creates metadata; everything defaults to unknown.
     public init(
         captureDate: Date? = nil, captureDateSource: CaptureDateSource? = nil, captureTimeZoneOffset: Int? = nil,
@@ -152,6 +186,8 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case captureDate, captureDateSource, captureTimeZoneOffset, captureDateIsFloating, gpsDate, pixelWidth, pixelHeight, orientation, duration
         case location, contentIdentifier, frameCount, isAnimated, isMotionPhoto, container, videoCodec, audioCodec, make, model
+        case title, caption, keywords, rating, artist, copyright, fNumber, exposureTime, iso, focalLength
+        case focalLength35mm, flashFired, lensMake, lensModel, imageDirection, frameRate
     }
 
     /// Decodes metadata; missing keys are unknown values.
@@ -176,6 +212,22 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
         make = try c.decodeIfPresent(String.self, forKey: .make)
         model = try c.decodeIfPresent(String.self, forKey: .model)
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        caption = try c.decodeIfPresent(String.self, forKey: .caption)
+        keywords = try c.decodeIfPresent([String].self, forKey: .keywords) ?? []
+        rating = try c.decodeIfPresent(Int.self, forKey: .rating)
+        artist = try c.decodeIfPresent(String.self, forKey: .artist)
+        copyright = try c.decodeIfPresent(String.self, forKey: .copyright)
+        fNumber = try c.decodeIfPresent(Double.self, forKey: .fNumber)
+        exposureTime = try c.decodeIfPresent(Double.self, forKey: .exposureTime)
+        iso = try c.decodeIfPresent(Int.self, forKey: .iso)
+        focalLength = try c.decodeIfPresent(Double.self, forKey: .focalLength)
+        focalLength35mm = try c.decodeIfPresent(Double.self, forKey: .focalLength35mm)
+        flashFired = try c.decodeIfPresent(Bool.self, forKey: .flashFired)
+        lensMake = try c.decodeIfPresent(String.self, forKey: .lensMake)
+        lensModel = try c.decodeIfPresent(String.self, forKey: .lensModel)
+        imageDirection = try c.decodeIfPresent(Double.self, forKey: .imageDirection)
+        frameRate = try c.decodeIfPresent(Double.self, forKey: .frameRate)
     }
 
     /// Encodes every key, unknown values as `null`.
@@ -200,5 +252,21 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         try c.encode(audioCodec, forKey: .audioCodec)
         try c.encode(make, forKey: .make)
         try c.encode(model, forKey: .model)
+        try c.encode(title, forKey: .title)
+        try c.encode(caption, forKey: .caption)
+        try c.encode(keywords, forKey: .keywords)
+        try c.encode(rating, forKey: .rating)
+        try c.encode(artist, forKey: .artist)
+        try c.encode(copyright, forKey: .copyright)
+        try c.encode(fNumber, forKey: .fNumber)
+        try c.encode(exposureTime, forKey: .exposureTime)
+        try c.encode(iso, forKey: .iso)
+        try c.encode(focalLength, forKey: .focalLength)
+        try c.encode(focalLength35mm, forKey: .focalLength35mm)
+        try c.encode(flashFired, forKey: .flashFired)
+        try c.encode(lensMake, forKey: .lensMake)
+        try c.encode(lensModel, forKey: .lensModel)
+        try c.encode(imageDirection, forKey: .imageDirection)
+        try c.encode(frameRate, forKey: .frameRate)
     }
 }

@@ -37,7 +37,7 @@ enum ISOBMFFProbe {
     /// `corrupt`, for files whose data is missing at the end.
     static func truncated(_ message: String, mime: String, ext: String, metadata: MediaMetadata) -> ProbeResult {
         .rejected(
-            .corrupt, message: "truncated: \(message); if the file is still being uploaded it will be looked at again",
+            .corrupt, message: "truncated: \(message)",
             mime: mime, fileExtension: ext, isTruncated: true, metadata: metadata)
     }
 

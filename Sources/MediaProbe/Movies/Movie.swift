@@ -16,6 +16,16 @@ struct Movie {
         var height: Int?
         /// A `dvcC`/`dvvC` Dolby Vision configuration is attached.
         var hasDolbyVisionConfig = false
+        /// The picture size of the stream's sequence parameter set (`avcC`, `hvcC`), cropped: what a decoder shows.
+        var parameterSetSize: (width: Int, height: Int)?
+
+        static func == (lhs: SampleEntry, rhs: SampleEntry) -> Bool {
+            lhs.format == rhs.format && lhs.originalFormat == rhs.originalFormat && lhs.schemeType == rhs.schemeType
+                && lhs.objectType == rhs.objectType && lhs.width == rhs.width && lhs.height == rhs.height
+                && lhs.hasDolbyVisionConfig == rhs.hasDolbyVisionConfig
+                && lhs.parameterSetSize?.width == rhs.parameterSetSize?.width
+                && lhs.parameterSetSize?.height == rhs.parameterSetSize?.height
+        }
 
         /// The codec: the original format of an encrypted entry, else the entry type.
         var codec: FourCC { originalFormat ?? format }
@@ -45,6 +55,10 @@ struct Movie {
         var presentationHeight: Double = 0
         /// Samples in the sample table (`stsz`/`stz2`).
         var sampleCount = 0
+        /// The samples' total duration from the time-to-sample table (`stts`), in `timescale` units.
+        var sampleDuration: UInt64?
+        /// QuickTime metadata of the track itself (`trak/udta`, `trak/meta`).
+        var metadata = QuickTimeMetadata()
         /// One past the last byte of sample data the sample table points at (absolute file offset).
         var dataEnd: Int64 = 0
         /// The first byte of sample data (the smallest chunk offset), when the track has chunks.
@@ -62,6 +76,20 @@ struct Movie {
 
         /// The codec of the first sample entry.
         var codec: FourCC? { entries.first?.codec }
+
+        /// The playing time of the samples themselves (the time-to-sample table and movie fragments), in seconds.
+        var sampleSeconds: Double? {
+            guard timescale > 0 else { return nil }
+            let units = (sampleDuration ?? 0) + fragmentDuration
+            return units > 0 ? Double(units) / Double(timescale) : nil
+        }
+
+        /// Frames (samples) per second, from the sample tables; nil when their timing is unknown.
+        var frameRate: Double? {
+            guard let seconds = sampleSeconds, seconds > 0, totalSamples > 0 else { return nil }
+            let rate = Double(totalSamples) / seconds
+            return rate.isFinite && rate > 0 && rate <= 10_000 ? rate : nil
+        }
     }
 
     /// `mvhd` timescale, duration and creation time (seconds since 1904-01-01 UTC).
@@ -83,8 +111,21 @@ struct Movie {
     var videoTracks: [Track] { tracks.filter(\.isVideo) }
     var audioTracks: [Track] { tracks.filter(\.isAudio) }
 
-    /// The playing time in seconds: `mvhd`, else `mehd`, else the longest track (fragments included).
+    /// The playing time in seconds: the headers' (``headerDurationSeconds``), unless the samples themselves play
+    /// for a clearly shorter time (a header that claims ten hours for a two-second clip is believed no more than the
+    /// samples are): then the longest track's samples.
     var durationSeconds: Double? {
+        let samples = tracks.filter { $0.isVideo || $0.isAudio }.compactMap(\.sampleSeconds).max()
+        guard let header = headerDurationSeconds else { return samples }
+        // An edit list may shorten the presentation (trimmed clips) or delay it a little; only a header that
+        // outlasts the samples by half again and over a second is a lie.
+        if let samples, header > samples * 1.5 + 1 { return samples }
+        return header
+    }
+
+    /// The playing time in seconds as the headers say it: `mvhd`, else `mehd`, else the longest track (fragments
+    /// included).
+    var headerDurationSeconds: Double? {
         if timescale > 0, duration > 0, duration != UInt64(UInt32.max), duration != UInt64.max {
             return Double(duration) / Double(timescale)
         }

@@ -1,5 +1,6 @@
 /// Parses a `moov` box held in memory into a ``Movie``: `mvhd`, each `trak` (`tkhd`, `mdia/mdhd`, `hdlr`,
-/// `stsd`, `stsz`/`stz2`, `stsc`, `stco`/`co64`), `mvex` (`mehd`, `trex`), QuickTime metadata.
+/// `stsd`, `stts`, `stsz`/`stz2`, `stsc`, `stco`/`co64`, its own metadata), `mvex` (`mehd`, `trex`), QuickTime
+/// metadata.
 ///
 /// Structural problems (a sample table that does not fit its box, tables that contradict each other) throw
 /// ``ParseError``: such a movie is `corrupt`. Metadata problems are skipped.
@@ -23,6 +24,7 @@ enum MovieParser {
             default: break
             }
         }
+        for track in movie.tracks { movie.metadata.fillMissing(from: track.metadata) }
         for i in movie.tracks.indices {
             if let d = defaults[movie.tracks[i].id] {
                 movie.tracks[i].defaultSampleDuration = d.duration
@@ -82,6 +84,8 @@ enum MovieParser {
             switch child.type {
             case "tkhd": try parseTrackHeader(bytes, child, into: &track)
             case "mdia": try parseMedia(bytes, child, into: &track)
+            case "meta": track.metadata.readMeta(bytes, child)
+            case "udta": track.metadata.readUserData(bytes, child)
             default: break
             }
         }

@@ -78,6 +78,7 @@ enum MovieProbe {
             fragmentProblem = try FragmentReader.read(source, moofs: top.moofs, into: &movie)
         }
         fill(&metadata, from: movie)
+        try readXMP(source, top: top, moov: bytes, movie: movie, into: &metadata)
         if let (reason, message) = VideoCompatibility.evaluate(movie, policy: policy, container: container.display) {
             return .rejected(
                 reason, message: message, mime: container.mime, fileExtension: container.ext, metadata: metadata)
@@ -121,13 +122,18 @@ enum MovieProbe {
             .video, message: message, mime: container.mime, fileExtension: container.ext, metadata: metadata)
     }
 
-    /// Copies a movie's size, orientation, duration, codecs, date, location and identifiers into `metadata`.
+    /// Copies a movie's size, orientation, duration, frame rate, codecs, date, location, identifiers and
+    /// descriptions into `metadata`.
     static func fill(_ metadata: inout MediaMetadata, from movie: Movie) {
         metadata.duration = movie.durationSeconds
         let video = movie.videoTracks.first { $0.totalSamples > 0 } ?? movie.videoTracks.first
         if let video {
             let entry = video.entries.first
-            if let w = entry?.width, let h = entry?.height {
+            if let size = entry?.parameterSetSize {
+                // The stream's own size: a container's claims (sample entry, track header) may lie.
+                metadata.pixelWidth = size.width
+                metadata.pixelHeight = size.height
+            } else if let w = entry?.width, let h = entry?.height {
                 metadata.pixelWidth = w
                 metadata.pixelHeight = h
             } else if video.presentationWidth >= 1, video.presentationHeight >= 1 {
@@ -136,11 +142,12 @@ enum MovieProbe {
             }
             metadata.orientation = video.orientation
             metadata.frameCount = video.totalSamples
+            metadata.frameRate = video.frameRate
             metadata.videoCodec = entry?.codec.description
         }
         metadata.audioCodec = movie.audioTracks.first?.entries.first?.codec.description
         let qt = movie.metadata
-        if let text = qt.creationDate, let (seconds, offset) = DateParsing.iso8601(text) {
+        if let text = qt.captureDate, let (seconds, offset) = DateParsing.iso8601(text) {
             metadata.offerCaptureDate(seconds: seconds, offset: offset, isLocalTime: true, source: .quickTime)
         }
         let headerTime = movie.creationTime > 0 ? movie.creationTime : (video?.creationTime ?? 0)
@@ -149,12 +156,41 @@ enum MovieProbe {
                 seconds: Double(headerTime - secondsFrom1904To1970), offset: nil, isLocalTime: false,
                 source: .movieHeader)
         }
-        metadata.location = qt.location.flatMap(QuickTimeMetadata.parseISO6709)
+        metadata.location = qt.location.flatMap(QuickTimeMetadata.parseISO6709) ?? qt.locationInformation
         metadata.contentIdentifier = qt.contentIdentifier
         metadata.make = qt.make
         metadata.model = qt.model
+        metadata.title = qt.title
+        metadata.caption = qt.caption
+        metadata.artist = qt.artist
+        metadata.copyright = qt.copyright
+        if let keywords = qt.keywords {
+            var seen = Set<String>()
+            metadata.keywords = keywords.split(separator: ",").map { String($0).trimmingSpaces() }
+                .filter { !$0.isEmpty && seen.insert($0).inserted }
+        }
     }
 
+    /// The movie's XMP packet (a top-level `uuid` box, else `udta/XMP_`): its title, description, keywords, creator
+    /// and rights come before QuickTime's own, as in photos; its dates, position and camera only fill what QuickTime's
+    /// metadata left unknown.
+    static func readXMP(
+        _ source: ByteSource, top: TopLevelBoxes, moov bytes: [UInt8], movie: Movie, into metadata: inout MediaMetadata
+    ) throws(ProbeError) {
+        var packet: [UInt8]?
+        if let box = top.xmp, box.payloadSize > 0, box.payloadSize <= Int64(XMPMetadata.maximumBytes) {
+            packet = try source.read(at: box.payloadOffset, count: Int(box.payloadSize))
+        } else if let range = movie.metadata.xmpPacket, range.count <= XMPMetadata.maximumBytes {
+            packet = Array(bytes[range])
+        }
+        guard let packet, let xmp = try? XMPMetadata.parse(packet) else { return }
+        metadata.title = xmp.title ?? metadata.title
+        metadata.caption = xmp.caption ?? metadata.caption
+        metadata.artist = xmp.creator ?? metadata.artist
+        metadata.copyright = xmp.rights ?? metadata.copyright
+        if !xmp.keywords.isEmpty { metadata.keywords = xmp.keywords }
+        EmbeddedMetadata(xmp: xmp).apply(to: &metadata, orientation: false)
+    }
     /// Seconds between 1904-01-01 (the QuickTime epoch) and 1970-01-01.
     static let secondsFrom1904To1970: UInt64 = 2_082_844_800
     /// Creation times after 2200 are garbage (or an encoder's "unknown").

@@ -15,6 +15,7 @@ enum SampleTable {
             case "stsz", "stz2": sizes = try SampleSizes(bytes, child)
             case "stsc": chunkRuns = try readChunkRuns(bytes, child)
             case "stco", "co64": chunkOffsets = try ChunkOffsets(bytes, child)
+            case "stts": track.sampleDuration = try readTimeToSample(bytes, child)
             default: break
             }
         }
@@ -27,6 +28,24 @@ enum SampleTable {
         } else if track.sampleCount > 0 {
             throw ParseError("track \(track.id) has \(track.sampleCount) samples but no chunk offset table")
         }
+    }
+
+    // MARK: timing
+
+    /// The sum of the sample durations in a time-to-sample table (`stts`: runs of sample count and duration), in the
+    /// track's timescale; nil for a table that is cut short. Malformed timing is not a structural defect (players
+    /// fall back to the headers), so it never makes a movie corrupt.
+    private static func readTimeToSample(_ bytes: [UInt8], _ box: BoxHeader) throws(ParseError) -> UInt64? {
+        var r = BoxIterator.payload(bytes, box)
+        guard (try? r.skip(4)) != nil, let count = try? r.u32(), Int(count) <= r.remaining / 8 else { return nil }
+        var total: UInt64 = 0
+        for _ in 0..<Int(count) {
+            guard let samples = try? r.u32(), let delta = try? r.u32() else { return nil }
+            let (sum, overflow) = total.addingReportingOverflow(UInt64(samples) * UInt64(delta))
+            guard !overflow else { return nil }
+            total = sum
+        }
+        return total
     }
 
     // MARK: sample descriptions
@@ -103,6 +122,10 @@ enum SampleTable {
             if entry.objectType == nil { entry.objectType = objectType(bytes, child) }
         case "dvcC", "dvvC", "dvwC":
             entry.hasDolbyVisionConfig = true
+        case "avcC":
+            entry.parameterSetSize = ParameterSets.avcPictureSize(bytes[Int(child.payloadOffset)..<Int(child.end)])
+        case "hvcC":
+            entry.parameterSetSize = ParameterSets.hevcPictureSize(bytes[Int(child.payloadOffset)..<Int(child.end)])
         case "sinf":
             var inner = BoxIterator(bytes, payloadOf: child)
             for box in (try? inner.all(lenient: true)) ?? [] {

@@ -16,6 +16,8 @@ struct TopLevelBoxes {
     var moov: BoxHeader?
     var meta: BoxHeader?
     var moofs: [BoxHeader] = []
+    /// A `uuid` box whose UUID is XMP's (`BE7ACFCB-97A9-42E8-9C71-999491E3AFAC`): the file's XMP packet.
+    var xmp: BoxHeader?
     var mdatCount = 0
     /// A Samsung motion photo's movie (`mpvd`) beside a HEIC's image.
     var hasMotionPhotoVideo = false
@@ -56,6 +58,7 @@ struct TopLevelBoxes {
             case .success(let box):
                 top.boxCount += 1
                 top.note(box)
+                if box.type == "uuid", top.xmp == nil, box.userType == xmpUUID { top.xmp = box }
                 if box.type == "ftyp", top.fileType == nil {
                     top.fileType = try readFileType(source, box)
                 }
@@ -89,6 +92,11 @@ struct TopLevelBoxes {
         }
         return top
     }
+
+    /// The UUID of the box that holds XMP in ISO-BMFF files.
+    static let xmpUUID: [UInt8] = [
+        0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC,
+    ]
 
     private mutating func note(_ box: BoxHeader) {
         switch box.type {

@@ -1,25 +1,33 @@
 import CXMP
 import Foundation
 
-/// What an XMP sidecar (`IMG_0001.xmp`, `IMG_0001.CR2.xmp`, as darktable, Lightroom, digiKam and exiftool write them)
-/// says about its photo: the capture date, GPS position and time, rating, title, caption and keywords.
+/// What an XMP packet says about its photo: an XMP sidecar (`IMG_0001.xmp`, `IMG_0001.CR2.xmp`, as darktable,
+/// Lightroom, digiKam and exiftool write them), or the packet embedded in the file itself (a JPEG's APP1 segments, a
+/// PNG's `iTXt`, a WebP's `XMP ` chunk, a HEIF item, an MP4 box, a TIFF tag). The capture date, GPS position and
+/// time, rating, title, caption, keywords, creator, rights, and the camera's settings as XMP's `exif:`, `exifEX:`,
+/// `aux:` and `tiff:` namespaces record them.
 ///
-/// Parsed as RDF/XML with libxml2, by namespace URI (never by prefix or by searching text), in UTF-8 or UTF-16 (a
-/// byte-order mark or the XML declaration says which; Lightroom writes UTF-16). A sidecar is untrusted input: it is
-/// parsed without network access and without substituting entities, and a document with a DTD is refused outright,
-/// so neither external entities (XXE) nor entity expansion ("billion laughs") can happen. Properties may be written as
-/// attributes of `rdf:Description` or as elements; `rdf:Alt`, `rdf:Bag` and `rdf:Seq` hold the values of lists.
+/// Parsed as RDF/XML with libxml2, by namespace URI (never by prefix or by searching text: Photoshop-era files write
+/// `xap:` for the namespace that newer ones call `xmp:`), in UTF-8 or UTF-16 (a byte-order mark or the XML
+/// declaration says which; Lightroom writes UTF-16). A packet is untrusted input: it is parsed without network access
+/// and without substituting entities, and a document with a DTD is refused outright, so neither external entities
+/// (XXE) nor entity expansion ("billion laughs") can happen. Properties may be written as attributes of
+/// `rdf:Description` or as elements; `rdf:Alt`, `rdf:Bag` and `rdf:Seq` hold the values of lists; structures
+/// (`exif:Flash`) in any of RDF's forms. A value that does not parse exactly (a date, a number) is left out.
 public struct XMPMetadata: Sendable, Equatable {
-    /// The capture date: `exif:DateTimeOriginal`, else `photoshop:DateCreated`, else `xmp:CreateDate`, as seconds since
-    /// 1970 (the instant when ``captureTimeZoneOffset`` is known, else the local time read as if it were UTC).
+    /// The capture date: `exif:DateTimeOriginal`, else `photoshop:DateCreated`, else `xmp:CreateDate`, else
+    /// `exif:DateTimeDigitized`, as seconds since 1970 (the instant when ``captureTimeZoneOffset`` is known, else the
+    /// local time read as if it were UTC).
     public var captureDate: Date?
     /// The recorded UTC offset of ``captureDate``, seconds east.
     public var captureTimeZoneOffset: Int?
-    /// `exif:GPSDateTime` (or `exif:GPSTimeStamp`), UTC.
+    /// `exif:GPSDateTime` (or `exif:GPSTimeStamp`, the name exiftool and Adobe write it under), UTC.
     public var gpsDate: Date?
     /// `exif:GPSLatitude` / `exif:GPSLongitude` (`51,30.123N`, `51,30,7.38N` or decimal degrees) and
     /// `exif:GPSAltitude` with `exif:GPSAltitudeRef`.
     public var location: MediaMetadata.Location?
+    /// `exif:GPSImgDirection`: the direction the camera pointed, degrees.
+    public var imageDirection: Double?
     /// `xmp:Rating`: −1 (rejected) … 5.
     public var rating: Int?
     /// `dc:title` (the `x-default` alternative, else the first).
@@ -28,6 +36,26 @@ public struct XMPMetadata: Sendable, Equatable {
     public var caption: String?
     /// `dc:subject`, in order, without duplicates.
     public var keywords: [String] = []
+    /// `dc:creator` (the people, joined with "; ").
+    public var creator: String?
+    /// `dc:rights` (the `x-default` alternative, else the first).
+    public var rights: String?
+    /// `tiff:Make`, `tiff:Model`.
+    public var make: String?
+    public var model: String?
+    /// `exif:FNumber`, `exif:ExposureTime` (seconds), `exif:ISOSpeedRatings` (or `exifEX:PhotographicSensitivity`),
+    /// `exif:FocalLength`, `exif:FocalLengthIn35mmFilm` (mm), `exif:Flash/exif:Fired`.
+    public var fNumber: Double?
+    public var exposureTime: Double?
+    public var iso: Int?
+    public var focalLength: Double?
+    public var focalLength35mm: Double?
+    public var flashFired: Bool?
+    /// `exifEX:LensMake`; `exifEX:LensModel`, else `aux:Lens`.
+    public var lensMake: String?
+    public var lensModel: String?
+    /// `xmpNote:HasExtendedXMP`: the GUID of the extended packet that a JPEG carries in further APP1 segments.
+    var extendedPacketGUID: String?
 
     /// Whether ``captureDate`` is a local time without a zone.
     public var captureDateIsFloating: Bool { captureDate != nil && captureTimeZoneOffset == nil }
@@ -41,8 +69,12 @@ public struct XMPMetadata: Sendable, Equatable {
 
     private static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
     private static let exif = "http://ns.adobe.com/exif/1.0/"
+    private static let exifEX = "http://cipa.jp/exif/1.0/"
+    private static let aux = "http://ns.adobe.com/exif/1.0/aux/"
+    private static let tiff = "http://ns.adobe.com/tiff/1.0/"
     private static let photoshop = "http://ns.adobe.com/photoshop/1.0/"
     private static let xmpBasic = "http://ns.adobe.com/xap/1.0/"
+    private static let xmpNote = "http://ns.adobe.com/xmp/note/"
     private static let dc = "http://purl.org/dc/elements/1.1/"
 
     /// Sidecars larger than this are refused (real ones are a few kilobytes; Lightroom's with a history, a few
@@ -84,15 +116,22 @@ public struct XMPMetadata: Sendable, Equatable {
         func first(_ key: String) -> String? {
             properties[key]?.first { !$0.isEmpty }
         }
-        for key in [Self.exif + "DateTimeOriginal", Self.photoshop + "DateCreated", Self.xmpBasic + "CreateDate"] {
-            if let text = first(key), let date = EmbeddedDates.iso8601Loosely(text) {
+        func number(_ key: String) -> Double? {
+            first(key).flatMap(Self.rational).flatMap { $0 > 0 && $0 < 1_000_000 ? $0 : nil }
+        }
+        for key in [
+            Self.exif + "DateTimeOriginal", Self.photoshop + "DateCreated", Self.xmpBasic + "CreateDate",
+            Self.exif + "DateTimeDigitized",
+        ] {
+            if let text = first(key), let date = DateParsing.iso8601Loosely(text) {
                 captureDate = Date(timeIntervalSince1970: date.seconds)
                 captureTimeZoneOffset = date.offset
                 break
             }
         }
         for key in [Self.exif + "GPSDateTime", Self.exif + "GPSTimeStamp"] {
-            if let text = first(key), let date = EmbeddedDates.iso8601Loosely(text) {
+            if let text = first(key), let date = DateParsing.iso8601Loosely(text) {
+                // UTC by the XMP specification: an offset, when written, is honoured; none means UTC.
                 gpsDate = Date(timeIntervalSince1970: date.seconds)
                 break
             }
@@ -103,7 +142,13 @@ public struct XMPMetadata: Sendable, Equatable {
         {
             var altitude = first(Self.exif + "GPSAltitude").flatMap(Self.rational)
             if first(Self.exif + "GPSAltitudeRef") == "1" { altitude = altitude.map { -$0 } }
+            if let value = altitude, !(value.isFinite && abs(value) < 100_000) { altitude = nil }
             location = MediaMetadata.Location(latitude: latitude, longitude: longitude, altitude: altitude)
+        }
+        if let direction = first(Self.exif + "GPSImgDirection").flatMap(Self.rational), direction >= 0,
+            direction <= 360
+        {
+            imageDirection = direction
         }
         if let text = first(Self.xmpBasic + "Rating"), let value = Double(text), value.isFinite,
             (-1...5).contains(value.rounded())
@@ -114,6 +159,48 @@ public struct XMPMetadata: Sendable, Equatable {
         caption = first(Self.dc + "description")
         var seen = Set<String>()
         keywords = (properties[Self.dc + "subject"] ?? []).filter { !$0.isEmpty && seen.insert($0).inserted }
+        let creators = (properties[Self.dc + "creator"] ?? []).filter { !$0.isEmpty }
+        creator = creators.isEmpty ? nil : creators.joined(separator: "; ")
+        rights = first(Self.dc + "rights")
+        make = first(Self.tiff + "Make")
+        model = first(Self.tiff + "Model")
+        fNumber = number(Self.exif + "FNumber")
+        exposureTime = number(Self.exif + "ExposureTime")
+        focalLength = number(Self.exif + "FocalLength")
+        focalLength35mm = number(Self.exif + "FocalLengthIn35mmFilm")
+        iso = (first(Self.exif + "ISOSpeedRatings") ?? first(Self.exifEX + "PhotographicSensitivity"))
+            .flatMap { Int($0) }.flatMap { $0 > 0 && $0 < 10_000_000 ? $0 : nil }
+        switch first(Self.exif + "Flash/" + Self.exif + "Fired")?.lowercased() {
+        case "true": flashFired = true
+        case "false": flashFired = false
+        default: break
+        }
+        lensMake = first(Self.exifEX + "LensMake")
+        lensModel = first(Self.exifEX + "LensModel") ?? first(Self.aux + "Lens")
+        extendedPacketGUID = first(Self.xmpNote + "HasExtendedXMP")
+    }
+
+    /// Fills what this packet leaves unknown from `other` (a JPEG's extended packet, which holds what did not fit
+    /// in the main one).
+    mutating func fillMissing(from other: XMPMetadata) {
+        if captureDate == nil {
+            captureDate = other.captureDate
+            captureTimeZoneOffset = other.captureTimeZoneOffset
+        }
+        if keywords.isEmpty { keywords = other.keywords }
+        let strings: [WritableKeyPath<XMPMetadata, String?>] = [
+            \.title, \.caption, \.creator, \.rights, \.make, \.model, \.lensMake, \.lensModel,
+        ]
+        for path in strings where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
+        let doubles: [WritableKeyPath<XMPMetadata, Double?>] = [
+            \.imageDirection, \.fNumber, \.exposureTime, \.focalLength, \.focalLength35mm,
+        ]
+        for path in doubles where self[keyPath: path] == nil { self[keyPath: path] = other[keyPath: path] }
+        gpsDate = gpsDate ?? other.gpsDate
+        location = location ?? other.location
+        rating = rating ?? other.rating
+        iso = iso ?? other.iso
+        flashFired = flashFired ?? other.flashFired
     }
 
     /// An XMP GPS coordinate: `DDD,MM.mmmmD`, `DDD,MM,SSD` (D is N, S, E or W) or signed decimal degrees.

@@ -9,7 +9,7 @@ enum ContentClassifier {
         if source.size == 0 {
             return .rejected(
                 .empty,
-                message: "the file is empty (0 bytes); if it is still being uploaded it will be looked at again",
+                message: "the file is empty (0 bytes)",
                 mime: "inode/x-empty", fileExtension: "bin", isTruncated: true)
         }
         guard let format = SniffedFormat.sniff(source.head, count: source.headCount, size: source.size) else {

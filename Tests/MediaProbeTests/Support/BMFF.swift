@@ -113,7 +113,8 @@ struct TrackSpec {
             "mdhd", .be32(0) + .be32(0) + .be32(timescale) + .be32(duration) + .be16(0x55C4) + .be16(0))
         let hdlr = BMFF.full("hdlr", .be32(0) + .fourCC(handler) + .zeros(12) + [0])
         let stsd = BMFF.full("stsd", .be32(1) + sampleEntry())
-        let stts = BMFF.full("stts", .be32(1) + .be32(sizes.count) + .be32(timescale / 30))
+        // The samples share the track's duration evenly, so that the sample table and the headers agree.
+        let stts = BMFF.full("stts", .be32(1) + .be32(sizes.count) + .be32(sizes.isEmpty ? 0 : duration / sizes.count))
         let stsc = BMFF.full("stsc", sizes.isEmpty ? .be32(0) : .be32(1) + .be32(1) + .be32(1) + .be32(1))
         let stsz: [UInt8]
         switch compactSizeBits {

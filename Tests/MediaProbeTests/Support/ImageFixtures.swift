@@ -6,6 +6,21 @@ enum ImageFixtures {
         [0xFF, marker] + .be16(payload.count + 2) + payload
     }
 
+    /// An XMP packet: `body` (`rdf:Description` elements) inside `x:xmpmeta`/`rdf:RDF`, with the namespaces of
+    /// `rdf:`, `exif:`, `exifEX:`, `aux:`, `tiff:`, `photoshop:`, `xmp:`, `xmpNote:` and `dc:` declared.
+    static func xmpPacket(_ body: String) -> String {
+        """
+        <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" \
+        xmlns:exif="http://ns.adobe.com/exif/1.0/" xmlns:exifEX="http://cipa.jp/exif/1.0/" \
+        xmlns:aux="http://ns.adobe.com/exif/1.0/aux/" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" \
+        xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/" xmlns:xmp="http://ns.adobe.com/xap/1.0/" \
+        xmlns:xmpNote="http://ns.adobe.com/xmp/note/" xmlns:dc="http://purl.org/dc/elements/1.1/">\(body)</rdf:RDF>\
+        </x:xmpmeta>
+        <?xpacket end="w"?>
+        """
+    }
+
     /// Entropy-coded bytes that contain 0xFF only as stuffed `FF 00` and restart markers.
     static func scanData(_ count: Int) -> [UInt8] {
         var bytes: [UInt8] = []
