@@ -272,7 +272,12 @@ static int open_input(int descriptor, long long max_pixels, const char *demuxers
     input->stream = input->format->streams[input->index];
     AVCodecParameters *parameters = input->stream->codecpar;
     long long pixels = (long long)parameters->width * parameters->height;
-    if (pixels <= 0 || pixels > max_pixels) {
+    if (pixels <= 0) {
+        snprintf(error, error_size, "the video stream declares no picture size (%d × %d pixels per frame); its headers "
+                 "are damaged", parameters->width, parameters->height);
+        return -1;
+    }
+    if (pixels > max_pixels) {
         snprintf(error, error_size, "the video claims %d × %d pixels per frame, more than the %lld photodrop decodes",
                  parameters->width, parameters->height, max_pixels);
         return -1;

@@ -104,7 +104,12 @@ int pd_libraw_develop(int descriptor, long long max_pixels, int box, pd_raw_imag
         goto done;
     }
     long long pixels = (long long)raw->sizes.raw_width * raw->sizes.raw_height;
-    if (pixels <= 0 || pixels > max_pixels) {
+    if (pixels <= 0) {
+        snprintf(error, error_size, "the RAW file declares no sensor size (%d × %d pixels); its headers are damaged",
+                 raw->sizes.raw_width, raw->sizes.raw_height);
+        goto done;
+    }
+    if (pixels > max_pixels) {
         snprintf(error, error_size, "the RAW file claims %d × %d sensor pixels, more than the %lld photodrop decodes",
                  raw->sizes.raw_width, raw->sizes.raw_height, max_pixels);
         goto done;

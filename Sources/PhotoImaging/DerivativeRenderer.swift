@@ -132,6 +132,9 @@ public struct DerivativeRenderer: Sendable {
             int32(14) == 12
             ? (Int(header[18]) | Int(header[19]) << 8, Int(header[20]) | Int(header[21]) << 8)
             : (abs(int32(18)), abs(int32(22)))
+        guard width > 0, height > 0 else {
+            throw .decodeFailed("the bitmap's header declares \(width) × \(height) pixels")
+        }
         guard width.multipliedReportingOverflow(by: height).partialValue <= maximumPixels, width <= 1 << 20,
             height <= 1 << 20
         else { throw .tooManyPixels(width: width, height: height, limit: maximumPixels) }

@@ -228,7 +228,8 @@ public actor Committer {
                     "still incomplete after its grace period and unchanged: rejected without reading it again",
                     metadata: ["path": .string(job.displayPath), "bytes": .count(Int(verdict.identity.size))])
                 reject(
-                    job, code: verdict.code, message: verdict.message, mime: verdict.mime, bytes: verdict.identity.size)
+                    job, code: verdict.code, message: Self.waitedOut(verdict.message), mime: verdict.mime,
+                    bytes: verdict.identity.size)
             case .changed:
                 if settings.usesClaims {
                     putBack(job, .changed)
@@ -748,7 +749,14 @@ public actor Committer {
 
     /// Rejects a file (its claim entry goes once it left the staging folder).
     private func reject(_ job: IngestJob, _ probe: ProbeResult, bytes: Int64) {
-        reject(job, code: probe.rejection?.rawValue ?? "corrupt", message: probe.message, mime: probe.mime, bytes: bytes)
+        let message = probe.isTruncated && job.graceExpired ? Self.waitedOut(probe.message) : probe.message
+        reject(job, code: probe.rejection?.rawValue ?? "corrupt", message: message, mime: probe.mime, bytes: bytes)
+    }
+
+    /// What a truncated file rejected after its grace period is told: that it was waited for, not that it will be.
+    static func waitedOut(_ message: String) -> String {
+        message + "; it stayed so for the whole grace period photodrop waits for an upload to resume "
+            + "(incompleteGraceSeconds)"
     }
 
     func reject(_ job: IngestJob, code: String, message: String, mime: String?, bytes: Int64) {

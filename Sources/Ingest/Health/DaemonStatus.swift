@@ -24,11 +24,18 @@ public struct DaemonStatus: Sendable, Equatable {
     public var problems: [HealthProblem]
     /// The inotify watch budget: folders watched, folders polled because the limit was reached, and the limit.
     public var watches: InotifyWatcher.Status?
+    /// The configuration file the daemon runs with, absolute; nil when it runs on the built-in defaults (or was
+    /// written by a photodrop that did not say).
+    public var configFile: String?
+    /// Whether the status said which configuration the daemon runs with (``configFile`` nil then means defaults).
+    public var saysConfiguration = true
 
     public init(
         pid: Int32, started: UTCTimestamp, updated: UTCTimestamp, waiting: Int, waitingForPartner: Int = 0,
-        counts: IngestStatistics.Counts, problems: [HealthProblem], watches: InotifyWatcher.Status? = nil
+        counts: IngestStatistics.Counts, problems: [HealthProblem], watches: InotifyWatcher.Status? = nil,
+        configFile: String? = nil
     ) {
+        self.configFile = configFile
         self.waitingForPartner = waitingForPartner
         self.pid = pid
         self.started = started
@@ -52,6 +59,8 @@ public struct DaemonStatus: Sendable, Equatable {
         writer.member("duplicates", counts.duplicates)
         writer.member("rejected", counts.rejected)
         writer.member("failed", counts.failed)
+        writer.key("config")
+        if let configFile { writer.string(configFile) } else { writer.null() }
         if let watches {
             writer.key("watches")
             writer.beginObject()
@@ -122,9 +131,14 @@ public struct DaemonStatus: Sendable, Equatable {
                     inboxPresent: present)
             }
         }
-        return DaemonStatus(
+        var configFile: String?
+        if case .string(let text)? = fields["config"]?.kind { configFile = text }
+        var status = DaemonStatus(
             pid: Int32(pid), started: started, updated: updated, waiting: number("waiting") ?? 0,
-            waitingForPartner: number("waitingForPartner") ?? 0, counts: counts, problems: problems, watches: watches)
+            waitingForPartner: number("waitingForPartner") ?? 0, counts: counts, problems: problems, watches: watches,
+            configFile: configFile)
+        status.saysConfiguration = fields["config"] != nil
+        return status
     }
 
     /// Writes the status into `folder`: a temporary file, then a rename over the old one.

@@ -11,6 +11,8 @@ struct StatusWriter: Sendable {
     let inbox: FolderRoot
     /// The watcher's budget now (folders watched and polled).
     let watches: @Sendable () -> InotifyWatcher.Status?
+    /// The configuration file the daemon was started with, nil for the built-in defaults.
+    let configFile: String?
     let startedAt = UTCTimestamp.now()
 
     func run() async {
@@ -34,7 +36,7 @@ struct StatusWriter: Sendable {
         let status = DaemonStatus(
             pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting,
             waitingForPartner: health.waitingForPartner, counts: counts,
-            problems: health.problems(), watches: budget)
+            problems: health.problems(), watches: budget, configFile: configFile)
         if let folder = try? library.directory(), (try? status.write(into: folder)) != nil {
             if let inbox = try? inbox.directory() {
                 try? inbox.directory(".photodrop").remove(DaemonStatus.fileName)

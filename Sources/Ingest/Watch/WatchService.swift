@@ -333,7 +333,7 @@ public final class WatchService: Sendable {
             logger: logger, guardCheck: { try lock.checkStillHeld() })
         let status = StatusWriter(
             statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox,
-            watches: { [weak watcher] in watcher?.status })
+            watches: { [weak watcher] in watcher?.status }, configFile: config.sourceFile)
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
             statistics: statistics, health: health, heartbeat: heartbeat, logger: logger,

@@ -30,7 +30,12 @@ enum StatusCommand {
         lines.append(("Configuration", report.configFile ?? "none (built-in defaults)"))
         switch report.daemon {
         case .running(let pid):
-            lines.append(("Daemon", "running" + (pid.map { " (pid \($0))" } ?? "")))
+            var text = "running" + (pid.map { " (pid \($0))" } ?? "")
+            if let status = report.daemonStatus, status.saysConfiguration, status.configFile != report.configFile {
+                // The daemon may have been started elsewhere, with another file or none: say what it runs with.
+                text += ", with " + (status.configFile ?? "the built-in defaults (no configuration file)")
+            }
+            lines.append(("Daemon", text))
             if let watches = report.daemonStatus?.watches { lines.append(("Watching", watchingText(watches))) }
         case .notRunning: lines.append(("Daemon", "not running"))
         case .unknown(let problem): lines.append(("Daemon", "unknown: \(problem)"))
