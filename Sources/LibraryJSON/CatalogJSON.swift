@@ -9,8 +9,11 @@ import PhotoCatalog
 ///   `creationDateSource`, `localCreationDate` (see ``CaptureTime``), `timeZoneOffset` (`+09:00` or null),
 ///   `pixelWidth`, `pixelHeight`, `duration`, `isFavorite`, `albums` (titles), `path`; then `addedDate`, `isHidden`,
 ///   `isDeleted`, `deletedDate` (null unless in Recently Deleted), `mediaSubtypes` (`livePhoto`, `rawAndJpeg`,
-///   `motionPhoto`, `edited`), `title`, `caption`, `keywords`, `rating` (from sidecars; null or [] when none), `resources` (each `type`, `originalFilename`, `bytes`, `sha256`; the primary first),
-///   `location`.
+///   `motionPhoto`, `edited`), `cameraMake`, `cameraModel`, `title`, `caption`, `keywords`, `rating` (from the file
+///   or its sidecars; null or [] when none), how it was made (`fNumber`, `exposureTime`, `iso`, `focalLength`,
+///   `focalLength35mm`, `flashFired`, `lensMake`, `lensModel`, `artist`, `copyright`, `imageDirection`,
+///   `frameRate`; null when unknown), `resources` (each `type`, `originalFilename`, `bytes`, `sha256`; the primary
+///   first), `location`.
 /// - album: `id`, `title`, `count`, `type` (`album`/`smartAlbum`/`folder`), `parent` (the folder's id, or null).
 /// - probe item: `path`, `outcome` (`photo`/`gif`/`video`/`rejected`/`failed`), `reason` (code or null), `message`,
 ///   `mime`, then the probe's other fields and its metadata.
@@ -81,6 +84,7 @@ public enum CatalogJSON {
             ("cameraMake", .string(asset.cameraMake)), ("cameraModel", .string(asset.cameraModel)),
             ("title", .string(asset.title)), ("caption", .string(asset.caption)),
             ("keywords", .strings(asset.keywords)), ("rating", asset.rating.map { .int(Int64($0)) } ?? .null),
+        ] + captureFields(asset.captureDetails) + [
             (
                 "resources",
                 .array(
@@ -101,6 +105,20 @@ public enum CatalogJSON {
                     ])
                 } ?? .null
             ),
+        ]
+    }
+
+    /// How the asset was made (``CaptureDetails``), each field null when the file does not record it.
+    private static func captureFields(_ details: CaptureDetails) -> [(String, JSONNode)] {
+        func double(_ value: Double?) -> JSONNode { value.map { .double($0) } ?? .null }
+        return [
+            ("fNumber", double(details.fNumber)), ("exposureTime", double(details.exposureTime)),
+            ("iso", details.iso.map { .int($0) } ?? .null), ("focalLength", double(details.focalLength)),
+            ("focalLength35mm", double(details.focalLength35mm)),
+            ("flashFired", details.flashFired.map { .bool($0) } ?? .null),
+            ("lensMake", .string(details.lensMake)), ("lensModel", .string(details.lensModel)),
+            ("artist", .string(details.artist)), ("copyright", .string(details.copyright)),
+            ("imageDirection", double(details.imageDirection)), ("frameRate", double(details.frameRate)),
         ]
     }
 

@@ -16,7 +16,12 @@ public enum SyntheticJPEG {
         }
         if let xmp {
             // An XMP packet (APP1, Adobe's namespace header) whose description carries `xmp` as attributes.
-            let packet = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF><rdf:Description \(xmp)/></rdf:RDF></x:xmpmeta>"
+            // The namespaces real packets declare, so that the attributes are read by namespace as photodrop does.
+            let packet = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
+                + "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" "
+                + "xmlns:photoshop=\"http://ns.adobe.com/photoshop/1.0/\" xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" "
+                + "xmlns:exif=\"http://ns.adobe.com/exif/1.0/\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">"
+                + "<rdf:Description \(xmp)/></rdf:RDF></x:xmpmeta>"
             bytes += segment(0xE1, Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(packet.utf8))
         }
         bytes += segment(0xE0, Array("JFIF".utf8) + [0, 1, 1, 0] + be16(72) + be16(72) + [0, 0])

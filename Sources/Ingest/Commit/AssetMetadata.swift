@@ -5,8 +5,10 @@ import PhotoCatalog
 /// catalog's asset properties, used by the daemon, `import`, and programs that save through the library API (the
 /// `save-to-album` example), so that a file saved either way gets the same capture date, size and location.
 public enum AssetMetadata {
-    /// Sets the capture date (with its source, its UTC offset and whether it is a floating local time), the displayed pixel size, the duration, the location and the Live
-    /// Photo content identifier from `metadata` on `request`.
+    /// Sets the capture date (with its source, its UTC offset and whether it is a floating local time), the displayed
+    /// pixel size, the duration, the location, the Live Photo content identifier, the camera, the title, caption,
+    /// keywords and rating, and the ``CaptureDetails`` from `metadata` on `request`; what `metadata` does not know
+    /// stays as it was.
     public static func apply(_ metadata: MediaMetadata, to request: AssetChangeRequest) {
         if let date = metadata.captureDate {
             request.creationDate = date
@@ -28,6 +30,28 @@ public enum AssetMetadata {
         if let make = metadata.make, !make.isEmpty { request.cameraMake = make }
         if let model = metadata.model, !model.isEmpty { request.cameraModel = model }
         if metadata.isMotionPhoto, let creation = request as? AssetCreationRequest { creation.isMotionPhoto = true }
+        applyDescription(metadata, to: request)
+        let details = captureDetails(metadata)
+        if !details.isEmpty { request.captureDetails = details }
+    }
+
+    /// Sets the title, caption, keywords and rating that `metadata` has (the file's own, or a sidecar's adopted into
+    /// it); leaves the request's others as they are.
+    static func applyDescription(_ metadata: MediaMetadata, to request: AssetChangeRequest) {
+        if let title = metadata.title { request.title = title }
+        if let caption = metadata.caption { request.caption = caption }
+        if !metadata.keywords.isEmpty { request.keywords = metadata.keywords }
+        if let rating = metadata.rating { request.rating = rating }
+    }
+
+    /// The catalog's ``CaptureDetails`` of what a probe found.
+    public static func captureDetails(_ metadata: MediaMetadata) -> CaptureDetails {
+        CaptureDetails(
+            fNumber: metadata.fNumber, exposureTime: metadata.exposureTime, iso: metadata.iso,
+            focalLength: metadata.focalLength, focalLength35mm: metadata.focalLength35mm,
+            flashFired: metadata.flashFired, lensMake: metadata.lensMake, lensModel: metadata.lensModel,
+            artist: metadata.artist, copyright: metadata.copyright, imageDirection: metadata.imageDirection,
+            frameRate: metadata.frameRate)
     }
 
     /// What the library records of `asset`'s capture date and place, as metadata that sidecars can be applied to

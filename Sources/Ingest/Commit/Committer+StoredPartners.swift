@@ -108,11 +108,11 @@ extension Committer {
                 }
                 let sidecars = fileReadings.filter { $0.xmp != nil || $0.takeout != nil }
                 if let primary = attachment.newPrimary, var metadata = primary.probe?.metadata {
-                    for reading in fileReadings { reading.apply(to: &metadata) }
+                    SidecarReading.apply(fileReadings, to: &metadata)
                     AssetMetadata.apply(metadata, to: change)
                 } else if !sidecars.isEmpty {
                     var metadata = AssetMetadata.recorded(of: attachment.asset)
-                    for reading in sidecars { reading.apply(to: &metadata) }
+                    SidecarReading.apply(sidecars, to: &metadata)
                     AssetMetadata.apply(metadata, to: change)
                 }
                 for reading in sidecars { reading.apply(to: change) }

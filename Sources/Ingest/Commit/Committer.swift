@@ -471,7 +471,7 @@ public actor Committer {
                     }
                 }
                 if var metadata = item.probe?.metadata {
-                    for reading in sidecars[index] { reading.apply(to: &metadata) }
+                    SidecarReading.apply(sidecars[index], to: &metadata)
                     AssetMetadata.apply(metadata, to: request)
                     for reading in sidecars[index] { reading.apply(to: request) }
                 }

@@ -3,7 +3,7 @@ import MediaProbe
 import PhotoCatalog
 
 /// What a sidecar file that joined an asset says, read when its group is stored: an XMP sidecar's capture date, GPS,
-/// rating; a Takeout JSON's taken time, position and favourite mark. A sidecar that cannot be read is still stored
+/// title, caption, keywords, rating; a Takeout JSON's taken time, position, description and favourite mark. A sidecar that cannot be read is still stored
 /// byte for byte; the reason is kept in ``problem`` for the log.
 struct SidecarReading: Sendable {
     var xmp: XMPMetadata?
@@ -30,22 +30,21 @@ struct SidecarReading: Sendable {
         }
     }
 
-    /// Applies what the sidecar says to the media file's metadata through the capture-date precedence (an XMP
-    /// sidecar's date first of all, a Takeout time after the file's own dates); a sidecar's position replaces the
-    /// file's (an XMP sidecar is where people correct it), a Takeout position only fills a missing one.
-    func apply(to metadata: inout MediaMetadata) {
-        if let xmp { metadata.adoptXMPSidecar(xmp) }
-        if let takeout { metadata.adoptTakeoutSidecar(takeout) }
+    /// Applies what the sidecars of one asset say to its media file's metadata: XMP sidecars first (their date
+    /// first of all, their position, title, caption, keywords and rating over the file's), then Takeout JSON (its
+    /// time after the file's own dates, its position only where none is known, its description where no XMP sidecar
+    /// gave a caption).
+    static func apply(_ readings: [SidecarReading], to metadata: inout MediaMetadata) {
+        let xmp = readings.compactMap(\.xmp)
+        metadata.adoptXMPSidecars(xmp)
+        let xmpCaption = xmp.contains { $0.caption != nil }
+        for takeout in readings.compactMap(\.takeout) {
+            metadata.adoptTakeoutSidecar(takeout, keepCaption: xmpCaption)
+        }
     }
 
-    /// Sets what the sidecar says beyond dates and places on `request`: the favourite mark (XMP rating 5, Takeout
-    /// `favorited`), the XMP title, caption (else Takeout's description), keywords and rating. An earlier sidecar's
-    /// values stay.
+    /// Sets the favourite mark a sidecar gives (XMP rating 5, Takeout `favorited`) on `request`.
     func apply(to request: AssetChangeRequest) {
         if xmp?.rating == 5 || takeout?.isFavorite == true { request.isFavorite = true }
-        if request.title == nil, let title = xmp?.title { request.title = title }
-        if request.caption == nil, let caption = xmp?.caption ?? takeout?.description { request.caption = caption }
-        if request.keywords.isEmpty, let keywords = xmp?.keywords, !keywords.isEmpty { request.keywords = keywords }
-        if request.rating == nil, let rating = xmp?.rating { request.rating = rating }
     }
 }

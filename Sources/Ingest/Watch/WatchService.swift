@@ -345,6 +345,7 @@ public final class WatchService: Sendable {
             TrashPurger(library: library, retention: $0, interval: options.trashCheckInterval, logger: logger)
         }
         let zones = CreationZoneBackfill(library: library, logger: logger)
+        let details = CaptureDetailsBackfill(library: library, logger: logger)
         let services = ServiceGroup([
             ServiceGroup.Service("pipeline") {
                 do {
@@ -362,6 +363,7 @@ public final class WatchService: Sendable {
             ServiceGroup.Service("status") { await status.run() },
             ServiceGroup.Service("trash") { await trash?.run() },
             ServiceGroup.Service("time zones") { await zones.run() },
+            ServiceGroup.Service("capture details") { await details.run() },
             ServiceGroup.Service("derivatives") { await derivatives?.run() },
         ])
         await services.run(

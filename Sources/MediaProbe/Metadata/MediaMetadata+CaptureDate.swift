@@ -55,24 +55,39 @@ extension MediaMetadata {
         offerCaptureDate(seconds: Double(seconds), offset: nil, isLocalTime: true, source: .fileName)
     }
 
-    /// Takes what an XMP sidecar says: its capture date ranks first (``CaptureDateSource/sidecarXMP``), its GPS time
-    /// may give a floating time its zone, and its position replaces the file's.
-    public mutating func adoptXMPSidecar(_ xmp: XMPMetadata) {
-        if let gps = xmp.gpsDate { recordGPSDate(seconds: gps.timeIntervalSince1970) }
-        if let date = xmp.captureDate {
+    /// Takes what XMP sidecars say (the user's edits, which come over everything the file records): the first
+    /// sidecar's capture date ranks first (``CaptureDateSource/sidecarXMP``), a GPS time may give a floating time its
+    /// zone, and a position, title, caption, keywords, rating, creator and rights replace the file's. Where several
+    /// sidecars say one thing, the first one's value stays.
+    public mutating func adoptXMPSidecars(_ sidecars: [XMPMetadata]) {
+        guard var merged = sidecars.first else { return }
+        for other in sidecars.dropFirst() { merged.fillMissing(from: other) }
+        if let gps = merged.gpsDate { recordGPSDate(seconds: gps.timeIntervalSince1970) }
+        if let date = merged.captureDate {
             offerCaptureDate(
-                seconds: date.timeIntervalSince1970, offset: xmp.captureTimeZoneOffset, isLocalTime: true,
+                seconds: date.timeIntervalSince1970, offset: merged.captureTimeZoneOffset, isLocalTime: true,
                 source: .sidecarXMP)
         }
-        if let position = xmp.location { location = position }
+        if let position = merged.location { location = position }
+        title = merged.title ?? title
+        caption = merged.caption ?? caption
+        if !merged.keywords.isEmpty { keywords = merged.keywords }
+        rating = merged.rating ?? rating
+        artist = merged.creator ?? artist
+        copyright = merged.rights ?? copyright
     }
 
+    /// Takes what an XMP sidecar says; see ``adoptXMPSidecars(_:)``.
+    public mutating func adoptXMPSidecar(_ xmp: XMPMetadata) { adoptXMPSidecars([xmp]) }
+
     /// Takes what a Google Takeout sidecar says: `photoTakenTime` as a UTC instant ranked after the file's own
-    /// dates (``CaptureDateSource/takeout``), its position only where the file has none.
-    public mutating func adoptTakeoutSidecar(_ takeout: TakeoutMetadata) {
+    /// dates (``CaptureDateSource/takeout``), its position only where the file has none, and its description (the
+    /// caption written in Google Photos) over the file's unless `keepCaption` (an XMP sidecar gave one).
+    public mutating func adoptTakeoutSidecar(_ takeout: TakeoutMetadata, keepCaption: Bool = false) {
         if let taken = takeout.photoTakenTime {
             offerCaptureDate(seconds: taken.timeIntervalSince1970, offset: nil, isLocalTime: false, source: .takeout)
         }
         if location == nil { location = takeout.location }
+        if !keepCaption, let description = takeout.description { caption = description }
     }
 }

@@ -14,7 +14,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         enum Field: Int, Sendable {
             case creationDate, creationDateSource, location, isFavorite, isHidden, pixelWidth, pixelHeight, duration
             case contentIdentifier, creationTimeZoneOffset, isCreationDateFloating, title, caption, keywords, rating
-            case pairingKey, awaitsPartner, cameraMake, cameraModel
+            case pairingKey, awaitsPartner, cameraMake, cameraModel, captureDetails
         }
 
         /// The fields a request set, as bits: a `Set` cost every creation request a heap allocation and each
@@ -45,6 +45,7 @@ public class AssetChangeRequest: @unchecked Sendable {
         var awaitsPartner = false
         var cameraMake: String?
         var cameraModel: String?
+        var captureDetails = CaptureDetails()
         var changed = Fields()
     }
 
@@ -78,7 +79,8 @@ public class AssetChangeRequest: @unchecked Sendable {
                 pixelWidth: record.pixelWidth, pixelHeight: record.pixelHeight, duration: record.duration,
                 contentIdentifier: record.contentIdentifier, title: record.title, caption: record.caption,
                 keywords: record.keywords, rating: record.rating, pairingKey: record.pairingKey, awaitsPartner: record.awaitsPartner,
-                cameraMake: record.cameraMake, cameraModel: record.cameraModel))
+                cameraMake: record.cameraMake, cameraModel: record.cameraModel,
+                captureDetails: record.captureDetailsJSON.map(CaptureDetails.init(json:)) ?? CaptureDetails()))
         context.operations.append(.updateAsset(self))
     }
 
@@ -137,6 +139,13 @@ public class AssetChangeRequest: @unchecked Sendable {
     public var cameraModel: String? {
         get { properties.withLock { $0.cameraModel } }
         set { set(.cameraModel, \.cameraModel, newValue) }
+    }
+
+    /// How it was made (photodrop). Setting it (even to the same or empty details) also takes the asset off the
+    /// list of those stored before photodrop kept these (``PhotoLibrary/assetsAwaitingCaptureDetails(limit:)``).
+    public var captureDetails: CaptureDetails {
+        get { properties.withLock { $0.captureDetails } }
+        set { set(.captureDetails, \.captureDetails, newValue) }
     }
 
     /// Keywords, in order (photodrop).

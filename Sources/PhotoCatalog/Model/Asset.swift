@@ -34,6 +34,8 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
         var awaitsPartner = false
         var cameraMake: String? = nil
         var cameraModel: String? = nil
+        /// ``CaptureDetails`` in their stored form, decoded when asked for.
+        var captureDetailsJSON: String? = nil
         var resources: [AssetResource]
     }
 
@@ -93,16 +95,20 @@ public struct Asset: PhotoObject, AssetReference, CustomStringConvertible {
     public var deletedDate: Date? { record.deletedDate }
     /// Whether it is in Recently Deleted.
     public var isDeleted: Bool { record.deletedDate != nil }
-    /// The title, when a sidecar (XMP `dc:title`) or a program gave one (photodrop).
+    /// The title, from a sidecar or the file itself (XMP `dc:title`, IPTC Object Name) or a program (photodrop).
     public var title: String? { record.title }
-    /// The caption (XMP `dc:description`, a Takeout `description`), when known (photodrop).
+    /// The caption (XMP `dc:description`, IPTC Caption, EXIF `ImageDescription`, a Takeout `description`), when known
+    /// (photodrop).
     public var caption: String? { record.caption }
     /// The camera's maker and model (EXIF `Make`/`Model`, QuickTime's), when known (photodrop).
     public var cameraMake: String? { record.cameraMake }
     public var cameraModel: String? { record.cameraModel }
-    /// Keywords (XMP `dc:subject`), in order (photodrop).
+    /// How it was made: exposure, lens, flash, artist, copyright, direction, frame rate (photodrop; empty when the
+    /// file records none of it).
+    public var captureDetails: CaptureDetails { record.captureDetailsJSON.map(CaptureDetails.init(json:)) ?? CaptureDetails() }
+    /// Keywords (XMP `dc:subject`, IPTC Keywords), in order (photodrop).
     public var keywords: [String] { record.keywords }
-    /// The rating, −1 (rejected) … 5, when known (XMP `xmp:Rating`; photodrop).
+    /// The rating, −1 (rejected) … 5, when known (XMP `xmp:Rating`, EXIF `Rating`; photodrop).
     public var rating: Int? { record.rating }
     /// The Live Photo content identifier that pairs a photo with its movie, when known.
     public var contentIdentifier: String? { record.contentIdentifier }

@@ -22,7 +22,7 @@ struct AssetQuery: Sendable, Hashable {
         a.added_date, a.modification_date, a.pixel_width, a.pixel_height, a.duration, a.latitude, a.longitude, \
         a.altitude, a.is_favorite, a.is_hidden, a.deleted_date, a.content_identifier, a.creation_time_zone_offset, \
         a.creation_date_is_floating, a.title, a.caption, a.keywords, a.rating, a.pairing_key, a.awaits_partner, \
-        a.camera_make, a.camera_model
+        a.camera_make, a.camera_model, a.capture_details
         """
 
     /// Compiles the query.
@@ -162,7 +162,7 @@ struct AssetQuery: Sendable, Hashable {
             keywords: row.optionalString(23).map(AssetQuery.decodeKeywords) ?? [],
             rating: row.optionalInt64(24).map { Int($0) }, pairingKey: row.optionalString(25),
             awaitsPartner: row.bool(26), cameraMake: row.optionalString(27), cameraModel: row.optionalString(28),
-            resources: [])
+            captureDetailsJSON: row.optionalString(29), resources: [])
     }
 
     /// Loads the resources of `records` with one statement and attaches them, primary resource first.

@@ -147,6 +147,7 @@ final class ChangeApplier {
         try insert.bind(properties.awaitsPartner, at: 25)
         try insert.bind(properties.cameraMake, at: 26)
         try insert.bind(properties.cameraModel, at: 27)
+        try insert.bind(properties.captureDetails.json, at: 28)
         _ = try insert.step()
         insert.reset()
         let rowID = database.lastInsertRowID
@@ -406,6 +407,7 @@ final class ChangeApplier {
             (.awaitsPartner, "awaits_partner", .bool(properties.awaitsPartner)),
             (.cameraMake, "camera_make", .optional(properties.cameraMake)),
             (.cameraModel, "camera_model", .optional(properties.cameraModel)),
+            (.captureDetails, "capture_details", .optional(properties.captureDetails.json)),
         ]
         for (field, column, value) in fields where properties.changed.contains(field) {
             sql.append(", \(column) = ")
@@ -417,6 +419,7 @@ final class ChangeApplier {
         if zoneFields.contains(where: { properties.changed.contains($0) }) {
             sql.append(", creation_zone_pending = 0")
         }
+        if properties.changed.contains(.captureDetails) { sql.append(", details_pending = 0") }
         if properties.changed.contains(.isHidden) {
             let (hidden, deleted) = try assetState(rowID)
             if hidden != properties.isHidden {

@@ -33,6 +33,10 @@
 ///   purge commits.
 /// - v11: `file_records`: what an application noted about a file (``FileRecord``: watch's outcome of every file, an
 ///   upload received by serve), by device and inode, kept 30 days; `assets.camera_make` and `camera_model`.
+/// - v12: how each asset was made (``CaptureDetails``: exposure, lens, flash, artist, copyright, direction, frame rate)
+///   as one JSON object in `assets.capture_details`. Assets stored before v12 are marked `details_pending`: the
+///   daemon re-reads their originals in the background (``PhotoLibrary/assetsAwaitingCaptureDetails(limit:)``) to fill
+///   these and, where the library has none, the title, caption, keywords and rating the file itself records.
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
@@ -41,7 +45,7 @@
 enum Schema {
     static let migrator = Migrator(migrations: [
         version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-        version11,
+        version11, version12,
     ])
 
     static var latestVersion: Int { migrator.latestVersion }
@@ -271,5 +275,14 @@ enum Schema {
             CREATE INDEX file_records_by_time ON file_records(recorded_at);
             ALTER TABLE assets ADD COLUMN camera_make TEXT;
             ALTER TABLE assets ADD COLUMN camera_model TEXT;
+            """)
+
+    static let version12 = Migrator.Migration(
+        version: 12, name: "capture details",
+        sql: """
+            ALTER TABLE assets ADD COLUMN capture_details TEXT;
+            ALTER TABLE assets ADD COLUMN details_pending INTEGER NOT NULL DEFAULT 0;
+            UPDATE assets SET details_pending = 1;
+            CREATE INDEX assets_awaiting_details ON assets(id) WHERE details_pending = 1;
             """)
 }

@@ -21,8 +21,9 @@ final class WriterStatements {
             INSERT INTO assets(uuid, media_type, media_subtypes, playback_style, creation_date, creation_date_source,
                 added_date, modification_date, pixel_width, pixel_height, duration, latitude, longitude, altitude,
                 is_favorite, is_hidden, content_identifier, creation_time_zone_offset, creation_date_is_floating,
-                title, caption, keywords, rating, pairing_key, awaits_partner, camera_make, camera_model)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                title, caption, keywords, rating, pairing_key, awaits_partner, camera_make, camera_model,
+                capture_details)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertResource = try database.prepare(
             """

@@ -27,7 +27,8 @@ enum GalleryPages {
         <nav><ul id="albums"></ul></nav>
         <main id="grid"><div id="spacer"><div id="cells"></div></div></main>
         <div id="viewer" hidden><div id="media"></div>
-        <div id="bar"><span id="info"></span><button id="favorite">☆ Favourite</button><button id="delete">Delete</button>
+        <div id="bar"><div id="about"><span id="info"></span><span id="details"></span><span id="words"></span></div>\
+        <button id="favorite">☆ Favourite</button><button id="delete">Delete</button>
         <button id="close">Close</button></div></div>
         </body></html>
         """

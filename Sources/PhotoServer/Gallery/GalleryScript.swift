@@ -213,6 +213,11 @@ enum GalleryScript {
           const camera = [asset.cameraMake, asset.cameraModel].filter(Boolean).join(" ");
           $("#info").textContent = [asset.originalFilename, formatDate(asset), place, camera,
             asset.pixelWidth + " × " + asset.pixelHeight, (asset.albums || []).join(", ")].filter(Boolean).join(" · ");
+          $("#details").textContent = describeCapture(asset);
+          $("#words").textContent = [asset.title, asset.caption,
+            asset.rating > 0 ? "★".repeat(asset.rating) : (asset.rating === -1 ? "rejected" : null),
+            (asset.keywords || []).map((k) => "#" + k).join(" "), asset.artist, asset.copyright]
+            .filter(Boolean).join(" · ");
           $("#favorite").textContent = asset.isFavorite ? "★ Favourite" : "☆ Favourite";
           $("#favorite").onclick = async () => {
             const changed = await api("/api/assets/" + encodeURIComponent(short(asset.id)) + "/favorite",
@@ -229,6 +234,28 @@ enum GalleryScript {
             if (state.trash) openTrash(); else openAlbum(state.album);
           };
           viewer.hidden = false;
+        }
+
+        // "f/2.8 · 1/250 s · ISO 400 · 35 mm (52 mm equiv.) · flash · RF35mm F1.8 · 25 fps · facing 124°"
+        function describeCapture(asset) {
+          const parts = [];
+          if (asset.fNumber) parts.push("f/" + Number(asset.fNumber.toFixed(1)));
+          if (asset.exposureTime) {
+            parts.push(asset.exposureTime >= 1 ? Number(asset.exposureTime.toFixed(1)) + " s"
+              : "1/" + Math.round(1 / asset.exposureTime) + " s");
+          }
+          if (asset.iso) parts.push("ISO " + asset.iso);
+          if (asset.focalLength) {
+            parts.push(Number(asset.focalLength.toFixed(1)) + " mm"
+              + (asset.focalLength35mm ? " (" + Math.round(asset.focalLength35mm) + " mm equiv.)" : ""));
+          }
+          if (asset.flashFired === true) parts.push("flash");
+          const lens = [asset.lensMake, asset.lensModel].filter(Boolean);
+          if (lens.length === 2 && lens[1].startsWith(lens[0])) lens.shift();
+          if (lens.length) parts.push(lens.join(" "));
+          if (asset.frameRate) parts.push(Number(asset.frameRate.toFixed(2)) + " fps");
+          if (asset.imageDirection != null) parts.push("facing " + Math.round(asset.imageDirection) + "°");
+          return parts.join(" · ");
         }
 
         function closeViewer() {

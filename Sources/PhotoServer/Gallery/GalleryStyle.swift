@@ -30,7 +30,10 @@ enum GalleryStyle {
         #media img, #media video { max-width: 100%; max-height: 100%; }
         #media video.motion { position: absolute; }
         #bar { display: flex; gap: 8px; align-items: center; padding: 8px 12px; flex-wrap: wrap; }
-        #info { flex: 1; color: #ccc; }
+        #about { flex: 1; display: flex; flex-direction: column; gap: 2px; min-width: 0; }
+        #info { color: #ccc; }
+        #details, #words { color: #999; font-size: 90%; }
+        #details:empty, #words:empty { display: none; }
         button { background: #333; color: #eee; border: 1px solid #555; padding: 6px 12px; border-radius: 4px; cursor: pointer; }
         @media (max-width: 640px) {
           body { grid-template-columns: 1fr; }

@@ -156,6 +156,10 @@ enum BrowseCommands {
             if let location = asset.location {
                 lines.append(("Location", String(format: "%.6f, %.6f", location.latitude, location.longitude)))
             }
+            if asset.cameraMake != nil || asset.cameraModel != nil {
+                lines.append(("Camera", TextFormat.camera(make: asset.cameraMake, model: asset.cameraModel)))
+            }
+            lines += TextFormat.captureLines(asset.captureDetails)
             lines.append(("Albums", albums.isEmpty ? "none" : albums.joined(separator: ", ")))
             lines.append(("Original", asset.originalURL?.path ?? "-"))
             if let title = asset.title { lines.append(("Title", title)) }

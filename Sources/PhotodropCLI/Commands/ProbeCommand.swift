@@ -274,6 +274,11 @@ enum ProbeCommand {
             lines.append(("location", text))
         }
         if let identifier = metadata.contentIdentifier { lines.append(("live photo", identifier)) }
+        if let title = metadata.title { lines.append(("title", title)) }
+        if let caption = metadata.caption { lines.append(("caption", caption)) }
+        if !metadata.keywords.isEmpty { lines.append(("keywords", metadata.keywords.joined(separator: ", "))) }
+        if let rating = metadata.rating { lines.append(("rating", String(rating))) }
+        lines += TextFormat.captureLines(AssetMetadata.captureDetails(metadata)).map { ($0.0.lowercased(), $0.1) }
         return block(path, lines)
     }
 

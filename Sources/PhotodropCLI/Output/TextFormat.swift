@@ -78,4 +78,42 @@ enum TextFormat {
         default: return plural(seconds / 86_400, "day") + " ago"
         }
     }
+
+    /// `Canon EOS R5` (the maker left out where the model repeats it, as most cameras write it).
+    static func camera(make: String?, model: String?) -> String {
+        guard let model else { return make ?? "" }
+        guard let make, !model.lowercased().hasPrefix(make.lowercased().split(separator: " ").first ?? "") else {
+            return model
+        }
+        return make + " " + model
+    }
+
+    /// `1/250 s` for short exposures, `2.5 s` for long ones.
+    static func exposure(_ seconds: Double) -> String {
+        seconds >= 0.3 ? String(format: "%g s", (seconds * 10).rounded() / 10) : "1/\(Int((1 / seconds).rounded())) s"
+    }
+
+    /// The lines `show` prints of how an asset was made: exposure, lens, artist, copyright, direction, frame rate.
+    static func captureLines(_ details: CaptureDetails) -> [(String, String)] {
+        var lines: [(String, String)] = []
+        var exposure: [String] = []
+        if let f = details.fNumber { exposure.append(String(format: "f/%g", (f * 10).rounded() / 10)) }
+        if let time = details.exposureTime { exposure.append(Self.exposure(time)) }
+        if let iso = details.iso { exposure.append("ISO \(iso)") }
+        if let focal = details.focalLength {
+            var text = String(format: "%g mm", (focal * 10).rounded() / 10)
+            if let equivalent = details.focalLength35mm { text += String(format: " (%g mm in 35 mm film)", equivalent.rounded()) }
+            exposure.append(text)
+        }
+        if let fired = details.flashFired { exposure.append(fired ? "flash fired" : "no flash") }
+        if !exposure.isEmpty { lines.append(("Exposure", exposure.joined(separator: ", "))) }
+        if details.lensMake != nil || details.lensModel != nil {
+            lines.append(("Lens", camera(make: details.lensMake, model: details.lensModel)))
+        }
+        if let artist = details.artist { lines.append(("Artist", artist)) }
+        if let copyright = details.copyright { lines.append(("Copyright", copyright)) }
+        if let direction = details.imageDirection { lines.append(("Direction", String(format: "%.0f°", direction))) }
+        if let rate = details.frameRate { lines.append(("Frame rate", String(format: "%g fps", (rate * 100).rounded() / 100))) }
+        return lines
+    }
 }
