@@ -292,6 +292,23 @@ int pd_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, 
 void *pd_vips_pixels(VipsImage *in, size_t *length) { return vips_image_write_to_memory(in, length); }
 
 
+/// Forgets what an earlier file left in libvips's error buffer and the warnings kept since: libvips clears the
+/// buffer only when it is read, and a decoder's warnings on a file that was decoded all the same (libjpeg's "Corrupt
+/// JPEG data") are written there too, so the next file's failure would carry them.
+void pd_vips_forget_messages(void) {
+    if (fn_vips_error_clear) vips_error_clear();
+    pthread_mutex_lock(&warnings_lock);
+    warnings_length = 0;
+    warnings[0] = 0;
+    pthread_mutex_unlock(&warnings_lock);
+}
+
+void pd_vips_forget_messages_keeping_warnings(void) {
+    if (fn_vips_error_clear) vips_error_clear();
+}
+
+void pd_vips_add_warning(const char *line) { pd_log_handler("VipsJpeg", G_LOG_LEVEL_WARNING, line, NULL); }
+
 char *pd_vips_take_warnings(void) {
     pthread_mutex_lock(&warnings_lock);
     char *copy = strndup(warnings, warnings_length);

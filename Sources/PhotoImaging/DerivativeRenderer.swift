@@ -223,6 +223,13 @@ public struct DerivativeRenderer: Sendable {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Forgets what the decoders said about earlier files (libvips's error buffer, kept warnings, FFmpeg's log), so
+    /// that a failure is reported with its own file's words only. Call it before each file.
+    public static func forgetMessages() {
+        Vips.forgetMessages()
+        _ = takeVideoWarnings()
+    }
+
     /// What FFmpeg logged since the last call (warnings about the videos decoded).
     public static func takeVideoWarnings() -> [String] {
         guard let text = pd_ffmpeg_take_log() else { return [] }
@@ -230,7 +237,38 @@ public struct DerivativeRenderer: Sendable {
         return String(cString: text).split(whereSeparator: \.isNewline).map(String.init)
     }
 
+    /// ``decodedPictures(from:format:outputs:crop:orientation:highDynamicRange:)``, failing when the decoder had to
+    /// make up part of the picture: libjpeg fills what it cannot read with grey and only complains (into libvips's
+    /// error buffer, not as an error), so that a JPEG cut short and closed with an end-of-image marker, or with
+    /// damaged image data, would come out half grey. Its harmless complaints (stray bytes before a marker) are kept
+    /// as warnings.
     private func pictures(
+        from input: Input, format: SourceFormat, outputs: [Output], crop: Crop?, orientation: Int?,
+        highDynamicRange: HighDynamicRange? = nil
+    ) throws(ImagingError) -> [EncodedImage] {
+        Vips.forgetComplaints()
+        let pictures = try decodedPictures(
+            from: input, format: format, outputs: outputs, crop: crop, orientation: orientation,
+            highDynamicRange: highDynamicRange)
+        let complaints = Vips.takeComplaints()
+        if let loss = complaints.first(where: Self.losesImageData) {
+            throw .decodeFailed("\(loss); part of the picture is missing")
+        }
+        Vips.keepWarnings(complaints)
+        return pictures
+    }
+
+    /// The decoder complaints that mean image data was missing or unreadable and was made up (libjpeg's
+    /// `JWRN_HIT_MARKER`, `JWRN_JPEG_EOF`, `JWRN_HUFF_BAD_CODE`, `JWRN_MUST_RESYNC`), as opposed to bytes skipped
+    /// around the data (`JWRN_EXTRANEOUS_DATA`).
+    static func losesImageData(_ complaint: String) -> Bool {
+        let lowered = complaint.lowercased()
+        return ["premature end", "bad huffman code", "instead of rst", "file truncated", "truncated"].contains {
+            lowered.contains($0)
+        }
+    }
+
+    private func decodedPictures(
         from input: Input, format: SourceFormat, outputs: [Output], crop: Crop?, orientation: Int?,
         highDynamicRange: HighDynamicRange? = nil
     ) throws(ImagingError) -> [EncodedImage] {

@@ -10,6 +10,27 @@ enum Vips {
         if let startFailure { throw startFailure }
     }
 
+    /// Forgets what earlier files left behind (libvips's error buffer, kept warnings), so that nothing said about
+    /// one file is reported with the next.
+    static func forgetMessages() { pd_vips_forget_messages() }
+
+    /// Empties libvips's error buffer before a decode, so that what is in it afterwards is this decode's.
+    static func forgetComplaints() { pd_vips_forget_messages_keeping_warnings() }
+
+    /// What a decode that succeeded left in libvips's error buffer (a decoder's warnings, which libvips writes there
+    /// rather than failing), one per line; clears it.
+    static func takeComplaints() -> [String] {
+        guard let text = pd_vips_take_error() else { return [] }
+        defer { free(text) }
+        return String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// Adds `lines` to the warnings ``takeWarnings()`` returns.
+    static func keepWarnings(_ lines: [String]) {
+        for line in lines { pd_vips_add_warning(line) }
+    }
+
     /// What libvips and its libraries logged since the last call (warnings about the file being decoded).
     static func takeWarnings() -> [String] {
         guard let text = pd_vips_take_warnings() else { return [] }

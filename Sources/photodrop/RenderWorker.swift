@@ -116,6 +116,7 @@ enum RenderWorker {
     static func render(_ request: RenderRequest, descriptor: Int32)
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
+        // DerivativeRenderer.forgetMessages()
         let mimeType = request.mimeType ?? "unknown type"
         if mimeType.hasPrefix("video/") {
             return renderVideo(request, descriptor: descriptor)
@@ -163,6 +164,11 @@ enum RenderWorker {
         guard let format = embedded != nil ? .jpeg : SourceFormat(mimeType: mimeType) else {
             return ([], "not an image format photodrop decodes (\(mimeType))", [])
         }
+        if embedded == nil, let damage = structuralDamage(descriptor) {
+            // A header that lies about the data behind it (a small image's data under a huge frame header) decodes
+            // as a grey field with only a warning; the probe's structural check says so first.
+            return ([], damage, [])
+        }
         let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
         let outputs = outputs(of: request)
         guard case .success(let crop) = crop(of: request) else { return ([], CropProblem().description, []) }
@@ -185,6 +191,18 @@ enum RenderWorker {
         } catch {
             return ([], error.description, warnings + DerivativeRenderer.takeWarnings())
         }
+    }
+
+    /// What the probe finds structurally wrong with the file (cut short, or holding less data than its header
+    /// declares), if anything.
+    static func structuralDamage(_ descriptor: Int32) -> String? {
+        if prober == nil { prober = try? MediaProber() }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0,
+            let result = try? prober?.probe(fileDescriptor: descriptor, fileSize: Int64(info.st_size), prefix: nil),
+            result.rejection == .corrupt
+        else { return nil }
+        return "the file is damaged (\(result.message)); it is kept as it is, without pictures"
     }
 
     /// The pictures of a RAW file's sensor data, developed by LibRaw.

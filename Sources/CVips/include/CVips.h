@@ -17,6 +17,12 @@ char *pd_vips_take_error(void);
 /// What libvips and its libraries logged since the last call, one message per line (to free with free()); they
 /// are kept from stderr.
 char *pd_vips_take_warnings(void);
+/// Forgets what earlier files left in libvips's error buffer and the kept warnings: call before each file.
+void pd_vips_forget_messages(void);
+/// Empties libvips's error buffer only (before a decode, so that what it holds afterwards is that decode's).
+void pd_vips_forget_messages_keeping_warnings(void);
+/// Adds a line to the kept warnings.
+void pd_vips_add_warning(const char *line);
 /// Frees memory libvips handed out (encoded bytes, pixels).
 void pd_vips_free(void *memory);
 void pd_vips_unref(void *object);

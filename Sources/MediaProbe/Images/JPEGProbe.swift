@@ -14,6 +14,11 @@ enum JPEGProbe {
                 .corrupt, message: "not a valid JPEG: \(broken)", mime: "image/jpeg", fileExtension: "jpg",
                 metadata: metadata)
         }
+        if let shortfall = s.dataShortfall {
+            return .rejected(
+                .corrupt, message: "not a valid JPEG: \(shortfall)", mime: "image/jpeg", fileExtension: "jpg",
+                metadata: metadata)
+        }
         if let missing = s.missingData {
             return ISOBMFFProbe.truncated(
                 "JPEG — \(missing)", mime: "image/jpeg", ext: "jpg", metadata: metadata)

@@ -21,6 +21,10 @@ enum JPEGWalker {
 
         /// The file's EXIF, XMP and IPTC, for ``EmbeddedMetadata``.
         var embedded: EmbeddedMetadata { EmbeddedMetadata(exif: exif, xmp: xmp, iptc: iptc) }
+        /// The frame header's marker (C0 baseline, C1 extended, C2 progressive …) and its components' sampling
+        /// factors.
+        var frameMarker: UInt8?
+        var sampling: [(horizontal: Int, vertical: Int)] = []
         /// Offset just after the first scan header.
         var scanStart: Int64?
         /// Offset just after the end-of-image marker, when found.
@@ -145,11 +149,19 @@ enum JPEGWalker {
                     s.sawIPTC = s.iptc != nil
                 }
             } else if isStartOfFrame(b1), s.width == nil, length >= 7 {
-                if let bytes = try source.read(at: payload, count: 5) {
+                if let bytes = try source.read(at: payload, count: Int(min(length - 2, 6 + 3 * 255))) {
                     let h = Int(bytes[1]) << 8 | Int(bytes[2])
                     let w = Int(bytes[3]) << 8 | Int(bytes[4])
                     if w > 0 { s.width = w }
                     if h > 0 { s.height = h }
+                    s.frameMarker = b1
+                    if bytes.count >= 6 {
+                        let count = min(Int(bytes[5]), (bytes.count - 6) / 3)
+                        s.sampling = (0..<count).map { (i: Int) -> (horizontal: Int, vertical: Int) in
+                            let factors: UInt8 = bytes[6 + 3 * i + 1]
+                            return (horizontal: Int(factors >> 4), vertical: Int(factors & 0x0F))
+                        }
+                    }
                 }
             } else if b1 == 0xDA {
                 guard s.width != nil else {
@@ -291,5 +303,41 @@ extension JPEGWalker.Structure {
             packet.append(contentsOf: part.bytes)
         }
         if let extended = try? XMPMetadata.parse(packet) { xmp?.fillMissing(from: extended) }
+    }
+}
+
+extension JPEGWalker.Structure {
+    /// The fewest bytes of entropy-coded data that can hold the image the frame header declares, for the Huffman
+    /// coding processes: every 8 × 8 block of every component costs at least two bits in a sequential JPEG (a DC code
+    /// and an end-of-block code, each at least one bit) and at least one in a progressive one (its DC code in the
+    /// first DC scan; later scans may skip blocks by end-of-band runs). Nil for arithmetic and lossless coding, whose
+    /// codes have no such floor, and for a header without usable sampling factors.
+    var leastImageDataBytes: Int64? {
+        guard let width, let height, let frameMarker, !sampling.isEmpty else { return nil }
+        let bitsPerBlock: Int64
+        switch frameMarker {
+        case 0xC0, 0xC1: bitsPerBlock = 2
+        case 0xC2: bitsPerBlock = 1
+        default: return nil
+        }
+        guard let maxH = sampling.map(\.horizontal).max(), let maxV = sampling.map(\.vertical).max(),
+            sampling.allSatisfy({ (1...4).contains($0.horizontal) && (1...4).contains($0.vertical) })
+        else { return nil }
+        // A component's blocks when it is coded alone (fewer than in interleaved scans, whose MCUs pad the edges).
+        var blocks: Int64 = 0
+        for component in sampling {
+            let across = (Int64(width) * Int64(component.horizontal) + Int64(maxH) - 1) / Int64(maxH)
+            let down = (Int64(height) * Int64(component.vertical) + Int64(maxV) - 1) / Int64(maxV)
+            blocks += ((across + 7) / 8) * ((down + 7) / 8)
+        }
+        return blocks * bitsPerBlock / 8
+    }
+
+    /// Why the image data cannot hold the image the frame header declares (a small image's data under a huge
+    /// header decodes as a grey field), if it cannot.
+    var dataShortfall: String? {
+        guard let scanStart, let end, let least = leastImageDataBytes, end - scanStart < least else { return nil }
+        return "the frame header declares \(width ?? 0) × \(height ?? 0) pixels, whose blocks need at least \(least) "
+            + "bytes of image data, but the file has \(end - scanStart) before its end-of-image marker"
     }
 }

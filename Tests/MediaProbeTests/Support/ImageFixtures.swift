@@ -41,7 +41,9 @@ enum ImageFixtures {
 
     static let sos: [UInt8] = segment(0xDA, [3, 1, 0, 2, 0x11, 3, 0x11, 0, 0x3F, 0])
 
-    /// SOI, APP1 EXIF (optional), DQT, SOF0, DHT, SOS, scan, EOI, then `trailing` bytes.
+    /// SOI, APP1 EXIF (optional), DQT, SOF0, DHT, SOS, scan, EOI, then `trailing` bytes. Three components sampled
+    /// 4:2:0: a sequential JPEG of `width` × `height` needs at least 2 bits per 8 × 8 block of scan data (640 × 480:
+    /// 1,800 bytes), a progressive one 1 bit; fewer makes it a header that lies.
     static func jpeg(
         width: Int = 640, height: Int = 480, exif: [UInt8]? = nil, scanBytes: Int = 2000, progressive: Bool = false,
         withEOI: Bool = true, withSOF: Bool = true, trailing: [UInt8] = []
