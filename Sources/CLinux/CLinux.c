@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/openat2.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -144,3 +145,5 @@ int photodrop_drop_capabilities(void) {
     memset(data, 0, sizeof data);
     return (int)syscall(SYS_capset, &header, data);
 }
+
+int photodrop_malloc_trim(void) { return malloc_trim(0); }

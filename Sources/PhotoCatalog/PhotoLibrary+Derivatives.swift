@@ -360,7 +360,7 @@ extension PhotoLibrary {
     static func sourceQuery(where condition: String, preferEdited: Bool = true) -> String {
         """
         SELECT a.id, a.uuid, a.media_type, r.type, r.uniform_type_identifier, r.mime_type, r.original_filename,
-               r.sha256, r.byte_count, r.path
+               r.sha256, r.byte_count, r.path, a.pixel_width, a.pixel_height
         FROM assets a JOIN resources r ON r.id = (
             SELECT s.id FROM resources s WHERE s.asset_id = a.id AND s.type IN (1, 2, 5, 6)
             ORDER BY s.type IN (5, 6) \(preferEdited ? "DESC" : "ASC"), s.type, s.id LIMIT 1)
@@ -376,7 +376,8 @@ extension PhotoLibrary {
             assetLocalIdentifier: LocalIdentifier.asset(uuid: row.string(1)), mediaType: mediaType,
             resourceType: resourceType, uniformTypeIdentifier: row.optionalString(4), mimeType: row.optionalString(5),
             originalFilename: row.string(6), sha256: row.string(7), byteCount: row.int64(8),
-            relativePath: row.string(9), cursor: row.int64(0))
+            relativePath: row.string(9), pixelWidth: Int(row.int64(10)), pixelHeight: Int(row.int64(11)),
+            cursor: row.int64(0))
     }
 
     private func derivative(from row: Statement) -> Derivative? {

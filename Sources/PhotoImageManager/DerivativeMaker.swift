@@ -56,9 +56,13 @@ public final class DerivativeMaker: Sendable {
             return ([], .skipped("\(error)"))
         }
         let request = RenderRequest(outputs: Self.storedOutputs.map(\.1), mimeType: source.mimeType)
+        let estimate = DecodeCost.estimate(
+            fileDescriptor: descriptor.rawValue, mimeType: source.mimeType, pixelWidth: source.pixelWidth,
+            pixelHeight: source.pixelHeight)
         let result: Result<[RenderedPicture], RenderError>
         do throws(RenderError) {
-            let (response, pictures) = try pool.render(request, descriptor: descriptor.rawValue, timeout: timeout)
+            let (response, pictures) = try pool.render(
+                request, descriptor: descriptor.rawValue, memoryEstimate: estimate, timeout: timeout)
             if !response.warnings.isEmpty { onWarnings(source, response.warnings) }
             result = .success(pictures)
         } catch {
@@ -129,9 +133,32 @@ public final class DerivativeMaker: Sendable {
         return finish(sources, rendered)
     }
 
-    /// `sources` rendered, `pool.size` at a time.
+    /// `sources` rendered, `pool.size` at a time, in two lanes: the small ones (``isSmall(_:)``) and the large ones
+    /// side by side, each lane with threads of its own, so that large decodes waiting for memory never hold back a
+    /// small one.
     private func renderAll(_ sources: [DerivativeSource]) -> [(contents: [DerivativeContent], outcome: Outcome)] {
-        Self.concurrently(sources, width: pool.size) { self.render($0) }
+        let indices = Array(sources.indices)
+        let small = indices.filter { isSmall(sources[$0]) }
+        let large = indices.filter { !isSmall(sources[$0]) }
+        guard !small.isEmpty, !large.isEmpty else {
+            return Self.concurrently(sources, width: pool.size) { self.render($0) }
+        }
+        let lanes: [[Int]] = [small, large]
+        let results = Self.concurrently(lanes, width: 2) { lane in
+            Self.concurrently(lane.map { sources[$0] }, width: pool.size) { self.render($0) }
+        }
+        var ordered: [(contents: [DerivativeContent], outcome: Outcome)?] = Array(repeating: nil, count: sources.count)
+        for (lane, rendered) in zip(lanes, results) {
+            for (index, result) in zip(lane, rendered) { ordered[index] = result }
+        }
+        return ordered.map { $0! }
+    }
+
+    /// Whether `source` is a small decode by its worst case (a phone's photo), which the budget lets through in a
+    /// lane of its own.
+    public func isSmall(_ source: DerivativeSource) -> Bool {
+        DecodeCost.worstCase(mimeType: source.mimeType, pixelWidth: source.pixelWidth, pixelHeight: source.pixelHeight)
+            <= pool.budget.smallDecodeBytes
     }
 
     /// After the pictures are stored: the motion of the Live Photos among them; the outcomes.

@@ -64,7 +64,12 @@ extension DerivativeMaker {
         let result: Result<DerivativeContent.Picture, DerivativeFailure>
         do throws(RenderError) {
             // A long video takes a while to transcode: an hour of time limit instead of two minutes.
-            let (_, pictures) = try pool.render(request, descriptor: descriptor.rawValue, timeout: .seconds(3600))
+            // Decoding the original and encoding the 720p copy: the decoder's frames and the encoder's look-ahead.
+            let estimate = DecodeCost.estimate(
+                fileDescriptor: descriptor.rawValue, mimeType: request.mimeType, pixelWidth: asset.pixelWidth,
+                pixelHeight: asset.pixelHeight) + (64 << 20)
+            let (_, pictures) = try pool.render(
+                request, descriptor: descriptor.rawValue, memoryEstimate: estimate, timeout: .seconds(3600))
             guard let video = pictures.first else { throw .unavailable("the render helper returned no video") }
             result = .success(
                 .init(data: video.data, mimeType: video.mimeType, pixelWidth: video.width, pixelHeight: video.height))

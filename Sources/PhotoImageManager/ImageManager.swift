@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
 import Rendering
@@ -154,7 +155,13 @@ public class ImageManager: @unchecked Sendable {
                     quality: options.format.quality)
             ], mimeType: stored?.file.mimeType ?? source.mimeType, crop: crop)
         do throws(RenderError) {
-            let (_, pictures) = try maker.pool.render(request, descriptor: descriptor.rawValue, timeout: maker.timeout)
+            // A stored derivative is small; the original costs what its format and size cost.
+            let estimate = DecodeCost.estimate(
+                fileDescriptor: descriptor.rawValue, mimeType: request.mimeType,
+                pixelWidth: stored?.file.pixelWidth ?? source.pixelWidth,
+                pixelHeight: stored?.file.pixelHeight ?? source.pixelHeight)
+            let (_, pictures) = try maker.pool.render(
+                request, descriptor: descriptor.rawValue, memoryEstimate: estimate, timeout: maker.timeout)
             guard let picture = pictures.first else { throw .unavailable("the render helper returned no picture") }
             return ImageResult(
                 data: picture.data, mimeType: picture.mimeType, pixelWidth: picture.width, pixelHeight: picture.height,

@@ -1,4 +1,5 @@
 import Ingest
+import Rendering
 
 /// The `photodrop` program: parse, print help or a usage error, load the configuration, run the command.
 public enum PhotodropCommandLine {
@@ -30,6 +31,8 @@ public enum PhotodropCommandLine {
             console.error("photodrop: configuration error:\n\(error.description)\n")
             return ExitStatus.usage
         }
+        // The decodes of this process share one memory budget; the automatic one is the default already.
+        if config.decodeMemoryMiB > 0 { DecodeBudget.shared.setTotal(config.decodeMemoryBytes) }
         guard let handler = handlers[command.name] else {
             // Only a test's own table can miss a declared command (see CommandHandlers).
             console.error("photodrop \(command.name): no handler for this command in the table given\n")

@@ -36,3 +36,7 @@ public func setCurrentThreadName(_ name: String) {
 /// `errno`.
 @discardableResult
 public func dropAllCapabilities() -> Int32 { photodrop_drop_capabilities() }
+
+/// `malloc_trim(0)`: hands the memory freed in every malloc arena back to the system; whether some was returned.
+@discardableResult
+public func trimHeap() -> Bool { photodrop_malloc_trim() == 1 }

@@ -2,9 +2,12 @@ import Dispatch
 import Synchronization
 
 /// A few render helpers shared by the threads that make pictures: each caller borrows one helper for one file, so
-/// `size` files are decoded at once, each in its own process.
+/// at most `size` files are decoded at once, each in its own process, and only as many as the process's
+/// ``DecodeBudget`` admits by their estimated memory.
 public final class RenderPool: Sendable {
     public let size: Int
+    /// The memory budget the decodes are admitted against (shared by every pool of the process by default).
+    public let budget: DecodeBudget
     private let idle: Mutex<[UnsafeHelper]>
     private let available: DispatchSemaphore
 
@@ -14,9 +17,11 @@ public final class RenderPool: Sendable {
     }
 
     public init(
-        size: Int, executable: String = RenderHelper.defaultExecutable(), environment: [String: String] = [:]
+        size: Int, executable: String = RenderHelper.defaultExecutable(), environment: [String: String] = [:],
+        budget: DecodeBudget = .shared
     ) {
         self.size = max(1, size)
+        self.budget = budget
         idle = Mutex(
             (0..<max(1, size)).map { _ in
                 UnsafeHelper(helper: RenderHelper(executable: executable, environment: environment))
@@ -24,10 +29,16 @@ public final class RenderPool: Sendable {
         available = DispatchSemaphore(value: max(1, size))
     }
 
-    /// Renders with the first free helper, waiting for one when all are busy.
-    public func render(_ request: RenderRequest, descriptor: Int32, timeout: Duration = .seconds(120))
-        throws(RenderError) -> (response: RenderResponse, pictures: [RenderedPicture])
-    {
+    /// What a decode is taken to cost when its caller gives no estimate.
+    public static let defaultEstimate: Int64 = 96 << 20
+
+    /// Renders with the first free helper, once the budget admits `memoryEstimate` bytes (waiting without holding a
+    /// helper), and a helper is free.
+    public func render(
+        _ request: RenderRequest, descriptor: Int32, memoryEstimate: Int64? = nil, timeout: Duration = .seconds(120)
+    ) throws(RenderError) -> (response: RenderResponse, pictures: [RenderedPicture]) {
+        let grant = budget.admit(memoryEstimate ?? Self.defaultEstimate)
+        defer { grant.release() }
         available.wait()
         let borrowed = idle.withLock { $0.removeLast() }
         defer {

@@ -40,8 +40,22 @@ enum RenderWorker {
                 var head = [UInt8](repeating: 0, count: crashMarker.count)
                 if pread(descriptor, &head, head.count, 0) == head.count, head == crashMarker { raise(SIGSEGV) }
             }
+            defer { giveMemoryBack() }
             return render(request, descriptor: descriptor)
         }
+    }
+
+    /// Resident memory above which the helper hands its freed heap back to the system after a file.
+    static let trimAboveBytes = 64 << 20
+
+    /// A decode of a large image leaves hundreds of megabytes freed but held by glibc's arenas (libheif decodes on
+    /// threads of its own); after each file, a helper holding more than ``trimAboveBytes`` returns them, so that an
+    /// idle helper keeps only what it needs.
+    static func giveMemoryBack() {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return }
+        let fields = statm.split(separator: " ")
+        guard fields.count >= 2, let pages = Int(fields[1]) else { return }
+        if pages * Int(sysconf(Int32(_SC_PAGESIZE))) > trimAboveBytes { trimHeap() }
     }
 
     /// A video's poster frame (FFmpeg), at the request's sizes.

@@ -1,12 +1,14 @@
 /// Small valid baseline JPEGs written byte by byte, for the tests of every module that need photos without the
 /// corpus: SOI, optional EXIF (DateTimeOriginal), JFIF, tables, a `width`×`height` frame, a pseudo-random scan seeded by
-/// `seed` (so that every seed hashes differently), and EOI unless `complete` is false (a truncated upload).
+/// `seed` (so that every seed hashes differently; by default as much as such a frame needs at least), and EOI unless
+/// `complete` is false (a truncated upload).
 /// MediaProbe accepts them as photos; the image data is not meant to decode to anything.
 public enum SyntheticJPEG {
     public static func bytes(
         seed: Int, width: Int = 64, height: Int = 48, taken: String? = nil, offset: String? = nil,
-        xmp: String? = nil, scanBytes: Int = 600, complete: Bool = true, contentIdentifier: String? = nil
+        xmp: String? = nil, scanBytes: Int? = nil, complete: Bool = true, contentIdentifier: String? = nil
     ) -> [UInt8] {
+        let scanBytes = scanBytes ?? max(600, leastScanBytes(width: width, height: height) + 64)
         var bytes: [UInt8] = [0xFF, 0xD8]
         if let taken {
             bytes += segment(
@@ -40,6 +42,14 @@ public enum SyntheticJPEG {
         }
         if complete { bytes += [0xFF, 0xD9] }
         return bytes
+    }
+
+    /// The least scan data a baseline 4:2:0 frame of `width` × `height` can have (two bits per 8 × 8 block): a
+    /// fixture with less has a header that lies about its data, which photodrop rejects.
+    public static func leastScanBytes(width: Int, height: Int) -> Int {
+        let luma = ((width + 7) / 8) * ((height + 7) / 8)
+        let chroma = (((width + 1) / 2 + 7) / 8) * (((height + 1) / 2 + 7) / 8)
+        return (luma + 2 * chroma) * 2 / 8
     }
 
     static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }

@@ -80,4 +80,6 @@ long photodrop_receive_with_descriptor(int socket, void *bytes, unsigned long le
 /// Gives up every capability the process holds (ambient, inheritable, permitted, effective): the render helper, which
 /// inherits watch's CAP_CHOWN/CAP_FOWNER/CAP_LEASE under systemd, needs none. 0, or -1 and errno.
 int photodrop_drop_capabilities(void);
+/// malloc_trim(0): returns the freed memory of every malloc arena to the system. 1 when some was returned.
+int photodrop_malloc_trim(void);
 #endif

@@ -41,6 +41,7 @@ public enum ConfigReload {
         if old.rawAndJpeg != new.rawAndJpeg { keys.append("rawAndJpeg") }
         if old.trashDays != new.trashDays { keys.append("trashDays") }
         if old.derivatives != new.derivatives { keys.append("derivatives") }
+        if old.decodeMemoryMiB != new.decodeMemoryMiB { keys.append("decodeMemoryMiB") }
         if old.metrics != new.metrics { keys.append("metrics") }
         return keys
     }

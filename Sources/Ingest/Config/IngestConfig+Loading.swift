@@ -14,13 +14,15 @@ extension IngestConfig {
     public static let pairWaitSecondsRange = 0...300
     /// Allowed values of `trashDays` (up to ten years; 0 = never purge).
     public static let trashDaysRange = 0...3_650
+    /// Allowed values of `decodeMemoryMiB` (0 = automatic: half of what the process may use; else 64 MiB to 1 TiB).
+    public static let decodeMemoryMiBRange = 0...1_048_576
     /// Config files larger than this are refused before parsing.
     static let maximumFileSize = 1 << 20
 
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
-        "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "trashDays", "video", "log",
-        "serve", "metrics",
+        "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "decodeMemoryMiB", "trashDays",
+        "video", "log", "serve", "metrics",
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -171,6 +173,18 @@ struct ConfigValidator {
             case "rawAndJpeg": if let policy = choice(key, value, RawAndJpegPolicy.self) { config.rawAndJpeg = policy }
             case "derivatives":
                 if let policy = choice(key, value, DerivativePolicy.self) { config.derivatives = policy }
+            case "decodeMemoryMiB":
+                if let number = integer(
+                    key, value, range: IngestConfig.decodeMemoryMiBRange,
+                    meaning: "MiB that decodes for thumbnails and previews may use at once (0 = half of this machine's "
+                        + "or cgroup's memory)")
+                {
+                    if number > 0 && number < 64 {
+                        fail(key, value.position, "must be 0 (automatic) or at least 64 MiB; found \(number)")
+                    } else {
+                        config.decodeMemoryMiB = number
+                    }
+                }
             case "pairWaitSeconds":
                 if let number = integer(
                     key, value, range: IngestConfig.pairWaitSecondsRange,

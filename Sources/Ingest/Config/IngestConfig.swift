@@ -1,6 +1,7 @@
+import Foundation
 import MediaProbe
 import PhotodropSystem
-import Foundation
+import Rendering
 
 /// photodrop's settings, as read from `config.json` (every key is in the README's configuration table).
 ///
@@ -76,6 +77,13 @@ public struct IngestConfig: Sendable, Equatable {
     public var rawAndJpeg: RawAndJpegPolicy
     /// When new assets get their thumbnail and preview. Default ``DerivativePolicy/ingest``.
     public var derivatives: DerivativePolicy
+    /// The memory, in MiB, that the decodes of one photodrop process (its render helpers) may use at once; 0 (the
+    /// default) is half of what the process may use: its cgroup's limit (`MemoryMax=`), else the machine's memory.
+    public var decodeMemoryMiB: Int
+    /// ``decodeMemoryMiB`` in bytes, the automatic value worked out.
+    public var decodeMemoryBytes: Int64 {
+        decodeMemoryMiB > 0 ? Int64(decodeMemoryMiB) << 20 : DecodeBudget.automaticBytes()
+    }
     /// The pairing the committer does, from ``pairWaitSeconds`` and ``rawAndJpeg``; nil when turned off.
     public var pairing: CommitSettings.Pairing? {
         pairWaitSeconds == 0
@@ -115,6 +123,7 @@ public struct IngestConfig: Sendable, Equatable {
         self.pairWaitSeconds = 10
         self.rawAndJpeg = .pair
         self.derivatives = .ingest
+        self.decodeMemoryMiB = 0
         self.trashDays = 30
         self.video = .defaults
         self.log = Log()

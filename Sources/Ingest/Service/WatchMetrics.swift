@@ -1,4 +1,5 @@
 import PhotoCatalog
+import Rendering
 
 /// What `photodrop watch` reports to Prometheus, taken at one moment (``WatchService/metrics()``), and its text.
 public struct WatchMetrics: Sendable {
@@ -20,6 +21,8 @@ public struct WatchMetrics: Sendable {
     public var problems: [String]
     /// Whether the daemon runs (`photodrop_up`); the last write on stopping says it does not.
     public var running = true
+    /// The decode memory budget of the daemon's render helpers.
+    public var decodeBudget: DecodeBudget = .shared
 
     /// The Prometheus text format.
     public var text: String {
@@ -101,6 +104,7 @@ public struct WatchMetrics: Sendable {
         for code in ["stuckFiles", "libraryLocked", "rejectedUnreadable", "inboxUnreadable", "watchLimit"] {
             out.sample("photodrop_health_problems", ["code": code], problems.contains(code) ? 1 : 0)
         }
+        out.decodeBudget(decodeBudget, prefix: "photodrop_")
         out.single(
             "photodrop_up", type: "gauge", help: "1 while photodrop watch runs and writes its metrics.", running ? 1 : 0)
         return out.text

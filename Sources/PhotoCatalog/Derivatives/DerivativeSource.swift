@@ -14,6 +14,9 @@ public struct DerivativeSource: Sendable, Hashable {
     public let byteCount: Int64
     /// The path relative to the library folder (`originals/xx/<uuid>.<ext>`).
     public let relativePath: String
+    /// The asset's pixel size (0 when unknown), which says about how much decoding it costs.
+    public let pixelWidth: Int
+    public let pixelHeight: Int
     /// Where the list of sources continues (``PhotoLibrary/derivativeSources(lacking:after:limit:)``).
     public let cursor: Int64
 }

@@ -4,6 +4,7 @@ import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
 import PhotodropSystem
+import Rendering
 import Synchronization
 
 /// The HTTP API over one library: JSON in the shapes of the command line's `--json` (LibraryJSON), media with
@@ -124,6 +125,7 @@ public final class LibraryAPI: Sendable {
         text.single(
             "photodrop_http_picture_memory_bytes", type: "gauge",
             help: "Memory held by small pictures kept ready to send (serve.pictureCacheMiB).", Double(pictures.keptBytes))
+        text.decodeBudget(.shared, prefix: "photodrop_http_")
         if let file = watchMetricsFile {
             let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             if descriptor >= 0 {

@@ -1,6 +1,7 @@
 import Ingest
 import PhotoServer
 import PhotodropSystem
+import Rendering
 
 /// `photodrop serve`: the library over HTTP (``PhotoServer``) until SIGINT/SIGTERM; SIGHUP reloads config.json;
 /// `--new-token` prints a token.
@@ -96,6 +97,7 @@ enum ServeCommand {
                 metadata: ["level": .string(new.log.level.rawValue), "format": .string(new.log.format.rawValue)])
             logs.apply(new.log)
         }
+        DecodeBudget.shared.setTotal(new.decodeMemoryBytes)
         server.stop()
         do {
             try replacement.start()

@@ -1,5 +1,6 @@
 import Ingest
 import PhotodropSystem
+import Rendering
 
 /// `photodrop watch`: runs the daemon (``Ingest/WatchService``) until SIGINT/SIGTERM; SIGHUP reloads config.json.
 enum WatchCommand {
@@ -61,6 +62,7 @@ enum WatchCommand {
             return
         }
         if case .refused = service.requestReload(new) { return }
+        DecodeBudget.shared.setTotal(new.decodeMemoryBytes)
         if new.log != logs.settings {
             // Said under the old settings, so that a higher level does not swallow the line.
             logger.info(

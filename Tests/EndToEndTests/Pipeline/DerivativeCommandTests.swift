@@ -133,4 +133,44 @@ struct DerivativeCommandTests {
         #expect(!daemon.log.contains("VIPS-WARNING"), "decoder messages go to the log as JSON, not raw to stderr")
         #expect(try await daemon.stop() == 0)
     }
+
+    @Test("watch within decodeMemoryMiB: huge decodes take turns, a phone-sized photo dropped behind them does not wait")
+    func watchSmallLane() async throws {
+        let sandbox = try Sandbox(
+            "derivatives-budget",
+            settings: ["decodeMemoryMiB": 400, "metrics": ["textfile": "metrics.prom", "intervalSeconds": 1]])
+        let folder = try TemporaryFolder("pillow-big")
+        // Progressive 4:4:4 JPEGs of 6000 × 6000: libjpeg holds about 216 MB of coefficients for each, so that at most
+        // one fits the 300 MiB large lane of a 400 MiB budget.
+        try Pillow.run(
+            """
+            base = Image.linear_gradient('L').resize((6000, 6000)).convert('RGB')
+            for i in range(4):
+                base.rotate(90 * i).save(out('big%d.jpg' % i), quality=85, progressive=True, subsampling=0)
+            """, in: folder)
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        try FileManager.default.createDirectory(
+            at: sandbox.inbox.appendingPathComponent("Big"), withIntermediateDirectories: true)
+        for i in 0..<4 {
+            try FileManager.default.moveItem(
+                atPath: folder.url("big\(i).jpg"), toPath: sandbox.inbox.appendingPathComponent("Big/big\(i).jpg").path)
+        }
+        let bigs = await daemon.waitForOutcomes(4, timeout: 60).compactMap { $0["asset"] as? String }
+        #expect(bigs.count == 4, "\(daemon.log)")
+        _ = try photo(sandbox, "Inbox/Phone/small.jpg")
+        let outcomes = await daemon.waitForOutcomes(5, timeout: 60)
+        let small = try #require(outcomes.compactMap { $0["asset"] as? String }.first { !bigs.contains($0) })
+        #expect(await eventually(timeout: 60) { (try? await derivatives(sandbox, small).count) == 2 }, "\(daemon.log)")
+        var bigsDone = 0
+        for big in bigs where (try await derivatives(sandbox, big)).count == 2 { bigsDone += 1 }
+        #expect(bigsDone < 4, "the small photo's thumbnail came while huge ones were still being decoded")
+        for big in bigs {
+            #expect(await eventually(timeout: 120) { (try? await derivatives(sandbox, big).count) == 2 }, "\(daemon.log)")
+        }
+        let metrics = try String(contentsOf: sandbox.root.appendingPathComponent("metrics.prom"), encoding: .utf8)
+        #expect(metrics.contains("photodrop_decode_memory_budget_bytes 419430400"), "\(metrics)")
+        #expect(metrics.contains("photodrop_decodes_waiting_for_memory 0"), "\(metrics)")
+        #expect(try await daemon.stop() == 0)
+    }
 }
