@@ -267,6 +267,21 @@ public final class Directory: Sendable {
     {
         func name() -> String { fullPath ?? Path.join(path, relative) }
         guard Directory.isPlainRelativePath(relative) else { throw SystemError(code: EINVAL, call: "resolve", path: name()) }
+        if relative.utf8.count >= Directory.longestResolvedPath {
+            // Longer than the kernel resolves in one call (PATH_MAX): its first folders are opened first, then the
+            // rest below them, by descriptor all the way.
+            let utf8 = relative.utf8
+            let limit = utf8.index(utf8.startIndex, offsetBy: Directory.longestResolvedPath - 1)
+            guard let slash = utf8[..<limit].lastIndex(of: UInt8(ascii: "/")) else {
+                throw SystemError(code: ENAMETOOLONG, call: "resolve", path: name())
+            }
+            let head = String(relative[..<slash])
+            let tail = String(relative[utf8.index(after: slash)...])
+            let folder = Directory(
+                descriptor: FileDescriptor(owning: try openBeneath(head, flags: Directory.folderFlags, mode: 0, fullPath: nil)),
+                path: Path.join(path, head))
+            return try folder.openBeneath(tail, flags: flags, mode: mode, fullPath: fullPath ?? name())
+        }
         if Directory.usesOpenat2 {
             let fd = FileNameEncoding.withPlatformString(relative) { cName in
                 retryingOnInterrupt {
@@ -299,6 +314,9 @@ public final class Directory: Sendable {
         guard fd >= 0 else { throw SystemError.current("openat", path: name()) }
         return fd
     }
+
+    /// The longest relative path resolved in one call: the kernel refuses paths of `PATH_MAX` (4096) bytes and more.
+    static let longestResolvedPath = 4000
 
     /// Whether `relative` is a path below a folder: not empty, not absolute, no empty, `.` or `..` component.
     /// Checked byte by byte, without allocating.

@@ -28,26 +28,27 @@ struct DecodeBudgetTests {
 
         var isAdmitted: Bool { admitted.load(ordering: .sequentiallyConsistent) }
 
-        func finish() {
+        func finish() async {
             release.signal()
-            done.wait()
+            while done.wait(timeout: .now()) == .timedOut { try? await Task.sleep(for: .milliseconds(2)) }
         }
     }
 
-    /// Waits until `condition` holds (polling; the deadline only bounds a broken build).
-    func eventually(_ condition: () -> Bool) -> Bool {
+    /// Waits until `condition` holds (polling, without holding a thread of the test runner; the deadline only bounds
+    /// a broken build).
+    func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<2000 {
             if condition() { return true }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return condition()
     }
 
     /// Gives the other threads time to do what they would wrongly do (be admitted), then says whether they did not.
-    func stays(_ condition: () -> Bool) -> Bool {
+    func stays(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<40 {
             if !condition() { return false }
-            usleep(5_000)
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return true
     }
@@ -64,43 +65,43 @@ struct DecodeBudgetTests {
     }
 
     @Test("large decodes take turns; a small one is admitted while they wait")
-    func smallLaneNeverWaitsForLargeOnes() {
+    func smallLaneNeverWaitsForLargeOnes() async {
         // 800 MiB: a small lane of 200 (small decodes up to 100), a large lane of 600.
         let budget = DecodeBudget(totalBytes: 800 * Self.mib)
         let first = Holder(budget, 400 * Self.mib)
-        #expect(eventually { first.isAdmitted })
+        #expect(await eventually { first.isAdmitted })
         let second = Holder(budget, 400 * Self.mib)
-        #expect(eventually { budget.waiting == 1 })
-        #expect(stays { !second.isAdmitted }, "400 + 400 does not fit the large lane")
+        #expect(await eventually { budget.waiting == 1 })
+        #expect(await stays { !second.isAdmitted }, "400 + 400 does not fit the large lane")
         let small = Holder(budget, 90 * Self.mib)
-        #expect(eventually { small.isAdmitted }, "the small lane is its own")
+        #expect(await eventually { small.isAdmitted }, "the small lane is its own")
         let alsoSmall = Holder(budget, 90 * Self.mib)
-        #expect(eventually { alsoSmall.isAdmitted })
+        #expect(await eventually { alsoSmall.isAdmitted })
         let thirdSmall = Holder(budget, 90 * Self.mib)
-        #expect(stays { !thirdSmall.isAdmitted }, "the small lane is full, and a large decode waits for the rest")
-        first.finish()
-        #expect(eventually { second.isAdmitted })
-        small.finish()
-        #expect(eventually { thirdSmall.isAdmitted })
-        for holder in [second, alsoSmall, thirdSmall] { holder.finish() }
+        #expect(await stays { !thirdSmall.isAdmitted }, "the small lane is full, and a large decode waits for the rest")
+        await first.finish()
+        #expect(await eventually { second.isAdmitted })
+        await small.finish()
+        #expect(await eventually { thirdSmall.isAdmitted })
+        for holder in [second, alsoSmall, thirdSmall] { await holder.finish() }
         #expect(budget.waiting == 0 && budget.inUseBytes == 0)
         #expect(budget.waitedTotal == 2)
     }
 
     @Test("a decode larger than the budget runs alone: after the others, and none beside it")
-    func oversizedRunsAlone() {
+    func oversizedRunsAlone() async {
         let budget = DecodeBudget(totalBytes: 400 * Self.mib)
         let small = Holder(budget, 50 * Self.mib)
-        #expect(eventually { small.isAdmitted })
+        #expect(await eventually { small.isAdmitted })
         let huge = Holder(budget, 2000 * Self.mib)
-        #expect(stays { !huge.isAdmitted }, "waits for the small one")
+        #expect(await stays { !huge.isAdmitted }, "waits for the small one")
         let later = Holder(budget, 10 * Self.mib)
-        #expect(stays { !later.isAdmitted }, "nothing starts while a decode that must run alone waits")
-        small.finish()
-        #expect(eventually { huge.isAdmitted })
-        #expect(stays { !later.isAdmitted }, "nothing starts beside it")
-        huge.finish()
-        #expect(eventually { later.isAdmitted })
-        later.finish()
+        #expect(await stays { !later.isAdmitted }, "nothing starts while a decode that must run alone waits")
+        await small.finish()
+        #expect(await eventually { huge.isAdmitted })
+        #expect(await stays { !later.isAdmitted }, "nothing starts beside it")
+        await huge.finish()
+        #expect(await eventually { later.isAdmitted })
+        await later.finish()
     }
 }

@@ -40,9 +40,19 @@ struct DecodeMemoryTests {
         return 0
     }
 
+    /// ``measureBlocking(_:_:)`` on a thread of its own, so that the test runner's few threads stay free for the
+    /// other tests while the helpers decode.
+    static func measure(_ maker: DerivativeMaker, _ sources: [DerivativeSource]) async throws
+        -> (outcomes: [DerivativeMaker.Outcome], largestSum: Int64, peaks: [Int64])
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try measureBlocking(maker, sources) }) }.start()
+        }
+    }
+
     /// Makes the derivatives of `sources` while sampling the helpers' resident memory every 10 ms: the largest sum
     /// seen, and each helper's own peak (`VmHWM`) at the end.
-    static func measure(_ maker: DerivativeMaker, _ sources: [DerivativeSource]) throws
+    static func measureBlocking(_ maker: DerivativeMaker, _ sources: [DerivativeSource]) throws
         -> (outcomes: [DerivativeMaker.Outcome], largestSum: Int64, peaks: [Int64])
     {
         let largest = Atomic<Int64>(0)
@@ -87,7 +97,7 @@ struct DecodeMemoryTests {
         // Within 400 MiB (a large lane of 300 MiB): each decode (about 240 MiB) runs alone.
         let budget = DecodeBudget(totalBytes: 400 * Self.mib)
         let pool = RenderPool(size: 3, budget: budget)
-        let bounded = try Self.measure(DerivativeMaker(library: library, pool: pool), sources)
+        let bounded = try await Self.measure(DerivativeMaker(library: library, pool: pool), sources)
         #expect(bounded.outcomes == [.made, .made, .made], "\(bounded.outcomes)")
         #expect(budget.waitedTotal == 2, "two of the three waited for memory")
         let single = try #require(bounded.peaks.max())
@@ -111,7 +121,7 @@ struct DecodeMemoryTests {
                 heic.value = request.placeholderForCreatedAsset?.localIdentifier
             }
             let heicSources = try library.derivativeSources(missingFor: [try #require(heic.value)])
-            #expect(try DerivativeMaker(library: library, pool: pool).makeAndWait(heicSources) == [.made])
+            #expect(try await Self.measure(DerivativeMaker(library: library, pool: pool), heicSources).outcomes == [.made])
         } else {
             Issue.record("heif-enc is missing (apt-get install libheif-examples)")
         }
@@ -119,7 +129,7 @@ struct DecodeMemoryTests {
         for _ in 0..<200 {
             idle = Self.helperProcesses().map { Self.status($0, "VmRSS") }
             if idle.allSatisfy({ $0 < 100 * Self.mib }) { break }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         #expect(!idle.isEmpty && idle.allSatisfy { $0 < 100 * Self.mib }, "idle helpers hold \(idle.map { $0 >> 20 }) MiB")
         pool.stop()
@@ -127,7 +137,7 @@ struct DecodeMemoryTests {
         // The same decodes with room for all three (the control): they overlap, and the sum is far above one.
         let roomy = RenderPool(size: 3, budget: DecodeBudget(totalBytes: 64 << 30))
         defer { roomy.stop() }
-        let unbounded = try Self.measure(DerivativeMaker(library: library, pool: roomy), sources)
+        let unbounded = try await Self.measure(DerivativeMaker(library: library, pool: roomy), sources)
         #expect(unbounded.outcomes == [.made, .made, .made])
         #expect(
             unbounded.largestSum > single + 150 * Self.mib,
