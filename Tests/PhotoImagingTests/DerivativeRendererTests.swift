@@ -206,3 +206,36 @@ extension Pillow {
         try read(Data(image.bytes), as: name, in: folder)
     }
 }
+
+@Suite(
+    "Derivatives: a video that declares no picture size says so", .timeLimit(.minutes(2)),
+    .requires(MediaTools.hasFFmpeg, "ffmpeg (apt-get install ffmpeg)"))
+struct VideoWithoutSizeTests {
+    @Test("a raw-video QuickTime whose sample entry says 0 × 0: 'declares no picture size', not 'more than the limit'")
+    func zeroSize() throws {
+        let folder = try TemporaryFolder("no-size")
+        let path = folder.url("raw.mov")
+        try MediaTools.ffmpeg(
+            ["-f", "lavfi", "-i", "testsrc=size=32x24:rate=5", "-t", "1", "-c:v", "rawvideo", "-pix_fmt", "rgb24", path])
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func index(of text: String, after start: Int = 0) throws -> Int {
+            let pattern = Array(text.utf8)
+            return try #require((start..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == pattern })
+        }
+        // The visual sample entry's width and height (24 bytes into its payload), and the track header's (16.16).
+        let entry = try index(of: "raw ", after: try index(of: "stsd"))
+        for k in 0..<4 { bytes[entry + 4 + 24 + k] = 0 }
+        let header = try index(of: "tkhd")
+        for k in 0..<8 { bytes[header + 4 + 76 + k] = 0 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        #expect {
+            _ = try DerivativeRenderer().pictures(
+                ofVideoAt: fd, outputs: [.init(width: 64, height: 64, format: .jpeg, quality: 80)])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("declares no picture size") && !text.contains("more than the")
+        }
+    }
+}

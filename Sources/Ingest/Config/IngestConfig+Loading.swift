@@ -373,6 +373,16 @@ struct ConfigValidator {
             fail(key, value.position, "must not contain a NUL character")
             return nil
         }
+        if text.hasPrefix("~") {
+            // A shell expands ~; a config file is no shell, and "~/Inbx" would be a folder named "~" here.
+            let home = getenv("HOME").map { String(cString: $0) } ?? "/home/NAME"
+            let example = text == "~" || text.hasPrefix("~/") ? home + text.dropFirst() : "/home/" + text.dropFirst()
+            fail(
+                key, value.position,
+                "starts with \"~\", which photodrop does not expand (a shell does; a config file is not read by one); "
+                    + "write the full path, e.g. \"\(example)\"")
+            return nil
+        }
         return Path.resolve(text, against: base)
     }
 

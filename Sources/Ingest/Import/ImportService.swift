@@ -59,10 +59,13 @@ public final class ImportService: Sendable {
     ///
     /// - Parameter progress: called with the files and bytes done (and, once a second walk has counted them, the
     ///   totals) after every outcome; nil skips the counting walk.
+    /// - Parameter onCreatingFolder: told about each configured folder that does not exist yet and is created (the
+    ///   last folder of its path only; see ``ConfiguredFolders``).
     /// - Returns: the counts.
     /// - Throws: ``UsageFailure`` when a path does not exist or an album name is empty; nothing was done then.
     public func run(
         _ request: Request, progress: (@Sendable (ProgressSnapshot) -> Void)? = nil,
+        onCreatingFolder: (ConfiguredFolders.Folder) -> Void = { _ in },
         onOutcome: @escaping @Sendable (FileOutcome) -> Void = { _ in }
     ) async throws(UsageFailure) -> IngestStatistics.Counts {
         if let album = request.album, album.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -90,8 +93,11 @@ public final class ImportService: Sendable {
         }
         if !request.dryRun {
             do {
+                let created = try ConfiguredFolders.check(
+                    ConfiguredFolders.forImport(config, movesRejected: request.move), config: config)
                 try LibraryLocation.checkWritable(config)
                 try LibraryLocation.checkGroup(config)
+                for folder in created { onCreatingFolder(folder) }
             } catch {
                 throw UsageFailure(description: error.description)
             }

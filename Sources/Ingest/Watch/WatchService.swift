@@ -174,13 +174,20 @@ public final class WatchService: Sendable {
         var config = self.config
         heartbeat?.startingUp("opening and recovering the library")
 
-        // An existing folder without a library (an unmounted disk's mount point) is never made into a new library.
+        // An existing folder without a library (an unmounted disk's mount point) is never made into a new library;
+        // a folder whose parent is missing, on a disk that is not mounted, or not writable is refused before
+        // anything is created.
         let existing = LibraryLocation.state(of: config.library)
+        let created: [ConfiguredFolders.Folder]
         do {
+            created = try ConfiguredFolders.check(ConfiguredFolders.forWatch(config), config: config)
             try LibraryLocation.checkWritable(config)
             try LibraryLocation.checkGroup(config)
         } catch {
             throw Failure(description: error.description)
+        }
+        for folder in created {
+            logger.info("creating \(folder.role) (\"\(folder.key)\"), which does not exist yet", metadata: ["path": .string(folder.path)])
         }
         let library = LibraryLocation.library(config)
         current.withLock { $0.library = library }

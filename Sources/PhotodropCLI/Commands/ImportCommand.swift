@@ -53,7 +53,10 @@ enum ImportCommand {
         if let terminal { progress = { snapshot in terminal.update(snapshot) } }
         do {
             counts = try await ImportService(config: context.config, logger: logger).run(
-                request, progress: progress, onOutcome: onOutcome)
+                request, progress: progress,
+                onCreatingFolder: { folder in
+                    console.error("Creating \(folder.role) \(folder.path) (\"\(folder.key)\" in the configuration)\n")
+                }, onOutcome: onOutcome)
         } catch {
             console.error("photodrop import: \(error.description)\n")
             return ExitStatus.usage

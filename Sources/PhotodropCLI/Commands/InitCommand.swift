@@ -12,6 +12,10 @@ enum InitCommand {
                 return ExitStatus.success
             }
             do {
+                let library = ConfiguredFolders.forWatch(config).filter { $0.key == "library" }
+                if try !ConfiguredFolders.check(library, config: config).isEmpty {
+                    context.print("Creating the library folder '\(config.library)'")
+                }
                 try LibraryLocation.checkGroup(config)
             } catch {
                 throw CommandFailure("\(error)")
