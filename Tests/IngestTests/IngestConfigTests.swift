@@ -206,10 +206,18 @@ struct IngestConfigTests {
         #expect(config.baseDirectory == folder.path + "/etc")
     }
 
-    @Test func tildeMeansHome() throws {
-        let config = try parse("{\"library\": \"~/Photos\"}")
-        let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
-        if !home.isEmpty { #expect(config.library == Path.normalize(home + "/Photos")) }
+    @Test("a path beginning with ~ is refused, with the full path to write (no shell expands it, and a service's HOME is not the user's)")
+    func tildeIsRefused() throws {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/home/NAME"
+        for (text, key, example) in [
+            (#"{"library": "~/Photos"}"#, "library", home + "/Photos"), (#"{"inbox": "~"}"#, "inbox", home),
+            (#"{"rejected": "~alice/R"}"#, "rejected", "/home/alice/R"),
+        ] {
+            let found = problems(text)
+            #expect(found.count == 1 && found.first?.key == key, "\(text): \(found)")
+            let message = found.first?.message ?? ""
+            #expect(message.contains("does not expand") && message.contains("\"\(example)\""), "\(message)")
+        }
     }
 
     @Test func withoutConfigAMissingDefaultFileMeansDefaults() throws {

@@ -8,7 +8,9 @@ import PhotodropSystem
 ///   never a chain: `"library": "/srv/phtos/Library"` with a typo is refused, not made);
 /// - a folder on a file system that `/etc/fstab` mounts, while nothing is mounted there, is refused: the library's
 ///   disk is not there, and writing would fill the root disk with a new, empty library;
-/// - a folder (or, when missing, its parent) must be writable by this user, and the message says which user.
+/// - the inbox (or, when missing, its parent; likewise the library's parent) must be writable by this user, and the
+///   message says which user. (A library or `Rejected/` that cannot be written is a health problem of a running
+///   daemon, whose drops wait.)
 public enum ConfiguredFolders {
     /// A configured folder.
     public struct Folder: Sendable, Hashable {
@@ -57,7 +59,10 @@ public enum ConfiguredFolders {
                             "\(folder.role) '\(folder.path)' (\"\(folder.key)\" in \(file)) is not a folder; correct the "
                             + "path")
                 }
-                if !isWritable(folder.path) {
+                // The inbox must be writable from the start: files are moved out of it and the claim journal lives
+                // in it. A library or Rejected/ that cannot be written is reported as a health problem while the
+                // daemon runs (drops wait until it can be written again).
+                if folder.key == "inbox", !isWritable(folder.path) {
                     throw LibraryLocation.Refusal(
                         description:
                             "\(folder.role) '\(folder.path)' (\"\(folder.key)\" in \(file)) is not writable by the user "
@@ -84,7 +89,7 @@ public enum ConfiguredFolders {
                         + "configured path, so that a typo or a disk that is not mounted never becomes a new tree: "
                         + "correct \"\(folder.key)\", or create '\(parent)' first (mkdir -p '\(parent)')")
             }
-            guard isWritable(parent) else {
+            guard folder.key == "rejected" || isWritable(parent) else {
                 throw LibraryLocation.Refusal(
                     description:
                         "\(folder.role) '\(folder.path)' (\"\(folder.key)\" in \(file)) does not exist, and the user "

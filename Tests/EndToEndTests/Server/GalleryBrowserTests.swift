@@ -30,6 +30,14 @@ struct GalleryBrowserTests {
                 Image.new('RGB', (800, 600), colour).save(out('photo-%d.jpg' % i), quality=90, exif=camera)
             Image.new('RGB', (800, 600), (230, 200, 30)).save(out('late.jpg'), quality=90)
             """, in: scratch)
+        // How one of them was taken, and the words a photographer gave it, as ExifTool writes them.
+        if canRun(MediaTools.hasExifTool, "exiftool (apt-get install libimage-exiftool-perl)") {
+            try MediaTools.exiftool(
+                [
+                    "-exif:FNumber=2.8", "-exif:ExposureTime=1/250", "-exif:ISO=400", "-exif:FocalLength=35",
+                    "-xmp:Title=Green wall", "-iptc:Keywords=wall", "-xmp:Rating=4",
+                ], on: scratch.url("photo-1.jpg"))
+        }
         for index in 0..<3 {
             try FileManager.default.copyItem(
                 atPath: scratch.url("photo-\(index).jpg"), toPath: drop.appendingPathComponent("photo-\(index).jpg").path)
@@ -89,6 +97,12 @@ struct GalleryBrowserTests {
             "the viewer shows the preview")
         let info = try await browser.run("return document.querySelector('#info').textContent") as? String ?? ""
         #expect(info.contains("photo-1.jpg") && info.contains("Canon EOS R5"), "the metadata names the camera: \(info)")
+        let details = try await browser.run("return document.querySelector('#details').textContent") as? String ?? ""
+        #expect(
+            details.contains("f/2.8") && details.contains("1/250 s") && details.contains("ISO 400")
+                && details.contains("35 mm"), "the viewer shows the exposure: \(details)")
+        let words = try await browser.run("return document.querySelector('#words').textContent") as? String ?? ""
+        #expect(words.contains("Green wall") && words.contains("#wall") && words.contains("★★★★"), "\(words)")
         let shownCamera = try await sandbox.run(["show", photo, "--json"]).jsonObject()
         #expect(shownCamera["cameraMake"] as? String == "Canon" && shownCamera["cameraModel"] as? String == "EOS R5")
         try await browser.click("#favorite")
