@@ -122,38 +122,144 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// Camera model (EXIF `Model`, QuickTime `com.apple.quicktime.model`).
     public var model: String?
 
-    // What a photographer reads off a photo (see ``EmbeddedMetadata`` for which record each comes from).
+    // What a photographer reads off a photo (see ``EmbeddedMetadata`` for which record each comes from). Kept out of
+    // line, in one box that is there only when one of them is known: a probe result waits in queues hundreds deep,
+    // and most files record none of these.
 
     /// The title (XMP `dc:title`, IPTC Object Name, Windows `XPTitle`; QuickTime `©nam`).
-    public var title: String?
+    public var title: String? {
+        get { details.title }
+        set { details.title = newValue }
+    }
     /// The description (XMP `dc:description`, IPTC Caption/Abstract, EXIF `ImageDescription`; QuickTime `©des`).
-    public var caption: String?
+    public var caption: String? {
+        get { details.caption }
+        set { details.caption = newValue }
+    }
     /// Keywords, in order (XMP `dc:subject`, IPTC Keywords, Windows `XPKeywords`; QuickTime keywords).
-    public var keywords: [String] = []
+    public var keywords: [String] {
+        get { details.keywords }
+        set { details.keywords = newValue }
+    }
     /// The rating, −1 (rejected) … 5 (XMP `xmp:Rating`, Microsoft's EXIF `Rating`).
-    public var rating: Int?
+    public var rating: Int? {
+        get { details.rating }
+        set { details.rating = newValue }
+    }
     /// Who made it (XMP `dc:creator`, IPTC By-line, EXIF `Artist`; QuickTime `©ART`/author).
-    public var artist: String?
+    public var artist: String? {
+        get { details.artist }
+        set { details.artist = newValue }
+    }
     /// The copyright notice (XMP `dc:rights`, IPTC Copyright Notice, EXIF `Copyright`; QuickTime `cprt`).
-    public var copyright: String?
+    public var copyright: String? {
+        get { details.copyright }
+        set { details.copyright = newValue }
+    }
     /// The aperture as an f-number (EXIF `FNumber`).
-    public var fNumber: Double?
+    public var fNumber: Double? {
+        get { details.fNumber }
+        set { details.fNumber = newValue }
+    }
     /// The exposure time in seconds (EXIF `ExposureTime`: 0.004 is 1/250 s).
-    public var exposureTime: Double?
+    public var exposureTime: Double? {
+        get { details.exposureTime }
+        set { details.exposureTime = newValue }
+    }
     /// The ISO speed (EXIF `ISOSpeedRatings`/`PhotographicSensitivity`).
-    public var iso: Int?
-    /// The focal length in millimetres, and its 35 mm equivalent (EXIF `FocalLength`, `FocalLengthIn35mmFilm`).
-    public var focalLength: Double?
-    public var focalLength35mm: Double?
+    public var iso: Int? {
+        get { details.iso }
+        set { details.iso = newValue }
+    }
+    /// The focal length in millimetres (EXIF `FocalLength`).
+    public var focalLength: Double? {
+        get { details.focalLength }
+        set { details.focalLength = newValue }
+    }
+    /// The focal length's 35 mm equivalent (EXIF `FocalLengthIn35mmFilm`).
+    public var focalLength35mm: Double? {
+        get { details.focalLength35mm }
+        set { details.focalLength35mm = newValue }
+    }
     /// Whether the flash fired (EXIF `Flash`, bit 0).
-    public var flashFired: Bool?
-    /// The lens (EXIF `LensMake`, `LensModel`; XMP `aux:Lens`).
-    public var lensMake: String?
-    public var lensModel: String?
+    public var flashFired: Bool? {
+        get { details.flashFired }
+        set { details.flashFired = newValue }
+    }
+    /// The lens's maker (EXIF `LensMake`).
+    public var lensMake: String? {
+        get { details.lensMake }
+        set { details.lensMake = newValue }
+    }
+    /// The lens's model (EXIF `LensModel`; XMP `aux:Lens`).
+    public var lensModel: String? {
+        get { details.lensModel }
+        set { details.lensModel = newValue }
+    }
     /// The direction the camera pointed, degrees clockwise from north (EXIF `GPSImgDirection`).
-    public var imageDirection: Double?
+    public var imageDirection: Double? {
+        get { details.imageDirection }
+        set { details.imageDirection = newValue }
+    }
     /// Frames per second of a video's first video track (from its sample table).
-    public var frameRate: Double?
+    public var frameRate: Double? {
+        get { details.frameRate }
+        set { details.frameRate = newValue }
+    }
+
+    /// The fields above, by value.
+    struct Details: Sendable, Equatable {
+        var title: String?
+        var caption: String?
+        var keywords: [String] = []
+        var rating: Int?
+        var artist: String?
+        var copyright: String?
+        var fNumber: Double?
+        var exposureTime: Double?
+        var iso: Int?
+        var focalLength: Double?
+        var focalLength35mm: Double?
+        var flashFired: Bool?
+        var lensMake: String?
+        var lensModel: String?
+        var imageDirection: Double?
+        var frameRate: Double?
+    }
+
+    /// Holds ``Details`` when one is known; copied before a shared box is changed.
+    final class DetailsBox: @unchecked Sendable {
+        // @unchecked: the value is only changed through a box no other metadata shares (see `details`'s setter).
+        var value: Details
+        init(_ value: Details) { self.value = value }
+    }
+
+    private var detailsBox: DetailsBox?
+
+    var details: Details {
+        get { detailsBox?.value ?? Details() }
+        set {
+            if newValue == Details() {
+                detailsBox = nil
+            } else if let box = detailsBox, isKnownUniquelyReferenced(&detailsBox) {
+                box.value = newValue
+            } else {
+                detailsBox = DetailsBox(newValue)
+            }
+        }
+    }
+
+    public static func == (lhs: MediaMetadata, rhs: MediaMetadata) -> Bool {
+        lhs.captureDate == rhs.captureDate && lhs.captureDateSource == rhs.captureDateSource
+            && lhs.captureTimeZoneOffset == rhs.captureTimeZoneOffset
+            && lhs.captureDateIsFloating == rhs.captureDateIsFloating && lhs.gpsDate == rhs.gpsDate
+            && lhs.pixelWidth == rhs.pixelWidth && lhs.pixelHeight == rhs.pixelHeight
+            && lhs.orientation == rhs.orientation && lhs.duration == rhs.duration && lhs.location == rhs.location
+            && lhs.contentIdentifier == rhs.contentIdentifier && lhs.frameCount == rhs.frameCount
+            && lhs.isAnimated == rhs.isAnimated && lhs.isMotionPhoto == rhs.isMotionPhoto
+            && lhs.container == rhs.container && lhs.videoCodec == rhs.videoCodec && lhs.audioCodec == rhs.audioCodec
+            && lhs.make == rhs.make && lhs.model == rhs.model && lhs.details == rhs.details
+    }
 
     /// Creates metadata; everything defaults to unknown.
     public init(

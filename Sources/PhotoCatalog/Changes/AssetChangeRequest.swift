@@ -45,7 +45,9 @@ public class AssetChangeRequest: @unchecked Sendable {
         var awaitsPartner = false
         var cameraMake: String?
         var cameraModel: String?
-        var captureDetails = CaptureDetails()
+        /// ``CaptureDetails`` in their stored form (a request is held by every file of a group commit in flight: the
+        /// text is smaller than the struct).
+        var captureDetailsJSON: String?
         var changed = Fields()
     }
 
@@ -80,7 +82,7 @@ public class AssetChangeRequest: @unchecked Sendable {
                 contentIdentifier: record.contentIdentifier, title: record.title, caption: record.caption,
                 keywords: record.keywords, rating: record.rating, pairingKey: record.pairingKey, awaitsPartner: record.awaitsPartner,
                 cameraMake: record.cameraMake, cameraModel: record.cameraModel,
-                captureDetails: record.captureDetailsJSON.map(CaptureDetails.init(json:)) ?? CaptureDetails()))
+                captureDetailsJSON: record.captureDetailsJSON))
         context.operations.append(.updateAsset(self))
     }
 
@@ -144,8 +146,8 @@ public class AssetChangeRequest: @unchecked Sendable {
     /// How it was made (photodrop). Setting it (even to the same or empty details) also takes the asset off the
     /// list of those stored before photodrop kept these (``PhotoLibrary/assetsAwaitingCaptureDetails(limit:)``).
     public var captureDetails: CaptureDetails {
-        get { properties.withLock { $0.captureDetails } }
-        set { set(.captureDetails, \.captureDetails, newValue) }
+        get { properties.withLock { $0.captureDetailsJSON }.map(CaptureDetails.init(json:)) ?? CaptureDetails() }
+        set { set(.captureDetails, \.captureDetailsJSON, newValue.json) }
     }
 
     /// Keywords, in order (photodrop).

@@ -147,7 +147,7 @@ final class ChangeApplier {
         try insert.bind(properties.awaitsPartner, at: 25)
         try insert.bind(properties.cameraMake, at: 26)
         try insert.bind(properties.cameraModel, at: 27)
-        try insert.bind(properties.captureDetails.json, at: 28)
+        try insert.bind(properties.captureDetailsJSON, at: 28)
         _ = try insert.step()
         insert.reset()
         let rowID = database.lastInsertRowID
@@ -407,7 +407,7 @@ final class ChangeApplier {
             (.awaitsPartner, "awaits_partner", .bool(properties.awaitsPartner)),
             (.cameraMake, "camera_make", .optional(properties.cameraMake)),
             (.cameraModel, "camera_model", .optional(properties.cameraModel)),
-            (.captureDetails, "capture_details", .optional(properties.captureDetails.json)),
+            (.captureDetails, "capture_details", .optional(properties.captureDetailsJSON)),
         ]
         for (field, column, value) in fields where properties.changed.contains(field) {
             sql.append(", \(column) = ")
