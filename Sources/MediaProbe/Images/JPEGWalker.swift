@@ -320,9 +320,13 @@ extension JPEGWalker.Structure {
         case 0xC2: bitsPerBlock = 1
         default: return nil
         }
-        guard let maxH = sampling.map(\.horizontal).max(), let maxV = sampling.map(\.vertical).max(),
-            sampling.allSatisfy({ (1...4).contains($0.horizontal) && (1...4).contains($0.vertical) })
-        else { return nil }
+        var maxH = 0
+        var maxV = 0
+        for component in sampling {
+            guard (1...4).contains(component.horizontal), (1...4).contains(component.vertical) else { return nil }
+            maxH = max(maxH, component.horizontal)
+            maxV = max(maxV, component.vertical)
+        }
         // A component's blocks when it is coded alone (fewer than in interleaved scans, whose MCUs pad the edges).
         var blocks: Int64 = 0
         for component in sampling {

@@ -40,42 +40,41 @@ struct EmbeddedMetadata {
             metadata.orientation = orientation
         }
         if metadata.location == nil { metadata.location = exif?.location() ?? xmp?.location }
-        if metadata.imageDirection == nil { metadata.imageDirection = exif?.imageDirection() ?? xmp?.imageDirection }
+        if let direction = exif?.imageDirection() ?? xmp?.imageDirection, metadata.imageDirection == nil {
+            metadata.imageDirection = direction
+        }
         if metadata.contentIdentifier == nil { metadata.contentIdentifier = exif?.contentIdentifier }
 
-        fill(&metadata.make, exif?.make, xmp?.make)
-        fill(&metadata.model, exif?.model, xmp?.model)
-        fill(&metadata.fNumber, exif?.fNumber, xmp?.fNumber)
-        fill(&metadata.exposureTime, exif?.exposureTime, xmp?.exposureTime)
-        fill(&metadata.iso, exif?.iso, xmp?.iso)
-        fill(&metadata.focalLength, exif?.focalLength, xmp?.focalLength)
-        fill(&metadata.focalLength35mm, exif?.focalLength35mm.map(Double.init), xmp?.focalLength35mm)
-        fill(&metadata.flashFired, exif?.flash.map { $0 & 1 == 1 }, xmp?.flashFired)
-        fill(&metadata.lensMake, exif?.lensMake, xmp?.lensMake)
-        fill(&metadata.lensModel, exif?.lensModel, xmp?.lensModel)
-
-        fill(&metadata.title, xmp?.title, iptc?.title, exif?.windowsTitle)
-        fill(&metadata.caption, xmp?.caption, iptc?.caption, exif?.imageDescription.flatMap(Self.personalDescription))
-        fill(&metadata.rating, xmp?.rating, exif?.rating)
-        fill(&metadata.artist, xmp?.creator, iptc?.byline, exif?.artist)
-        fill(&metadata.copyright, xmp?.rights, iptc?.copyright, exif?.copyright)
-        if metadata.keywords.isEmpty {
+        if metadata.make == nil { metadata.make = exif?.make ?? xmp?.make }
+        if metadata.model == nil { metadata.model = exif?.model ?? xmp?.model }
+        guard exif?.hasDetails == true || xmp != nil || iptc != nil else { return }
+        // Worked on one value and stored once: each field of `metadata` is a view into its out-of-line box.
+        var d = metadata.details
+        d.fNumber = d.fNumber ?? exif?.fNumber ?? xmp?.fNumber
+        d.exposureTime = d.exposureTime ?? exif?.exposureTime ?? xmp?.exposureTime
+        d.iso = d.iso ?? exif?.iso ?? xmp?.iso
+        d.focalLength = d.focalLength ?? exif?.focalLength ?? xmp?.focalLength
+        d.focalLength35mm = d.focalLength35mm ?? exif?.focalLength35mm.map(Double.init) ?? xmp?.focalLength35mm
+        d.flashFired = d.flashFired ?? exif?.flash.map { $0 & 1 == 1 } ?? xmp?.flashFired
+        d.lensMake = d.lensMake ?? exif?.lensMake ?? xmp?.lensMake
+        d.lensModel = d.lensModel ?? exif?.lensModel ?? xmp?.lensModel
+        d.title = d.title ?? xmp?.title ?? iptc?.title ?? exif?.windowsTitle
+        d.caption = d.caption ?? xmp?.caption ?? iptc?.caption ?? exif?.imageDescription.flatMap(Self.personalDescription)
+        d.rating = d.rating ?? xmp?.rating ?? exif?.rating
+        d.artist = d.artist ?? xmp?.creator ?? iptc?.byline ?? exif?.artist
+        d.copyright = d.copyright ?? xmp?.rights ?? iptc?.copyright ?? exif?.copyright
+        if d.keywords.isEmpty {
             if let keywords = xmp?.keywords, !keywords.isEmpty {
-                metadata.keywords = keywords
+                d.keywords = keywords
             } else if let keywords = iptc?.keywords, !keywords.isEmpty {
-                metadata.keywords = keywords
+                d.keywords = keywords
             } else if let text = exif?.windowsKeywords {
                 var seen = Set<String>()
-                metadata.keywords = text.split(separator: ";").map { String($0).trimmingSpaces() }
+                d.keywords = text.split(separator: ";").map { String($0).trimmingSpaces() }
                     .filter { !$0.isEmpty && seen.insert($0).inserted }
             }
         }
-    }
-
-    /// Sets `field`, when it is unknown, to the first known candidate.
-    private func fill<Value>(_ field: inout Value?, _ candidates: Value?...) {
-        guard field == nil else { return }
-        field = candidates.lazy.compactMap { $0 }.first
+        metadata.details = d
     }
 
     /// The descriptions cameras write into every photo's EXIF `ImageDescription` instead of leaving it empty.

@@ -141,6 +141,13 @@ struct ExifFields: Equatable {
         if iptcRecords == nil { iptcRecords = other.iptcRecords }
     }
 
+    /// Whether any of the fields beyond dates, place and camera is known (most files' EXIF has none of them).
+    var hasDetails: Bool {
+        imageDescription != nil || artist != nil || copyright != nil || rating != nil || windowsTitle != nil
+            || windowsKeywords != nil || exposureTime != nil || fNumber != nil || iso != nil || flash != nil
+            || focalLength != nil || focalLength35mm != nil || lensMake != nil || lensModel != nil
+    }
+
     /// `GPSImgDirection` in degrees (0 up to 360), when recorded and in range.
     func imageDirection() -> Double? {
         guard let gpsImgDirection, gpsImgDirection.isFinite, (0...360).contains(gpsImgDirection) else { return nil }
