@@ -15,7 +15,17 @@ import Testing
 struct DecodeMemoryTests {
     static let mib: Int64 = 1 << 20
 
-    /// The render helpers this test process started: its children running `render-helper`.
+    /// The marker in the environment of this suite's helpers, which tells them from the helpers of tests that run
+    /// at the same time.
+    static let markerValue = UUID().uuidString
+    static let marker = "PHOTODROP_TEST_MEMORY_POOL=\(markerValue)"
+
+    /// A pool of `size` helpers marked as this suite's, within `budget`.
+    static func pool(size: Int, budget: DecodeBudget) -> RenderPool {
+        RenderPool(size: size, environment: ["PHOTODROP_TEST_MEMORY_POOL": markerValue], budget: budget)
+    }
+
+    /// The render helpers this suite started: children of this process running `render-helper` with the marker.
     static func helperProcesses() -> [Int32] {
         let me = getpid()
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
@@ -27,7 +37,10 @@ struct DecodeMemoryTests {
             guard fields.count > 2, Int32(fields[1]) == me,
                 let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)
             else { return false }
-            return command.contains("render-helper")
+            guard command.contains("render-helper"),
+                let environment = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+            else { return false }
+            return environment.split(separator: 0).contains { Data($0) == Data(marker.utf8) }
         }
     }
 
@@ -96,7 +109,7 @@ struct DecodeMemoryTests {
 
         // Within 400 MiB (a large lane of 300 MiB): each decode (about 240 MiB) runs alone.
         let budget = DecodeBudget(totalBytes: 400 * Self.mib)
-        let pool = RenderPool(size: 3, budget: budget)
+        let pool = Self.pool(size: 3, budget: budget)
         let bounded = try await Self.measure(DerivativeMaker(library: library, pool: pool), sources)
         #expect(bounded.outcomes == [.made, .made, .made], "\(bounded.outcomes)")
         #expect(budget.waitedTotal == 2, "two of the three waited for memory")
@@ -135,7 +148,7 @@ struct DecodeMemoryTests {
         pool.stop()
 
         // The same decodes with room for all three (the control): they overlap, and the sum is far above one.
-        let roomy = RenderPool(size: 3, budget: DecodeBudget(totalBytes: 64 << 30))
+        let roomy = Self.pool(size: 3, budget: DecodeBudget(totalBytes: 64 << 30))
         defer { roomy.stop() }
         let unbounded = try await Self.measure(DerivativeMaker(library: library, pool: roomy), sources)
         #expect(unbounded.outcomes == [.made, .made, .made])
