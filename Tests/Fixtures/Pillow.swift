@@ -30,10 +30,22 @@ public enum Pillow {
         }
     }
 
+    /// ``run(_:in:)`` for async code: awaits python3 without holding one of the concurrency threads.
+    public static func make(_ body: String, in folder: TemporaryFolder) async throws {
+        try check(try await ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), arguments(body, folder)))
+    }
+
     public static func run(_ body: String, in folder: TemporaryFolder) throws {
+        try check(try ProcessRunner.runBlocking(URL(fileURLWithPath: "/usr/bin/env"), arguments(body, folder)))
+    }
+
+    /// python3 running `body` with Pillow imported and `out(name)` naming a file in `folder`.
+    private static func arguments(_ body: String, _ folder: TemporaryFolder) -> [String] {
         let script = "import sys, os\nfrom PIL import Image\ndef out(name): return os.path.join(sys.argv[1], name)\n" + body
-        let result = try ProcessRunner.runBlocking(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, folder.path])
+        return ["python3", "-c", script, folder.path]
+    }
+
+    private static func check(_ result: ProcessOutput) throws {
         guard result.status == 0 else { throw PillowFailure(description: "\(result)") }
     }
 

@@ -87,7 +87,7 @@ struct DecodeMemoryTests {
     @Test("three 6000 × 6000 progressive JPEGs on three helpers: one at a time within 400 MiB, all at once without")
     func budgetHoldsTheHelpers() async throws {
         let folder = try TemporaryFolder("decode-memory")
-        try Pillow.run(
+        try await Pillow.make(
             """
             base = Image.linear_gradient('L').resize((6000, 6000)).convert('RGB')
             for i in range(3):
@@ -122,9 +122,9 @@ struct DecodeMemoryTests {
         // An idle helper gives memory back, also after a HEIC (libheif decodes on threads of its own, whose freed
         // memory glibc would otherwise keep in their arenas).
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/heif-enc") {
-            try Pillow.run(
+            try await Pillow.make(
                 "Image.linear_gradient('L').resize((4000, 4000)).convert('RGB').save(out('big.png'))", in: folder)
-            let encoded = try ProcessRunner.runBlocking(
+            let encoded = try await ProcessRunner.run(
                 URL(fileURLWithPath: "/usr/bin/heif-enc"), ["-q", "30", "-o", folder.url("big.heic"), folder.url("big.png")])
             #expect(encoded.status == 0, "\(encoded)")
             let heic = Locked<String?>(nil)

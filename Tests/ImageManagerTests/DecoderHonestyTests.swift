@@ -13,9 +13,9 @@ import Testing
 struct DecoderHonestyTests {
     let folder: TemporaryFolder
 
-    init() throws {
+    init() async throws {
         folder = try TemporaryFolder("decoder-honesty")
-        try Pillow.run(
+        try await Pillow.make(
             """
             import struct, zlib, random
             random.seed(7)

@@ -12,7 +12,7 @@ import Testing
 struct CaptureDetailsBackfillTests {
     /// A v11 library (the schema before capture details) with rows as the v11 code wrote them; the originals are
     /// JPEGs that ExifTool tagged.
-    private func makeVersion11Library(in folder: TemporaryFolder) throws -> PhotoLibrary {
+    private func makeVersion11Library(in folder: TemporaryFolder) async throws -> PhotoLibrary {
         let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
         try FileManager.default.createDirectory(at: library.originalsURL, withIntermediateDirectories: true)
         let database = try Database(path: library.databasePath, mode: .readWrite(create: true))
@@ -37,7 +37,7 @@ struct CaptureDetailsBackfillTests {
                 try FileManager.default.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(SyntheticJPEG.bytes(seed: id)).write(to: url)
-                if !tags.isEmpty { try MediaTools.exiftool(tags, on: url.path) }
+                if !tags.isEmpty { try await MediaTools.exiftool(tags, on: url.path) }
             }
             let uuid = "0000000\(id)-2222-3333-4444-555555555555"
             try database.run(
@@ -57,7 +57,7 @@ struct CaptureDetailsBackfillTests {
     @Test("details and the file's own words filled once; what the library had is kept; a missing original ends too")
     func backfill() async throws {
         let folder = try TemporaryFolder("details")
-        let library = try makeVersion11Library(in: folder)
+        let library = try await makeVersion11Library(in: folder)
         #expect(try library.countAssetsAwaitingCaptureDetails() == 4, "opening migrates every asset onto the list")
         let log = LogCapture()
         #expect(await CaptureDetailsBackfill(library: library, logger: log.logger(), batchSize: 3).run() == 2)

@@ -14,9 +14,9 @@ import TestFixtures
 struct EmbeddedMetadataTests {
     let folder: TemporaryFolder
 
-    init() throws {
+    init() async throws {
         folder = try TemporaryFolder("embedded")
-        try Pillow.run(
+        try await Pillow.make(
             """
             im = Image.new('RGB', (40, 30), (10, 200, 30))
             for name in ['base.jpg', 'base.png', 'base.webp', 'base.tif']: im.save(out(name))
@@ -24,17 +24,17 @@ struct EmbeddedMetadataTests {
     }
 
     /// A copy of `base` (an extension: `jpg`, `png` …) named `name`, with ExifTool's `arguments` written into it.
-    func file(_ name: String, from base: String = "jpg", _ arguments: [String]) throws -> String {
+    func file(_ name: String, from base: String = "jpg", _ arguments: [String]) async throws -> String {
         let path = folder.url(name)
         try FileManager.default.copyItem(atPath: folder.url("base." + base), toPath: path)
-        if !arguments.isEmpty { try MediaTools.exiftool(arguments, on: path) }
+        if !arguments.isEmpty { try await MediaTools.exiftool(arguments, on: path) }
         return path
     }
 
     func probe(_ path: String) throws -> ProbeResult { try MediaProber().probe(path: path) }
 
     @Test("a Photoshop-era packet (xap: prefix) gives its zoned creation date, ahead of EXIF's modification date")
-    func legacyPrefix() throws {
+    func legacyPrefix() async throws {
         let packet = folder.url("legacy.xmp")
         try """
         <?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?>
@@ -43,8 +43,8 @@ struct EmbeddedMetadataTests {
         </rdf:RDF></x:xmpmeta>
         <?xpacket end='w'?>
         """.write(toFile: packet, atomically: true, encoding: .utf8)
-        let path = try file("legacy.jpg", ["-xmp<=" + packet, "-exif:ModifyDate=2005:01:01 00:00:00"])
-        #expect(try MediaTools.exiftoolRead(["-ModifyDate"], from: path) == ["2005:01:01 00:00:00"])
+        let path = try await file("legacy.jpg", ["-xmp<=" + packet, "-exif:ModifyDate=2005:01:01 00:00:00"])
+        #expect(try await MediaTools.exiftoolRead(["-ModifyDate"], from: path) == ["2005:01:01 00:00:00"])
         let m = try probe(path).metadata
         #expect(m.captureDateSource == .xmp)
         #expect(m.captureDate == ISO8601DateFormatter().date(from: "2004-05-14T15:47:09Z"))
@@ -52,14 +52,14 @@ struct EmbeddedMetadataTests {
     }
 
     @Test("a position only in XMP; a GPS time only in XMP with the position in EXIF")
-    func xmpGPS() throws {
+    func xmpGPS() async throws {
         let position = try probe(
-            try file("xmp-position.jpg", ["-xmp:GPSLatitude=48.8566", "-xmp:GPSLongitude=-2.3522"])
+            try await file("xmp-position.jpg", ["-xmp:GPSLatitude=48.8566", "-xmp:GPSLongitude=-2.3522"])
         ).metadata
         #expect(position.location?.latitude == 48.8566)
         #expect(abs((position.location?.longitude ?? 0) + 2.3522) < 1e-9)
 
-        let path = try file(
+        let path = try await file(
             "xmp-gps-time.jpg",
             [
                 "-exif:GPSLatitude=48.8566", "-exif:GPSLatitudeRef=N", "-exif:GPSLongitude=2.3522",
@@ -72,32 +72,32 @@ struct EmbeddedMetadataTests {
     }
 
     @Test("an EXIF local time gets its zone from an XMP GPS time")
-    func zoneFromXMPGPSTime() throws {
-        let path = try file(
+    func zoneFromXMPGPSTime() async throws {
+        let path = try await file(
             "zone.jpg", ["-exif:DateTimeOriginal=2014:09:25 12:00:00", "-xmp:GPSDateTime=2014:09:25 10:00:05Z"])
         let m = try probe(path).metadata
         #expect(m.captureDateSource == .exif && m.captureTimeZoneOffset == 7200 && !m.captureDateIsFloating)
     }
 
     @Test("a malformed GPSDateStamp (2014:09:259) is no date: the file's other date is used")
-    func malformedGPSDate() throws {
-        let path = try file(
+    func malformedGPSDate() async throws {
+        let path = try await file(
             "bad-stamp.jpg",
             ["-GPSDateStamp#=2014:09:259", "-exif:GPSTimeStamp=10:00:00", "-xmp:CreateDate=2014:10:01 08:00:00+02:00"])
-        #expect(try MediaTools.exiftoolRead(["-GPSDateStamp"], from: path) == ["2014:09:259"])
+        #expect(try await MediaTools.exiftoolRead(["-GPSDateStamp"], from: path) == ["2014:09:259"])
         let m = try probe(path).metadata
         #expect(m.gpsDate == nil)
         #expect(m.captureDateSource == .xmp)
         #expect(m.captureDate == ISO8601DateFormatter().date(from: "2014-10-01T06:00:00Z"))
-        let alone = try probe(try file("bad-stamp-alone.jpg", ["-GPSDateStamp#=2014:09:259", "-exif:GPSTimeStamp=10:00:00"]))
+        let alone = try probe(try await file("bad-stamp-alone.jpg", ["-GPSDateStamp#=2014:09:259", "-exif:GPSTimeStamp=10:00:00"]))
         #expect(alone.metadata.captureDate == nil, "not nine days off: \(String(describing: alone.metadata.captureDate))")
-        let date = try probe(try file("bad-original.jpg", ["-DateTimeOriginal#=2014:09:25 12:00:009"]))
+        let date = try probe(try await file("bad-original.jpg", ["-DateTimeOriginal#=2014:09:25 12:00:009"]))
         #expect(date.metadata.captureDate == nil)
     }
 
     @Test("a photographer's fields: exposure, lens, flash, artist, copyright, direction")
-    func photographersFields() throws {
-        let path = try file(
+    func photographersFields() async throws {
+        let path = try await file(
             "camera.jpg",
             [
                 "-exif:Make=Canon", "-exif:Model=Canon EOS R5", "-exif:FNumber=2.8", "-exif:ExposureTime=1/250",
@@ -114,11 +114,11 @@ struct EmbeddedMetadataTests {
         #expect(m.artist == "Jane Doe" && m.copyright == "(c) 2024 Jane Doe")
         #expect(m.imageDirection == 123.5)
 
-        let off = try probe(try file("no-flash.jpg", ["-exif:Flash#=16"])).metadata
+        let off = try probe(try await file("no-flash.jpg", ["-exif:Flash#=16"])).metadata
         #expect(off.flashFired == false)
         // XMP's exif namespace where EXIF is silent (a structure for the flash).
         let xmpOnly = try probe(
-            try file(
+            try await file(
                 "xmp-camera.jpg",
                 ["-xmp:FNumber=4", "-xmp:ISO=1600", "-xmp:FlashFired=True", "-xmp:Lens=XF23mmF2 R WR", "-xmp:Make=FUJIFILM"])
         ).metadata
@@ -127,9 +127,9 @@ struct EmbeddedMetadataTests {
     }
 
     @Test("title, description, keywords, rating: XMP first, then IPTC, then EXIF; a camera's placeholder is no caption")
-    func descriptivePrecedence() throws {
+    func descriptivePrecedence() async throws {
         let all = try probe(
-            try file(
+            try await file(
                 "all.jpg",
                 [
                     "-xmp:Title=XMP title", "-iptc:ObjectName=IPTC title", "-iptc:Caption-Abstract=IPTC caption",
@@ -146,19 +146,19 @@ struct EmbeddedMetadataTests {
         #expect(all.copyright == "IPTC rights")
 
         let iptc = try probe(
-            try file("iptc.jpg", ["-iptc:ObjectName=Über IPTC", "-iptc:CodedCharacterSet=UTF8", "-iptc:Keywords=ünï"])
+            try await file("iptc.jpg", ["-iptc:ObjectName=Über IPTC", "-iptc:CodedCharacterSet=UTF8", "-iptc:Keywords=ünï"])
         ).metadata
         #expect(iptc.title == "Über IPTC" && iptc.keywords == ["ünï"])
 
-        let placeholder = try probe(try file("olympus.jpg", ["-exif:ImageDescription=OLYMPUS DIGITAL CAMERA"])).metadata
+        let placeholder = try probe(try await file("olympus.jpg", ["-exif:ImageDescription=OLYMPUS DIGITAL CAMERA"])).metadata
         #expect(placeholder.caption == nil)
-        let words = try probe(try file("words.jpg", ["-exif:ImageDescription=Grandma's birthday"])).metadata
+        let words = try probe(try await file("words.jpg", ["-exif:ImageDescription=Grandma's birthday"])).metadata
         #expect(words.caption == "Grandma's birthday")
     }
 
     @Test("the XMP packet is read in PNG (iTXt), WebP, TIFF, HEIC and JPEG XL as in JPEG", arguments: ["png", "webp", "tif"])
-    func xmpInOtherContainers(format: String) throws {
-        let path = try file(
+    func xmpInOtherContainers(format: String) async throws {
+        let path = try await file(
             "xmp.\(format)", from: format,
             [
                 "-xmp:Title=A title", "-xmp:Description=A caption", "-xmp:Subject=one", "-xmp:Subject=two",
@@ -175,37 +175,37 @@ struct EmbeddedMetadataTests {
             FileManager.default.isExecutableFile(atPath: "/usr/bin/heif-enc")
                 && FileManager.default.isExecutableFile(atPath: "/usr/bin/cjxl"),
             "heif-enc and cjxl (apt-get install libheif-examples libjxl-tools)"))
-    func xmpInHEICAndJXL() throws {
+    func xmpInHEICAndJXL() async throws {
         let heic = folder.url("x.heic")
-        let heif = try ProcessRunner.runBlocking(
+        let heif = try await ProcessRunner.run(
             URL(fileURLWithPath: "/usr/bin/heif-enc"), ["-q", "50", "-o", heic, folder.url("base.png")])
         #expect(heif.status == 0, "\(heif)")
-        try MediaTools.exiftool(["-xmp:Title=HEIC title", "-xmp:Subject=heic"], on: heic)
+        try await MediaTools.exiftool(["-xmp:Title=HEIC title", "-xmp:Subject=heic"], on: heic)
         let h = try probe(heic)
         #expect(h.kind == .photo && h.metadata.title == "HEIC title" && h.metadata.keywords == ["heic"])
 
         let jxl = folder.url("x.jxl")
-        let cjxl = try ProcessRunner.runBlocking(URL(fileURLWithPath: "/usr/bin/cjxl"), [folder.url("base.png"), jxl])
+        let cjxl = try await ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/cjxl"), [folder.url("base.png"), jxl])
         #expect(cjxl.status == 0, "\(cjxl)")
-        try MediaTools.exiftool(["-xmp:Title=JXL title"], on: jxl)
+        try await MediaTools.exiftool(["-xmp:Title=JXL title"], on: jxl)
         let j = try probe(jxl)
         #expect(j.kind == .photo && j.metadata.title == "JXL title")
     }
 
     @Test("Extended XMP: what did not fit in the main packet is read from the further APP1 segments")
-    func extendedXMP() throws {
+    func extendedXMP() async throws {
         let long = String(repeating: "a long caption ", count: 5000)
         let text = folder.url("long.txt")
         try long.write(toFile: text, atomically: true, encoding: .utf8)
-        let path = try file("extended.jpg", ["-xmp:Description<=" + text, "-xmp:Title=main title"])
+        let path = try await file("extended.jpg", ["-xmp:Description<=" + text, "-xmp:Title=main title"])
         let m = try probe(path).metadata
         #expect(m.title == "main title")
         #expect(m.caption == long.trimmingCharacters(in: .whitespaces))
     }
 
     @Test("stray bytes before a marker are skipped as libjpeg skips them, and counted")
-    func strayBytes() throws {
-        let base = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try file("stray-base.jpg", ["-xmp:Title=x"]))))
+    func strayBytes() async throws {
+        let base = try [UInt8](Data(contentsOf: URL(fileURLWithPath: try await file("stray-base.jpg", ["-xmp:Title=x"]))))
         // After the first segment (APP0), a spilled "?>" and some padding, then the next marker.
         let app0End = 2 + 2 + (Int(base[4]) << 8 | Int(base[5]))
         let spilled = Array(base[0..<app0End]) + Array("?>\n  ".utf8) + Array(base[app0End...])
@@ -216,11 +216,11 @@ struct EmbeddedMetadataTests {
         #expect(r.message.contains("5 stray bytes"), "\(r.message)")
         #expect(r.metadata.title == "x" && r.metadata.pixelWidth == 40)
         // libjpeg agrees: Pillow (libjpeg-turbo) decodes it.
-        try Pillow.run("Image.open(out('stray.jpg')).load()", in: folder)
+        try await Pillow.make("Image.open(out('stray.jpg')).load()", in: folder)
     }
 
     @Test("a PNG whose header declares more pixels than its data can hold, or none, is corrupt")
-    func lyingPNG() throws {
+    func lyingPNG() async throws {
         let base = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.url("base.png"))))
         func patched(width: UInt32, height: UInt32) -> [UInt8] {
             var bytes = base

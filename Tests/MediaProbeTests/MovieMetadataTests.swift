@@ -19,10 +19,10 @@ struct MovieMetadataTests {
     func probe(_ path: String) throws -> ProbeResult { try MediaProber().probe(path: path) }
 
     @Test("Android's udta date (recording start with its zone) and loci (location) come before the movie header's time")
-    func threeGPP() throws {
+    func threeGPP() async throws {
         let path = folder.url("android.mp4")
-        try MediaTools.testVideo(path, extra: ["-metadata", "creation_time=2020-11-20T14:04:36Z"])
-        try MediaTools.exiftool(
+        try await MediaTools.testVideo(path, extra: ["-metadata", "creation_time=2020-11-20T14:04:36Z"])
+        try await MediaTools.exiftool(
             [
                 "-UserData:DateTimeOriginal=2020:11:20 15:04:02+01:00",
                 "-UserData:LocationInformation=Home Role=shooting Lat=48.8566 Lon=2.3522 Alt=35 Body=earth Notes=",
@@ -37,9 +37,9 @@ struct MovieMetadataTests {
     }
 
     @Test("titles and the frame rate from FFmpeg's metadata; XMP in MP4 (uuid box) and MOV (udta/XMP_) comes first")
-    func titlesAndXMP() throws {
+    func titlesAndXMP() async throws {
         let mp4 = folder.url("titled.mp4")
-        try MediaTools.testVideo(
+        try await MediaTools.testVideo(
             mp4, rate: 25,
             extra: [
                 "-metadata", "title=Beach day", "-metadata", "description=At the sea", "-metadata", "artist=Jane",
@@ -49,22 +49,22 @@ struct MovieMetadataTests {
         #expect(plain.title == "Beach day" && plain.caption == "At the sea")
         #expect(plain.artist == "Jane" && plain.copyright == "(c) Jane")
         #expect(plain.frameRate == 25)
-        try MediaTools.exiftool(["-xmp:Title=XMP title", "-xmp:Subject=sea", "-xmp:Rating=5"], on: mp4)
+        try await MediaTools.exiftool(["-xmp:Title=XMP title", "-xmp:Subject=sea", "-xmp:Rating=5"], on: mp4)
         let tagged = try probe(mp4).metadata
         #expect(tagged.title == "XMP title" && tagged.keywords == ["sea"] && tagged.rating == 5)
         #expect(tagged.caption == "At the sea")
 
         let mov = folder.url("titled.mov")
-        try MediaTools.testVideo(mov, rate: 24)
-        try MediaTools.exiftool(["-xmp:Title=MOV title", "-xmp:Rating=2"], on: mov)
+        try await MediaTools.testVideo(mov, rate: 24)
+        try await MediaTools.exiftool(["-xmp:Title=MOV title", "-xmp:Rating=2"], on: mov)
         let m = try probe(mov).metadata
         #expect(m.title == "MOV title" && m.rating == 2 && m.frameRate == 24)
     }
 
     @Test("©xyz kept in the track's own udta is read like the movie's")
-    func trackLevelLocation() throws {
+    func trackLevelLocation() async throws {
         let path = folder.url("track.mp4")
-        try MediaTools.testVideo(path, extra: ["-metadata", "location=+48.8566+002.3522/"])
+        try await MediaTools.testVideo(path, extra: ["-metadata", "location=+48.8566+002.3522/"])
         let movieLevel = try probe(path).metadata.location
         #expect(movieLevel != nil)
         // Move moov/udta into the video trak (the moov is at the end, so no chunk offset changes).
@@ -78,9 +78,9 @@ struct MovieMetadataTests {
     }
 
     @Test("a movie header claiming 10 hours for a 2-second clip, and track headers claiming 16384 × 16384 for 320 × 240")
-    func lyingHeaders() throws {
+    func lyingHeaders() async throws {
         let path = folder.url("honest.mp4")
-        try MediaTools.testVideo(path, seconds: 2)
+        try await MediaTools.testVideo(path, seconds: 2)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         func find(_ type: String) throws -> Int {
             let pattern = Array(type.utf8)
@@ -105,7 +105,7 @@ struct MovieMetadataTests {
         bytes[avc1 + 4 + 27] = 0
         let lying = folder.url("lying.mp4")
         try Data(bytes).write(to: URL(fileURLWithPath: lying))
-        #expect(try MediaTools.exiftoolRead(["-ImageSize", "-Duration#"], from: lying) == ["16384x16384", "36000"])
+        #expect(try await MediaTools.exiftoolRead(["-ImageSize", "-Duration#"], from: lying) == ["16384x16384", "36000"])
         let r = try probe(lying)
         #expect(r.kind == .video, "\(r.message)")
         #expect(r.metadata.duration == 2, "\(String(describing: r.metadata.duration))")
@@ -114,10 +114,10 @@ struct MovieMetadataTests {
     }
 
     @Test("cropped and HEVC streams: the parameter sets' size", arguments: [("libx264", 322, 242), ("libx265", 330, 190)])
-    func parameterSetSizes(encoder: String, width: Int, height: Int) throws {
+    func parameterSetSizes(encoder: String, width: Int, height: Int) async throws {
         let path = folder.url("\(encoder).mp4")
         do {
-            try MediaTools.ffmpeg(
+            try await MediaTools.ffmpeg(
                 ["-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=10", "-t", "1", "-c:v", encoder, "-pix_fmt",
                  "yuv420p", "-tag:v", encoder == "libx265" ? "hvc1" : "avc1", path])
         } catch {

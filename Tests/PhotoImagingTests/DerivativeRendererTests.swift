@@ -212,10 +212,10 @@ extension Pillow {
     .requires(MediaTools.hasFFmpeg, "ffmpeg (apt-get install ffmpeg)"))
 struct VideoWithoutSizeTests {
     @Test("a raw-video QuickTime whose sample entry says 0 × 0: 'declares no picture size', not 'more than the limit'")
-    func zeroSize() throws {
+    func zeroSize() async throws {
         let folder = try TemporaryFolder("no-size")
         let path = folder.url("raw.mov")
-        try MediaTools.ffmpeg(
+        try await MediaTools.ffmpeg(
             ["-f", "lavfi", "-i", "testsrc=size=32x24:rate=5", "-t", "1", "-c:v", "rawvideo", "-pix_fmt", "rgb24", path])
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         func index(of text: String, after start: Int = 0) throws -> Int {

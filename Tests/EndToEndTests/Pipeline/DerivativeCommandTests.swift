@@ -142,7 +142,7 @@ struct DerivativeCommandTests {
         let folder = try TemporaryFolder("pillow-big")
         // Progressive 4:4:4 JPEGs of 6000 × 6000: libjpeg holds about 216 MB of coefficients for each, so that at most
         // one fits the 300 MiB large lane of a 400 MiB budget.
-        try Pillow.run(
+        try await Pillow.make(
             """
             base = Image.linear_gradient('L').resize((6000, 6000)).convert('RGB')
             for i in range(4):

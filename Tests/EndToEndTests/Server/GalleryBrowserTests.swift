@@ -32,7 +32,7 @@ struct GalleryBrowserTests {
             """, in: scratch)
         // How one of them was taken, and the words a photographer gave it, as ExifTool writes them.
         if canRun(MediaTools.hasExifTool, "exiftool (apt-get install libimage-exiftool-perl)") {
-            try MediaTools.exiftool(
+            try await MediaTools.exiftool(
                 [
                     "-exif:FNumber=2.8", "-exif:ExposureTime=1/250", "-exif:ISO=400", "-exif:FocalLength=35",
                     "-xmp:Title=Green wall", "-iptc:Keywords=wall", "-xmp:Rating=4",
