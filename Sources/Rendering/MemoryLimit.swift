@@ -4,16 +4,17 @@ import Foundation
 /// `memory.limit_in_bytes`; systemd's `MemoryMax=`, a container's limit) where one is set below the machine's
 /// memory, else the machine's memory (`MemTotal`).
 public enum MemoryLimit {
-    /// The limit in bytes (1 GiB when nothing can be read).
-    public static func available() -> Int64 {
-        let machine = machineBytes() ?? (1 << 30)
-        guard let limit = cgroupBytes(), limit > 0 else { return machine }
+    /// The limit in bytes (1 GiB when nothing can be read). `root` is where `/proc` and `/sys` are looked for (a
+    /// copy of their files, for tests).
+    public static func available(root: String = "") -> Int64 {
+        let machine = machineBytes(root: root) ?? (1 << 30)
+        guard let limit = cgroupBytes(root: root), limit > 0 else { return machine }
         return min(limit, machine)
     }
 
     /// `MemTotal` of `/proc/meminfo`.
-    static func machineBytes() -> Int64? {
-        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
+    static func machineBytes(root: String) -> Int64? {
+        guard let text = try? String(contentsOfFile: root + "/proc/meminfo", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("MemTotal:") {
             let fields = line.split(separator: " ")
             if fields.count >= 2, let kib = Int64(fields[1]) { return kib * 1024 }
@@ -22,8 +23,10 @@ public enum MemoryLimit {
     }
 
     /// The memory limit of this process's cgroup and of the cgroups above it (the smallest), or nil for none.
-    static func cgroupBytes() -> Int64? {
-        guard let membership = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else { return nil }
+    static func cgroupBytes(root: String) -> Int64? {
+        guard let membership = try? String(contentsOfFile: root + "/proc/self/cgroup", encoding: .utf8) else {
+            return nil
+        }
         var smallest: Int64?
         func consider(_ path: String) {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
@@ -40,13 +43,13 @@ public enum MemoryLimit {
                 // v2: the unified hierarchy; every level from the process's cgroup up may have a limit.
                 var path = relative
                 while true {
-                    consider("/sys/fs/cgroup" + (path == "/" ? "" : path) + "/memory.max")
+                    consider(root + "/sys/fs/cgroup" + (path == "/" ? "" : path) + "/memory.max")
                     guard path != "/", !path.isEmpty else { break }
                     path = (path as NSString).deletingLastPathComponent
                 }
             } else if parts[1].split(separator: ",").contains("memory") {
-                consider("/sys/fs/cgroup/memory" + relative + "/memory.limit_in_bytes")
-                consider("/sys/fs/cgroup/memory/memory.limit_in_bytes")
+                consider(root + "/sys/fs/cgroup/memory" + relative + "/memory.limit_in_bytes")
+                consider(root + "/sys/fs/cgroup/memory/memory.limit_in_bytes")
             }
         }
         return smallest

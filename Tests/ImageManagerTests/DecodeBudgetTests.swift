@@ -64,6 +64,31 @@ struct DecodeBudgetTests {
         #expect(MemoryLimit.available() > 0 && DecodeBudget.automaticBytes() == MemoryLimit.available() / 2)
     }
 
+    @Test("the automatic budget follows the cgroup's memory limit (v2 memory.max at any level, v1), else MemTotal")
+    func cgroupLimits() throws {
+        let folder = try TemporaryFolder("cgroups")
+        func write(_ relative: String, _ text: String) throws { try folder.write(relative, text) }
+        try write("proc/meminfo", "MemTotal:       24683784 kB\nMemFree:  1 kB\n")
+        // No cgroup file at all: the machine's memory.
+        #expect(MemoryLimit.available(root: folder.path) == 24_683_784 * 1024)
+        // cgroup v2, as under systemd: a limit on the service's own group, and a larger one above it.
+        try write("proc/self/cgroup", "0::/system.slice/photodrop-watch.service\n")
+        try write("sys/fs/cgroup/system.slice/photodrop-watch.service/memory.max", "2147483648\n")
+        try write("sys/fs/cgroup/system.slice/memory.max", "4294967296\n")
+        try write("sys/fs/cgroup/memory.max", "max\n")
+        #expect(MemoryLimit.available(root: folder.path) == 2 << 30)
+        // The parent's limit is the smaller one: it holds.
+        try write("sys/fs/cgroup/system.slice/memory.max", "1073741824\n")
+        #expect(MemoryLimit.available(root: folder.path) == 1 << 30)
+        // cgroup v1's memory controller; its "unlimited" is a huge number.
+        try write("proc/self/cgroup", "4:memory:/docker/abc\n1:cpu:/\n0::/\n")
+        try write("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "536870912\n")
+        try write("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n")
+        #expect(MemoryLimit.available(root: folder.path) == 512 << 20)
+        try write("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n")
+        #expect(MemoryLimit.available(root: folder.path) == 24_683_784 * 1024)
+    }
+
     @Test("large decodes take turns; a small one is admitted while they wait")
     func smallLaneNeverWaitsForLargeOnes() async {
         // 800 MiB: a small lane of 200 (small decodes up to 100), a large lane of 600.
