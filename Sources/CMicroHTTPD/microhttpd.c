@@ -163,7 +163,10 @@ void *pd_http_start(const pd_http_options *options, pd_http_handler handler, pd_
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)request_completed, server},
         {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
-        {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
+        // No MHD_OPTION_LISTENING_ADDRESS_REUSE: its "true" sets SO_REUSEPORT, and a second `photodrop serve`
+        // (another library, another token) on the same port would start and get half of the connections at random;
+        // its "false" also drops SO_REUSEADDR, and a restart would fail while old connections sit in TIME_WAIT. The
+        // default (SO_REUSEADDR only) is what a server wants: the port is one server's, and free again at once.
         {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)options->certificate_pem},
         {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)options->key_pem},
         {MHD_OPTION_END, 0, NULL},
@@ -171,7 +174,9 @@ void *pd_http_start(const pd_http_options *options, pd_http_handler handler, pd_
     server->daemon = fn_MHD_start_daemon(flags, options->port, NULL, NULL, access_handler, server,
                                          MHD_OPTION_ARRAY, items, MHD_OPTION_END);
     if (!server->daemon) {
-        snprintf(error, error_size, "cannot listen on %s port %u (in use, or not an address of this machine)",
+        snprintf(error, error_size,
+                 "cannot listen on %s port %u: another program (or another photodrop serve) holds it, or it is not an "
+                 "address of this machine; stop that program or choose another port in serve.listen",
                  options->address, options->port);
         free(server);
         return NULL;

@@ -56,6 +56,32 @@ struct ServeTests {
         #expect(short.status == 2 && short.stderr.contains("serve.token"), "\(short)")
     }
 
+    @Test("a second serve on a port the first holds refuses to start; the first keeps every request")
+    func onePortOneServer() async throws {
+        let first = try await library(photos: 1)
+        let serve = try await ServeProcess(first)
+        let port = try #require(serve.base.split(separator: ":").last.map(String.init))
+        // Another library with another token asks for the same port.
+        let second = try await library(
+            photos: 1, serve: ["listen": "127.0.0.1:\(port)", "token": "another-token-0123456789"])
+        let refused = try await second.run(["serve"], timeout: 30)
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.stderr.contains("cannot listen on 127.0.0.1 port \(port)") && refused.stderr.contains("holds it"), "\(refused)")
+        // Every request still reaches the first library (with two listeners, the kernel would split them).
+        for _ in 0..<20 {
+            let reply = try await curl("\(serve.base)/api/status", in: first)
+            #expect(reply.status == 200, "\(reply.status) \(reply.text)")
+        }
+        // Once the first stops, the port is free again at once (a restart does not wait out TIME_WAIT).
+        try await serve.process.stop()
+        let next = try await ServeProcess(second)
+        #expect(next.base == serve.base)
+        let answered = try await ServeHarness.curl(
+            "\(next.base)/api/status", token: "another-token-0123456789", in: second)
+        #expect(answered.status == 200, "\(answered.status) \(answered.text)")
+        try await next.process.stop()
+    }
+
     @Test("the token is needed everywhere; a browser signs in once with ?token= and keeps a strict cookie; Host and Origin are checked")
     func access() async throws {
         let sandbox = try await library(photos: 1)
