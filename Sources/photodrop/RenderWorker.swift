@@ -35,27 +35,51 @@ enum RenderWorker {
         let crashMarker = ProcessInfo.processInfo.environment["PHOTODROP_RENDER_TEST_CRASH_MARKER"].map {
             Array($0.utf8)
         }
-        return RenderServer.serve(socket: socket) { request, descriptor in
+        var memory = HeapReturn()
+        return RenderServer.serve(socket: socket, idle: { memory.whenIdle() }) { request, descriptor in
             if let crashMarker {
                 var head = [UInt8](repeating: 0, count: crashMarker.count)
                 if pread(descriptor, &head, head.count, 0) == head.count, head == crashMarker { raise(SIGSEGV) }
             }
-            defer { giveMemoryBack() }
+            defer { memory.afterFile() }
             return render(request, descriptor: descriptor)
         }
     }
 
-    /// Resident memory above which the helper hands its freed heap back to the system after a file.
-    static let trimAboveBytes = 64 << 20
+    /// When the helper hands its freed heap back to the system (glibc's `malloc_trim`). A decode of a large image
+    /// leaves hundreds of megabytes freed but held by glibc's arenas (libheif decodes on threads of its own); trimming
+    /// returns them, but costs the next decode its page faults again: after every phone-sized JPEG it put a quarter
+    /// of a thumbnail batch's time into the kernel. So a file is followed by a trim only when it left the helper
+    /// ``grownBytes`` above where it stood after the last one (a large decode); otherwise the helper trims when no
+    /// next file has come for a moment and it holds more than ``idleBytes``.
+    struct HeapReturn {
+        static let grownBytes = 32 << 20
+        static let idleBytes = 64 << 20
+        /// Resident bytes after the last trim (or at the start).
+        private var floor = HeapReturn.resident() ?? 0
 
-    /// A decode of a large image leaves hundreds of megabytes freed but held by glibc's arenas (libheif decodes on
-    /// threads of its own); after each file, a helper holding more than ``trimAboveBytes`` returns them, so that an
-    /// idle helper keeps only what it needs.
-    static func giveMemoryBack() {
-        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return }
-        let fields = statm.split(separator: " ")
-        guard fields.count >= 2, let pages = Int(fields[1]) else { return }
-        if pages * Int(sysconf(Int32(_SC_PAGESIZE))) > trimAboveBytes { trimHeap() }
+        mutating func afterFile() {
+            guard let now = Self.resident(), now - floor > Self.grownBytes else { return }
+            trim()
+        }
+
+        mutating func whenIdle() {
+            guard let now = Self.resident(), now > Self.idleBytes else { return }
+            trim()
+        }
+
+        private mutating func trim() {
+            _ = trimHeap()
+            floor = Self.resident() ?? floor
+        }
+
+        /// The helper's resident memory (`/proc/self/statm`).
+        static func resident() -> Int? {
+            guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+            let fields = statm.split(separator: " ")
+            guard fields.count >= 2, let pages = Int(fields[1]) else { return nil }
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        }
     }
 
     /// A video's poster frame (FFmpeg), at the request's sizes.
