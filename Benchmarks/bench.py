@@ -19,8 +19,10 @@ Workloads (Benchmarks/generate.py makes them from fixed seeds):
          time (issue 15); and W1 `import --move` with its derivatives on (--only thumbs; in the default set).
   SERVE  the PHOTOS library behind `photodrop serve`: wrk (two threads, 32 connections, 10 s) fetching its thumbnails
          against nginx serving the same files statically in the same run (target: at least half of nginx's
-         requests per second, p99 reported), and pages from the API, one client paging: 200 assets with every field, and the gallery's 100 with fields=brief (target p99 < 50 ms) (issue 16;
-         --only serve; in the default set).
+         requests per second, p99 reported), and pages from the API, one client paging: 200 assets with every
+         field, and the gallery's 100 with fields=brief (target p99 < 50 ms) (issue 16); then the API under wrk
+         with 16 connections, alone and beside 1,000 slowloris connections (Tests/Support/hostile_client.py;
+         target: no failed request, p99 < 100 ms) (issue 31; --only serve; in the default set).
 
 Floors, measured in the same run on the same files with a warm page cache: SHA-256 of every byte on all cores
 (bench-floors hash), one rename(2) per file (bench-floors rename), `file --mime-type` over every file (xargs, all
@@ -795,7 +797,14 @@ def wrk(url, paths, header=None, seconds=10, connections=32):
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     if errors:
         raise BenchError("wrk got %s error answers from %s:\n%s" % (errors.group(1), url, text))
+    # Connections refused, reset or timed out: requests that failed without an answer.
+    failed = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+    if failed and sum(int(n) for n in failed.groups()):
+        raise BenchError("wrk's requests failed against %s (%s):\n%s" % (url, failed.group(0), text))
     return total, rate, float(p99.group(1)) * scale
+
+
+HOSTILE_CLIENT = os.path.join(os.path.dirname(HERE), "Tests", "Support", "hostile_client.py")
 
 
 def measure_serve(results, args, photos, work, binary):
@@ -876,6 +885,33 @@ def measure_serve(results, args, photos, work, binary):
                             note="%.0f requests/s, p99 %.2f ms" % (rate, p99)))
             if not args.smoke:
                 results.check("serve %s p99 < 50 ms: %.2f ms" % (label, p99), p99 < 50)
+        # Issue 31: the API under wrk (16 connections: the album list and gallery pages), alone, then while 1,000
+        # slowloris connections from eight loopback addresses each send a header line every 2 s (reconnecting when
+        # serve cuts them at their 10 s deadline). Target: not one failed wrk request, and p99 under 100 ms.
+        api = ["/api/albums", "/api/albums/%s/assets?fields=brief&limit=100" % album_id]
+        requests, rate, p99 = wrk(base, api, header=bearer, seconds=seconds, connections=16)
+        results.add(Row("photodrop serve: the API (wrk, 16 connections)", requests, 0, seconds,
+                        note="%.0f requests/s, p99 %.2f ms" % (rate, p99)))
+        attackers = 100 if args.smoke else 1000
+        attack = subprocess.Popen(
+            [sys.executable, HOSTILE_CLIENT, "slowloris", "--port", match.group(1), "--connections", str(attackers),
+             "--addresses", ",".join("127.0.0.%d" % n for n in range(2, 10)), "--interval", "2",
+             "--duration", str(seconds + 8), "--reconnect"], stdout=subprocess.PIPE, text=True)
+        try:
+            time.sleep(4)
+            requests, rate, p99 = wrk(base, api, header=bearer, seconds=seconds, connections=16)
+        finally:
+            held = json.loads(attack.communicate(timeout=seconds + 60)[0].strip().splitlines()[-1])
+        results.add(Row("photodrop serve: the API (wrk, 16 connections) beside %s slowloris connections" %
+                        "{:,}".format(attackers), requests, 0, seconds,
+                        note="%.0f requests/s, p99 %.2f ms; the attack held %d connections, %d were cut at their "
+                             "deadline" % (rate, p99, held["held_max"], held["closed_by_server"])))
+        if held["held_max"] < attackers:
+            raise BenchError("the slowloris client held only %d of %d connections: %s" % (
+                held["held_max"], attackers, held))
+        if not args.smoke:
+            results.check("serve API beside 1,000 slowloris connections: no failed request, p99 < 100 ms: %.2f ms"
+                          % p99, p99 < 100)
     finally:
         if nginx:
             nginx.terminate()

@@ -1,8 +1,9 @@
 // libmicrohttpd for `photodrop serve`, loaded with dlopen when the server starts. Each libmicrohttpd function is
 // reached through a pointer of its own declared type (__typeof__), so the compiler checks every call against
-// Debian's header (libmicrohttpd 0.9.75). The server runs one thread per connection (a slow client holds only its own
-// thread, within the connection limit and the idle timeout), so a request handler may block: reading the catalog,
-// waiting for the next change of a server-sent event stream.
+// Debian's header (libmicrohttpd 0.9.75). The server runs a small pool of threads, each with its own epoll set: a
+// connection costs a socket and its buffer, not a thread. Nothing here may block: a request whose answer takes time
+// is suspended (MHD_suspend_connection) while a worker of photodrop's makes it, and resumed when it is ready; so is an
+// event stream with nothing to send.
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <netinet/in.h>
@@ -29,7 +30,10 @@
     X(MHD_create_response_from_callback) \
     X(MHD_add_response_header) \
     X(MHD_queue_response) \
-    X(MHD_destroy_response)
+    X(MHD_destroy_response) \
+    X(MHD_suspend_connection) \
+    X(MHD_resume_connection) \
+    X(MHD_get_connection_values)
 
 #define X(name) static __typeof__(name) *fn_##name;
 PD_MHD_FUNCTIONS
@@ -63,6 +67,7 @@ static int pd_mhd_load(char *error, size_t error_size) {
 typedef struct {
     pd_http_handler handler;
     pd_http_completed completed;
+    pd_http_connection_event connection_event;
     pd_http_logger logger;
     void *context;
     struct MHD_Daemon *daemon;
@@ -84,6 +89,13 @@ static void request_completed(void *cls, struct MHD_Connection *connection, void
     pd_server *server = cls;
     if (*request_state) server->completed(server->context, *request_state, code == MHD_REQUEST_TERMINATED_COMPLETED_OK);
     *request_state = NULL;
+}
+
+static void connection_notified(void *cls, struct MHD_Connection *connection, void **socket_context,
+                                enum MHD_ConnectionNotificationCode code) {
+    (void)socket_context;
+    pd_server *server = cls;
+    server->connection_event(server->context, connection, code == MHD_CONNECTION_NOTIFY_STARTED);
 }
 
 static void log_message(void *cls, const char *format, va_list arguments) {
@@ -126,12 +138,12 @@ static size_t unescape(void *cls, struct MHD_Connection *connection, char *text)
 }
 
 void *pd_http_start(const pd_http_options *options, pd_http_handler handler, pd_http_completed completed,
-                    pd_http_logger logger, void *context, unsigned short *bound_port, char *error, size_t error_size) {
+                    pd_http_connection_event connection_event, pd_http_logger logger, void *context,
+                    unsigned short *bound_port, char *error, size_t error_size) {
     if (pd_mhd_load(error, error_size) != 0) return NULL;
     struct sockaddr_storage address;
     memset(&address, 0, sizeof address);
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-                     MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     struct sockaddr_in *v4 = (struct sockaddr_in *)&address;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&address;
     if (inet_pton(AF_INET, options->address, &v4->sin_addr) == 1) {
@@ -152,15 +164,20 @@ void *pd_http_start(const pd_http_options *options, pd_http_handler handler, pd_
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
-    *server = (pd_server){.handler = handler, .completed = completed, .logger = logger, .context = context};
+    *server = (pd_server){.handler = handler,
+                          .completed = completed,
+                          .connection_event = connection_event,
+                          .logger = logger,
+                          .context = context};
     struct MHD_OptionItem items[] = {
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)log_message, server},
         {MHD_OPTION_SOCK_ADDR, 0, &address},
+        {MHD_OPTION_THREAD_POOL_SIZE, options->threads, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, options->connection_limit, NULL},
-        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, options->per_ip_connection_limit, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, options->timeout_seconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)options->connection_memory_limit, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)request_completed, server},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)connection_notified, server},
         {MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
         // No MHD_OPTION_LISTENING_ADDRESS_REUSE: its "true" sets SO_REUSEPORT, and a second `photodrop serve`
@@ -199,6 +216,72 @@ const char *pd_http_header(void *connection, const char *name) {
 
 const char *pd_http_argument(void *connection, const char *name) {
     return fn_MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+void pd_http_suspend(void *connection) { fn_MHD_suspend_connection(connection); }
+
+void pd_http_resume(void *connection) { fn_MHD_resume_connection(connection); }
+
+int pd_http_socket(void *connection) {
+    const union MHD_ConnectionInfo *info = fn_MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
+static int ascii_equal(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? *a + 32 : *a, y = *b >= 'A' && *b <= 'Z' ? *b + 32 : *b;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+static int has_control(const char *text) {
+    for (const unsigned char *at = (const unsigned char *)text; at && *at; at++) {
+        if ((*at < 0x20 && *at != '\t') || *at == 0x7F) return 1;
+    }
+    return 0;
+}
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    pd_http_census *census = cls;
+    size_t key_length = key ? strlen(key) : 0, value_length = value ? strlen(value) : 0;
+    if (kind == MHD_HEADER_KIND) {
+        census->headers++;
+        census->header_bytes += key_length + value_length + 4;
+        if (has_control(value)) census->control_characters++;
+        if (!key) return MHD_YES;
+        if (ascii_equal(key, "Host")) census->hosts++;
+        if (ascii_equal(key, "Transfer-Encoding")) census->transfer_encodings++;
+        if (ascii_equal(key, "Content-Length")) census->content_lengths++;
+    } else if (kind == MHD_GET_ARGUMENT_KIND) {
+        census->arguments++;
+        census->argument_bytes += key_length + value_length + 2;
+    }
+    return MHD_YES;
+}
+
+typedef struct {
+    const char *name;
+    const char *found;
+} pd_last_header;
+
+static enum MHD_Result find_last(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    pd_last_header *search = cls;
+    if (key && ascii_equal(key, search->name)) search->found = value;
+    return MHD_YES;
+}
+
+const char *pd_http_last_header(void *connection, const char *name) {
+    pd_last_header search = {.name = name, .found = NULL};
+    fn_MHD_get_connection_values(connection, MHD_HEADER_KIND, find_last, &search);
+    return search.found;
+}
+
+void pd_http_census_of(void *connection, pd_http_census *census) {
+    memset(census, 0, sizeof *census);
+    fn_MHD_get_connection_values(connection, MHD_HEADER_KIND, count_header, census);
+    fn_MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, count_header, census);
 }
 
 int pd_http_client_address(void *connection, char *buffer, size_t size) {
@@ -281,6 +364,8 @@ typedef struct {
     pd_http_reader_done done;
     void *context;
 } pd_stream;
+
+// A reader that returns 0 has suspended the connection (pd_http_suspend) and resumes it when it has more to send.
 
 static ssize_t stream_read(void *cls, uint64_t position, char *buffer, size_t max) {
     pd_stream *stream = cls;

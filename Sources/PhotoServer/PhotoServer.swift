@@ -17,6 +17,7 @@ public final class PhotoServer: Sendable {
     private let uploads: UploadSettings
     private let api: LibraryAPI
     private let log: @Sendable (String) -> Void
+    private let limitedLog: RateLimitedLog
 
     /// Why the server must not start (exit status 2): a missing token, an exposed address without TLS.
     public struct Refusal: Error, CustomStringConvertible {
@@ -24,9 +25,12 @@ public final class PhotoServer: Sendable {
     }
 
     /// Checks the settings and prepares the server over `library`; nothing listens until ``start()``.
-    public init(config: IngestConfig, library: PhotoLibrary, log: @escaping @Sendable (String) -> Void) throws(Refusal) {
+    public init(config: IngestConfig, library: PhotoLibrary, log write: @escaping @Sendable (String) -> Void) throws(Refusal) {
         let settings = config.serve
         self.settings = settings
+        let limited = RateLimitedLog(write: write)
+        self.limitedLog = limited
+        let log: @Sendable (String) -> Void = { limited($0) }
         self.log = log
         token = try Self.token(settings)
         if !settings.isLoopback && !settings.usesTLS && !settings.behindProxy {
@@ -50,16 +54,22 @@ public final class PhotoServer: Sendable {
         let api = LibraryAPI(
             library: library, images: ImageManager(library: library, pool: pool),
             maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed,
-            uploads: uploads, watchMetricsFile: config.metrics.textfile,
+            uploads: uploads, watchMetricsFile: config.metrics.textfile, log: log,
             pictureCacheBytes: settings.pictureCacheMiB << 20, status: { CatalogJSON.status(StatusReport.gather(config)) })
         self.api = api
-        http = HTTPServer(
-            screen: { api.screen($0) }, bodyRouter: { api.bodyHandling($0) }, handler: { api.handle($0) }, log: log)
+        let http = HTTPServer(
+            screen: { api.screen($0) }, bodyRouter: { api.bodyHandling($0) }, quick: { api.quick($0) },
+            handler: { api.handle($0) }, finishing: { api.secured($0) }, log: log)
+        self.http = http
+        // Every change seen wakes the event streams waiting for one.
+        feed.onChange { [weak http] in http?.wakeStreams() }
+        api.connections = { [weak http] in http.map { ($0.connectionCounts, $0.connectionLimit, $0.waitingJobs) } }
     }
 
     /// Starts listening; the port is known afterwards (``port``).
     public func start() throws(HTTPServerError) {
         var options = HTTPServer.Options(host: settings.host, port: settings.port)
+        if settings.behindProxy { options.trustedProxies = settings.trustedProxies }
         if settings.usesTLS, let certificate = settings.certificateFile, let key = settings.keyFile {
             guard let certificatePEM = try? String(contentsOfFile: certificate, encoding: .utf8),
                 let keyPEM = try? String(contentsOfFile: key, encoding: .utf8)
@@ -98,6 +108,7 @@ public final class PhotoServer: Sendable {
         feed.stop()
         http.stop()
         pool.stop()
+        limitedLog.stop()
     }
 
     /// The token from `serve.token` or the first line of `serve.tokenFile`.

@@ -16,7 +16,8 @@ public enum ConfigReload {
     }
 
     /// What `serve` refuses to change live: the places, and how it listens (`serve.listen`, `serve.tls`,
-    /// `serve.behindProxy`: a changed address or TLS setting is for a restart, where refusing to start is safe).
+    /// `serve.behindProxy`, `serve.trustedProxies`: a changed address or TLS setting is for a restart, where refusing to
+    /// start is safe).
     public static func serveFixedChanges(from old: IngestConfig, to new: IngestConfig) -> [String] {
         var keys = fixedChanges(from: old, to: new)
         let listenChanged = old.serve.host != new.serve.host || (old.serve.port != new.serve.port && new.serve.port != 0)
@@ -25,6 +26,7 @@ public enum ConfigReload {
             keys.append("serve.tls")
         }
         if old.serve.behindProxy != new.serve.behindProxy { keys.append("serve.behindProxy") }
+        if old.serve.trustedProxies != new.serve.trustedProxies { keys.append("serve.trustedProxies") }
         return keys
     }
 

@@ -26,7 +26,9 @@ extension IngestConfig {
     ]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
-    static let serveKeys = ["listen", "token", "tokenFile", "tls", "behindProxy", "maxUploadBytes", "pictureCacheMiB"]
+    static let serveKeys = [
+        "listen", "token", "tokenFile", "tls", "behindProxy", "trustedProxies", "maxUploadBytes", "pictureCacheMiB",
+    ]
     static let tlsKeys = ["certificate", "key"]
     static let metricsKeys = ["textfile", "intervalSeconds"]
 
@@ -315,6 +317,25 @@ struct ConfigValidator {
                     continue
                 }
                 serve.behindProxy = flag
+            case "trustedProxies":
+                var addresses: [String] = []
+                if case .array(let items) = value.kind {
+                    for item in items {
+                        guard case .string(let text) = item.kind, ServeSettings.isIPAddress(text) else {
+                            fail(
+                                "serve.trustedProxies", item.position,
+                                "must list the IP addresses of the reverse proxies in front of serve (like "
+                                    + "[\"127.0.0.1\", \"::1\"]); found \(item.typeDescription)")
+                            continue
+                        }
+                        addresses.append(text)
+                    }
+                    serve.trustedProxies = addresses
+                } else {
+                    fail(
+                        "serve.trustedProxies", value.position,
+                        "must be a list of IP addresses like [\"127.0.0.1\", \"::1\"]; found \(value.typeDescription)")
+                }
             case "maxUploadBytes":
                 if let bytes = integer(
                     "serve.maxUploadBytes", value, range: 1...(1 << 50), meaning: "the largest upload, in bytes")

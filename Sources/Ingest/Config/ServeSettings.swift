@@ -1,3 +1,4 @@
+import Foundation
 import PhotodropSystem
 
 /// How `photodrop serve` listens and whom it answers (config `serve`).
@@ -17,6 +18,9 @@ public struct ServeSettings: Sendable, Equatable {
     /// A TLS reverse proxy is in front (`serve.behindProxy`): a non-loopback address without TLS of its own is
     /// allowed, and cookies are marked `Secure`.
     public var behindProxy: Bool
+    /// With ``behindProxy``: the addresses of the proxies whose `X-Forwarded-For` names the client, for the limits per
+    /// client and the log (`serve.trustedProxies`). Default loopback (a proxy on the same machine).
+    public var trustedProxies: [String]
     /// The largest upload body accepted (`serve.maxUploadBytes`). Default 4 GiB.
     public var maxUploadBytes: Int64
     /// Memory for small pictures kept whole, ready to send (`serve.pictureCacheMiB`). Default 64; 0 sends every
@@ -35,6 +39,7 @@ public struct ServeSettings: Sendable, Equatable {
         certificateFile = nil
         keyFile = nil
         behindProxy = false
+        trustedProxies = ["127.0.0.1", "::1"]
         maxUploadBytes = 4 << 30
         pictureCacheMiB = 64
     }
@@ -43,6 +48,13 @@ public struct ServeSettings: Sendable, Equatable {
     /// spaces (it travels in a header and a URL).
     public static func isAcceptableToken(_ token: String) -> Bool {
         token.utf8.count >= minimumTokenLength && token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address.
+    public static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
     /// Whether ``host`` is a loopback address (127.0.0.0/8, ::1), reachable from this machine only.

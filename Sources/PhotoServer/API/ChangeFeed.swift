@@ -7,19 +7,20 @@ import Synchronization
 /// Server-sent events from the library's persistent change history (`GET /api/events?since=TOKEN`): every committed
 /// change, by any process, reaches every open stream within a second of its commit. Nothing polls the database in a
 /// loop: one thread watches the library's folder with inotify (SQLite appends each commit to `library.sqlite-wal`)
-/// and wakes the streams, which then read the history after their last token.
-public final class ChangeFeed: @unchecked Sendable {
-    // @unchecked: NSCondition is thread-safe (it is Foundation's lock); every other property is immutable or a
-    // Mutex/Atomic.
+/// and tells the server (``onChange``), which wakes its suspended streams; each then reads the history after its
+/// last token — once for all the streams that stand at the same token (``changes(since:)``).
+public final class ChangeFeed: Sendable {
     let library: PhotoLibrary
     /// Bumped on every write inotify reports; streams wait for it to move, cached answers are checked again after.
     /// An atomic: the picture path reads it on every request.
     private let generation = Atomic<UInt64>(0)
-    private let condition = NSCondition()
     private let watcher: Int32
     private let stopped = Atomic<Bool>(false)
-    /// How long a stream waits before it sends a keep-alive comment (proxies close silent connections).
-    static let keepAliveSeconds = 15.0
+    /// Called on every change seen (set once, before the server starts).
+    private let observer = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The last history read, for the streams that ask for the same token at the same generation: a change wakes
+    /// every stream, and most stand at the newest token.
+    private let lastRead = Mutex<(generation: UInt64, since: String, changes: [PersistentChange])?>(nil)
 
     public init(library: PhotoLibrary) {
         self.library = library
@@ -59,21 +60,23 @@ public final class ChangeFeed: @unchecked Sendable {
     func noteChange() { wake() }
 
     private func wake() {
-        condition.lock()
         generation.add(1, ordering: .sequentiallyConsistent)
-        condition.broadcast()
-        condition.unlock()
+        observer.withLock { $0 }?()
     }
 
-    /// Waits until a write happens after `seen` or `seconds` pass; the generation then.
-    func wait(after seen: UInt64, seconds: Double) -> UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while generation.load(ordering: .sequentiallyConsistent) == seen && !stopped.load(ordering: .sequentiallyConsistent) {
-            if !condition.wait(until: deadline) { break }
+    /// `action` runs on every change seen (the server wakes its event streams).
+    public func onChange(_ action: @escaping @Sendable () -> Void) { observer.withLock { $0 = action } }
+
+    /// Up to 100 changes after `token`, read once per generation for every stream at that token.
+    func changes(since token: PersistentChangeToken) throws -> [PersistentChange] {
+        let generation = currentGeneration
+        let key = token.stringValue
+        if let cached = lastRead.withLock({ $0?.generation == generation && $0?.since == key ? $0?.changes : nil }) {
+            return cached
         }
-        return generation.load(ordering: .sequentiallyConsistent)
+        let changes = try library.fetchPersistentChanges(since: token, limit: 100)
+        lastRead.withLock { $0 = (generation, key, changes) }
+        return changes
     }
 
     var currentGeneration: UInt64 { generation.load(ordering: .sequentiallyConsistent) }
@@ -102,45 +105,48 @@ public final class ChangeFeed: @unchecked Sendable {
 }
 
 /// One open event stream: each change as `id: TOKEN`, `event: change`, `data: {…}` (the JSON of `photodrop events`).
+/// Read by the server without blocking: with nothing new it answers `.later` and sleeps until the next change.
 final class EventStream: HTTPStream, @unchecked Sendable {
-    // @unchecked: used by its connection's thread only (libmicrohttpd calls read and finish there).
+    // @unchecked: the server reads it under its stream's lock, one call at a time.
     private let feed: ChangeFeed
     private var token: PersistentChangeToken
     private var pending: [UInt8]
-    private var seen: UInt64
+    /// The feed's generation when the history was last read: nothing to read while it has not moved.
+    private var seen: UInt64?
 
     init(feed: ChangeFeed, token: PersistentChangeToken) {
         self.feed = feed
         self.token = token
-        self.seen = feed.currentGeneration
         // The first bytes tell the client how long to wait before it reconnects.
         self.pending = Array("retry: 2000\n\n".utf8)
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        while pending.isEmpty {
-            if feed.isStopped { return nil }
+    let keepAlive = Array(": keep-alive\n\n".utf8)
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> StreamStep {
+        if pending.isEmpty {
+            if feed.isStopped { return .end }
+            let generation = feed.currentGeneration
+            guard generation != seen else { return .later }
             let changes: [PersistentChange]
-            do { changes = try feed.library.fetchPersistentChanges(since: token, limit: 100) } catch {
-                return nil  // the history was pruned past this stream: the client reconnects and re-reads
+            do { changes = try feed.changes(since: token) } catch {
+                return .end  // the history was pruned past this stream: the client reconnects and re-reads
             }
-            if let last = changes.last {
-                token = last.changeToken
-                for change in changes {
-                    pending += Array(
-                        "id: \(change.changeToken.stringValue)\nevent: change\ndata: \(CatalogJSON.change(change).text)\n\n"
-                            .utf8)
-                }
-                break
+            guard let last = changes.last else {
+                seen = generation
+                return .later
             }
-            let now = feed.wait(after: seen, seconds: ChangeFeed.keepAliveSeconds)
-            if now == seen { pending = Array(": keep-alive\n\n".utf8) }
-            seen = now
+            // Not marked seen: there may be more than one batch.
+            token = last.changeToken
+            for change in changes {
+                pending += Array(
+                    "id: \(change.changeToken.stringValue)\nevent: change\ndata: \(CatalogJSON.change(change).text)\n\n".utf8)
+            }
         }
         let count = min(buffer.count, pending.count)
         pending.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         pending.removeFirst(count)
-        return count
+        return .wrote(count)
     }
 
     func finish() {}

@@ -1,7 +1,7 @@
-/// A request body taken piece by piece as it arrives (an upload) instead of collected in memory. One connection's
-/// thread calls it: ``receive(_:)`` per piece, then ``finish()`` once the body is complete, or ``abandon()`` when the
-/// connection ends first.
-public protocol BodyReceiver: AnyObject {
+/// A request body taken piece by piece as it arrives (an upload) instead of collected in memory. Called by one thread
+/// at a time: ``receive(_:)`` per piece on the connection's thread, then ``finish()`` on a worker once the body is
+/// complete (the connection suspended meanwhile), or ``abandon()`` when the connection ends first.
+public protocol BodyReceiver: AnyObject, Sendable {
     /// A piece of the body; a response refuses the rest (it is sent at once, and the connection closed).
     func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse?
     /// The whole body arrived: the answer.

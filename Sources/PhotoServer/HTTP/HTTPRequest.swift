@@ -3,15 +3,32 @@ import CMicroHTTPD
 /// One request as the handler sees it: method, path (percent-decoded by libmicrohttpd), headers and query
 /// arguments looked up on demand, and the body when it was small enough to be collected.
 public struct HTTPRequest: @unchecked Sendable {
-    // @unchecked: `connection` is only used on the connection's own thread, during the handler's call.
+    // @unchecked: `connection` is used by the thread that reads the connection, or by the one worker that makes the
+    // answer while the connection is suspended (libmicrohttpd leaves a suspended connection alone).
     let connection: UnsafeMutableRawPointer
     public let method: String
     public let path: String
     public let body: [UInt8]
+    /// Who the request is counted for: the peer, or behind a trusted proxy the client it forwarded (``ClientIdentity``).
+    public var client: String { forwardedClient ?? peerAddress }
+    var forwardedClient: String?
 
-    /// A request header's value (names are case-insensitive).
+    init(connection: UnsafeMutableRawPointer, method: String, path: String, body: [UInt8], client: String? = nil) {
+        self.connection = connection
+        self.method = method
+        self.path = path
+        self.body = body
+        self.forwardedClient = client
+    }
+
+    /// A request header's value (names are case-insensitive); the first of several of one name.
     public func header(_ name: String) -> String? {
         pd_http_header(connection, name).map { String(cString: $0) }
+    }
+
+    /// The last header of this name (a proxy appends its own after the client's).
+    public func lastHeader(_ name: String) -> String? {
+        pd_http_last_header(connection, name).map { String(cString: $0) }
     }
 
     /// A query argument's value, percent-decoded; "" for an argument without a value.
@@ -19,11 +36,14 @@ public struct HTTPRequest: @unchecked Sendable {
         pd_http_argument(connection, name).map { String(cString: $0) }
     }
 
-    /// The client's IP address.
-    public var clientAddress: String {
+    /// The IP address of the peer (a proxy's, behind one).
+    public var peerAddress: String { Self.peerAddress(of: connection) }
+
+    static func peerAddress(of connection: UnsafeMutableRawPointer) -> String {
         var buffer = [CChar](repeating: 0, count: 64)
         guard pd_http_client_address(connection, &buffer, buffer.count) == 0 else { return "?" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return ClientIdentity.normalized(
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// The value of cookie `name`.

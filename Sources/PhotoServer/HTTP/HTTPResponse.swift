@@ -55,9 +55,23 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// A streamed body: `read` fills the buffer and returns the count, or nil at the end; it may block (the connection
-/// has a thread of its own). `finish` runs once when the connection is over.
+/// A streamed body (server-sent events), read by the server's threads whenever the client can take more: `read` never
+/// blocks. With nothing to send it answers `.later`, and the connection is suspended (no thread waits for it) until
+/// the server's streams are woken (``HTTPServer/wakeStreams()``, on every change of the library), until
+/// ``keepAlive`` is due after a silence, or until the client goes. `finish` runs once when the connection is over.
 public protocol HTTPStream: AnyObject, Sendable {
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int?
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> StreamStep
+    /// Sent after ``HTTPServer/Options/keepAliveSeconds`` of silence (proxies close silent connections).
+    var keepAlive: [UInt8] { get }
     func finish()
+}
+
+/// What a stream's ``HTTPStream/read(into:)`` did.
+public enum StreamStep: Sendable, Equatable {
+    /// Filled this many bytes (at least one).
+    case wrote(Int)
+    /// Nothing to send now.
+    case later
+    /// The stream is over.
+    case end
 }

@@ -2,18 +2,46 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// An HTTP server on libmicrohttpd (one thread per connection), handing each request to `handler` once its body is
-/// in: a body larger than ``maximumBodyBytes`` is refused with 413 before it is read. Headers larger than the
-/// connection's memory limit get 431 from libmicrohttpd itself; idle connections are closed after the timeout.
+/// An HTTP server on libmicrohttpd: a few threads with an epoll set each move the bytes of every connection; answers
+/// that take time are made by ``RequestWorkers`` while their connections wait suspended, and event streams with
+/// nothing to send are suspended too, so a waiting connection costs a socket and a buffer, never a thread.
+/// ``ConnectionGuard`` closes connections too slow with their headers or body.
+///
+/// Each request: its headers are checked (``RequestCensus``: what libmicrohttpd lets through, and our own limits on
+/// header and target size, each answered with a status), counted for its client, screened (`screen`: a refusal before
+/// any body is read), its body collected (up to ``maximumBodyBytes``) or streamed to a receiver; then answered at
+/// once by `quick` (a picture kept in memory) or by `handler` on a worker.
 public final class HTTPServer: @unchecked Sendable {
-    // @unchecked: `server` is written once in `start` and read in `stop`; the handler is immutable.
+    // @unchecked: `server` and `port` are written once in `start` (before any request) and read in `stop`; `stopping`
+    // is an Atomic; the closures and helpers are immutable and Sendable.
     public struct Options: Sendable {
         public var host: String
         public var port: Int
-        public var connectionLimit = 256
-        public var connectionsPerClient = 64
+        /// Connections at once; lowered to what the open-file limit allows (raised to its maximum at start).
+        public var connectionLimit = 8192
+        /// Threads moving bytes (each with its own epoll set).
+        public var threads = max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        /// Threads making answers (catalog reads, changes, pictures made on demand).
+        public var workers = 16
+        /// A connection silent this long (nothing read or written) is closed.
         public var idleTimeoutSeconds = 30
+        public var headerDeadlineSeconds = 10
+        /// A body must bring at least this many bytes in every ``bodyWindowSeconds``.
+        public var bodyBytesPerWindow = 10 * 1024
+        public var bodyWindowSeconds = 10
+        /// Request headers (names, values) past this get 431.
         public var headerBytes = 16 * 1024
+        /// A request target (path and query) past this gets 414.
+        public var targetBytes = 8 * 1024
+        /// Query arguments past this get 431.
+        public var maximumArguments = 100
+        /// libmicrohttpd's memory per connection (its read buffer, the request line and headers): larger than the
+        /// limits above, so that a request past them reaches our checks and gets our answer.
+        public var connectionMemory = 128 * 1024
+        /// Peers whose `X-Forwarded-For` names the client (config `serve.trustedProxies`, with `serve.behindProxy`).
+        public var trustedProxies: [String] = []
+        /// Silence after which an event stream sends its keep-alive.
+        public var keepAliveSeconds = 15
         public var certificatePEM: String?
         public var keyPEM: String?
 
@@ -33,25 +61,67 @@ public final class HTTPServer: @unchecked Sendable {
     public typealias BodyRouter = @Sendable (HTTPRequest) -> BodyHandling
 
     private let handler: Handler
+    private let quick: Screen
     private let screen: Screen
     private let bodyRouter: BodyRouter
+    private let finishing: @Sendable (HTTPResponse) -> HTTPResponse
     private let log: @Sendable (String) -> Void
     private var server: UnsafeMutableRawPointer?
+    private var workers: RequestWorkers?
+    private var connectionGuard: ConnectionGuard?
+    private var identity = ClientIdentity(trustedProxies: [])
+    private var options = Options(host: "127.0.0.1", port: 0)
+    private let stopping = Atomic<Bool>(false)
+    /// Bumped by every ``wakeStreams()``: a stream that was about to sleep sees that it missed one.
+    fileprivate let wakes = Atomic<UInt64>(0)
     /// The port it listens on (the one the system chose when asked for 0).
     public private(set) var port = 0
+    /// Connections at once, after the open-file limit.
+    public private(set) var connectionLimit = 0
 
+    /// - Parameters:
+    ///   - quick: answers a complete request at once, on the thread that read it, when it can without waiting for
+    ///     anything (a picture kept in memory); nil sends it to `handler` on a worker.
+    ///   - finishing: adds what every answer carries to the server's own refusals (429, 400, 413, 431, 414, 503).
     public init(
-        screen: @escaping Screen, bodyRouter: @escaping BodyRouter = { _ in .collect }, handler: @escaping Handler,
+        screen: @escaping Screen, bodyRouter: @escaping BodyRouter = { _ in .collect },
+        quick: @escaping Screen = { _ in nil }, handler: @escaping Handler,
+        finishing: @escaping @Sendable (HTTPResponse) -> HTTPResponse = { $0 },
         log: @escaping @Sendable (String) -> Void
     ) {
         self.screen = screen
         self.bodyRouter = bodyRouter
+        self.quick = quick
         self.handler = handler
+        self.finishing = finishing
         self.log = log
     }
 
     /// Starts listening.
     public func start(_ options: Options) throws(HTTPServerError) {
+        self.options = options
+        identity = ClientIdentity(trustedProxies: options.trustedProxies)
+        let files = Self.raiseOpenFileLimit()
+        // Room for the library's files, the render helper's socket, the log and the files being sent.
+        let limit = max(16, min(options.connectionLimit, files / 2 - 64))
+        if limit < options.connectionLimit {
+            log(
+                "the open-file limit (\(files)) allows \(limit) connections, not \(options.connectionLimit); raise it "
+                    + "(LimitNOFILE= in the service's unit, ulimit -n) for more")
+        }
+        connectionLimit = limit
+        var limits = ConnectionGuard.Limits()
+        limits.headerDeadline = .seconds(options.headerDeadlineSeconds)
+        limits.bodyWindow = .seconds(options.bodyWindowSeconds)
+        limits.bodyBytesPerWindow = options.bodyBytesPerWindow
+        limits.waitingTotal = limit * 3 / 4
+        limits.waitingPerAddress = min(256, max(8, limit / 8))
+        limits.requestsPerClient = max(8, limit / 4)
+        limits.keepAlive = .seconds(options.keepAliveSeconds)
+        let connectionGuard = ConnectionGuard(limits: limits, log: log)
+        self.connectionGuard = connectionGuard
+        let workers = RequestWorkers(count: options.workers)
+        self.workers = workers
         var bound: UInt16 = 0
         var message = [CChar](repeating: 0, count: 512)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -59,18 +129,18 @@ public final class HTTPServer: @unchecked Sendable {
             withOptionalCString(options.certificatePEM) { certificate in
                 withOptionalCString(options.keyPEM) { key in
                     var settings = pd_http_options(
-                        address: host, port: UInt16(clamping: options.port),
-                        connection_limit: UInt32(options.connectionLimit),
-                        per_ip_connection_limit: UInt32(options.connectionsPerClient),
-                        timeout_seconds: UInt32(options.idleTimeoutSeconds),
-                        connection_memory_limit: options.headerBytes, certificate_pem: certificate, key_pem: key)
+                        address: host, port: UInt16(clamping: options.port), connection_limit: UInt32(limit),
+                        threads: UInt32(options.threads), timeout_seconds: UInt32(options.idleTimeoutSeconds),
+                        connection_memory_limit: options.connectionMemory, certificate_pem: certificate, key_pem: key)
                     return pd_http_start(
-                        &settings, HTTPServer.handle, HTTPServer.completed, HTTPServer.logged, context, &bound,
-                        &message, message.count)
+                        &settings, HTTPServer.handle, HTTPServer.completed, HTTPServer.connectionEvent,
+                        HTTPServer.logged, context, &bound, &message, message.count)
                 }
             }
         }
         guard let started else {
+            connectionGuard.stop()
+            workers.stop()
             throw HTTPServerError(
                 description: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
@@ -78,113 +148,225 @@ public final class HTTPServer: @unchecked Sendable {
         port = Int(bound)
     }
 
-    /// Stops listening and closes every connection, waiting for their threads.
+    /// Stops listening and closes every connection: answers being made are finished and sent first, event streams
+    /// end.
     public func stop() {
-        if let server { pd_http_stop(server) }
-        server = nil
+        guard let server else { return }
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        connectionGuard?.stop()
+        workers?.stop()
+        connectionGuard?.wakeStreams(.stopping)
+        pd_http_stop(server)
+        self.server = nil
     }
 
     deinit { stop() }
 
-    /// What one request collects between the calls libmicrohttpd makes for it.
-    private final class RequestState {
-        var body: [UInt8] = []
-        var refused = false
-        /// Where a streamed body goes; nil once it finished or was given up.
-        var receiver: (any BodyReceiver)?
-        /// A streamed body refused midway: the answer, sent once the rest of the body has been read and dropped (a
-        /// server that answers and closes while the client still sends makes the kernel reset the connection, and
-        /// the client never sees the answer), or at once past ``drainLimit``.
-        var pendingRefusal: HTTPResponse?
-        var drained = 0
+    /// Wakes every suspended event stream: it reads what is new (the library changed).
+    public func wakeStreams() {
+        wakes.add(1, ordering: .sequentiallyConsistent)
+        connectionGuard?.wakeStreams(.change)
     }
 
-    /// How much of a refused streamed body is read and dropped so that the client gets the answer.
-    static let drainLimit = 64 << 20
+    /// What the connection guard counted (for `/metrics`).
+    var connectionCounts: ConnectionGuard.Counts { connectionGuard?.counts ?? ConnectionGuard.Counts() }
+
+    /// Jobs waiting for a worker.
+    var waitingJobs: Int { workers?.waiting ?? 0 }
+
+    /// Raises the soft limit on open files to the hard one (systemd's default soft limit is 1,024; each connection is
+    /// one); returns the limit in force.
+    private static func raiseOpenFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        let wanted = min(limit.rlim_max, 1 << 20)
+        if limit.rlim_cur < wanted {
+            var raised = limit
+            raised.rlim_cur = wanted
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(min(limit.rlim_cur, 1 << 20))
+    }
+
+    /// What one request collects between the calls libmicrohttpd makes for it.
+    private final class RequestState: @unchecked Sendable {
+        // @unchecked: used by the connection's thread, and by one worker while the connection is suspended (the
+        // suspension and the resumption order the two).
+        let connection: UnsafeMutableRawPointer
+        var body: [UInt8] = []
+        var refused = false
+        /// The client it was counted for (released when it ends); nil when it was refused for its client.
+        var client: String?
+        /// Where a streamed body goes; nil once it finished or was given up.
+        var receiver: (any BodyReceiver)?
+        /// A body refused midway: the answer, sent once the rest of the body has been read and dropped (libmicrohttpd
+        /// can answer only before a body or after it; a server that closes while the client still sends makes the
+        /// kernel reset the connection, and the client never sees an answer), or the connection is closed past
+        /// `drainLimit`.
+        var pendingRefusal: HTTPResponse?
+        var drained = 0
+        var drainLimit = 64 << 20
+        /// The answer a worker made while the connection was suspended.
+        var answer: HTTPResponse?
+
+        init(connection: UnsafeMutableRawPointer) { self.connection = connection }
+    }
 
     private static let handle: pd_http_handler = { context, connection, url, method, data, size, state in
         guard let context, let connection, let url, let method, let size, let state else { return 0 }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-        let request = HTTPRequest(
-            connection: connection, method: String(cString: method), path: String(cString: url), body: [])
         guard let existing = state.pointee else {
-            // Headers complete: a refusal now keeps the body from being read at all.
-            let fresh = RequestState()
+            let fresh = RequestState(connection: connection)
             state.pointee = Unmanaged.passRetained(fresh).toOpaque()
-            var refusal = server.screen(request)
-            if refusal == nil {
-                switch server.bodyRouter(request) {
-                case .collect:
-                    if let length = request.header("Content-Length").flatMap(Int.init), length > maximumBodyBytes {
-                        refusal = .error(413, "the request body is larger than \(maximumBodyBytes) bytes")
-                    }
-                case .stream(let receiver): fresh.receiver = receiver
-                case .refuse(let response): refusal = response
-                }
-            }
-            if let refusal {
-                fresh.refused = true
-                return server.send(refusal, on: connection) ? 1 : 0
-            }
-            return 1
+            let request = HTTPRequest(
+                connection: connection, method: String(cString: method), path: String(cString: url), body: [])
+            return server.begin(request, fresh) ? 1 : 0
         }
-        let collected = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
-        if let refusal = collected.pendingRefusal {
-            collected.drained += size.pointee
-            if size.pointee > 0 && collected.drained <= drainLimit {
-                size.pointee = 0
-                return 1
-            }
-            size.pointee = 0
-            collected.pendingRefusal = nil
-            collected.refused = true
-            return server.send(refusal, on: connection) ? 1 : 0
-        }
-        if let receiver = collected.receiver {
-            if size.pointee > 0 {
-                let refusal = data.flatMap { receiver.receive(UnsafeRawBufferPointer(start: $0, count: size.pointee)) }
-                size.pointee = 0
-                guard let refusal else { return 1 }
-                receiver.abandon()
-                collected.receiver = nil
-                collected.pendingRefusal = refusal
-                return 1
-            }
-            collected.receiver = nil
-            return server.send(receiver.finish(), on: connection) ? 1 : 0
-        }
+        let current = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
         if size.pointee > 0 {
-            if !collected.refused {
-                if collected.body.count + size.pointee > maximumBodyBytes {
-                    collected.refused = true
-                    size.pointee = 0
-                    return server.send(.error(413, "the request body is larger than \(maximumBodyBytes) bytes"), on: connection)
-                        ? 1 : 0
-                }
-                if let data {
-                    collected.body.append(
-                        contentsOf: UnsafeRawBufferPointer(start: data, count: size.pointee).bindMemory(to: UInt8.self))
-                }
-            }
+            server.connectionGuard?.received(connection, bytes: size.pointee)
+            let piece = data.map { UnsafeRawBufferPointer(start: $0, count: size.pointee) }
             size.pointee = 0
-            return 1
+            return server.receive(piece, current) ? 1 : 0
         }
-        if collected.refused { return 1 }
-        let complete = HTTPRequest(connection: connection, method: request.method, path: request.path, body: collected.body)
-        return server.send(server.handler(complete), on: connection) ? 1 : 0
+        if let answer = current.answer {
+            current.answer = nil
+            return server.send(answer, on: connection) ? 1 : 0
+        }
+        let request = HTTPRequest(
+            connection: connection, method: String(cString: method), path: String(cString: url), body: current.body,
+            client: current.client)
+        return server.complete(request, current) ? 1 : 0
     }
 
-    private static let completed: pd_http_completed = { _, state, _ in
-        guard let state else { return }
+    /// The request's headers are complete: checked, counted, screened, and its body routed.
+    private func begin(_ request: HTTPRequest, _ state: RequestState) -> Bool {
+        var request = request
+        let connection = request.connection
+        if stopping.load(ordering: .relaxed) {
+            state.refused = true
+            return send(finishing(.error(503, "the server is stopping; try again in a moment")), on: connection)
+        }
+        let client =
+            identity.trustedProxies.isEmpty
+            ? request.peerAddress : identity.client(peer: request.peerAddress, forwardedFor: request.lastHeader("X-Forwarded-For"))
+        guard connectionGuard?.requestStarted(connection, client: client) ?? true else {
+            state.refused = true
+            var busy = finishing(.error(429, "too many requests from \(client) at once; wait for some to finish"))
+            busy.headers.append(("Retry-After", "1"))
+            return send(busy, on: connection)
+        }
+        state.client = client
+        request.forwardedClient = client
+        var census = pd_http_census()
+        pd_http_census_of(connection, &census)
+        var refusal = RequestCensus(
+            census, path: request.path, transferEncoding: request.header("Transfer-Encoding"), options: options
+        ).refusal.map(finishing)
+        if refusal == nil { refusal = screen(request) }
+        if refusal == nil {
+            let length = request.header("Content-Length").flatMap(Int.init)
+            switch bodyRouter(request) {
+            case .collect:
+                if let length, length > Self.maximumBodyBytes {
+                    refusal = finishing(.error(413, "the request body is larger than \(Self.maximumBodyBytes) bytes"))
+                }
+            case .stream(let receiver):
+                state.receiver = receiver
+                // A declared length was accepted: a refusal midway reads the rest of it, so the client gets its answer.
+                if let length { state.drainLimit = max(state.drainLimit, length) }
+            case .refuse(let response): refusal = response
+            }
+        }
+        if let refusal {
+            state.refused = true
+            return send(refusal, on: connection)
+        }
+        return true
+    }
+
+    /// A piece of the body.
+    private func receive(_ piece: UnsafeRawBufferPointer?, _ state: RequestState) -> Bool {
+        let count = piece?.count ?? 0
+        if state.pendingRefusal != nil {
+            state.drained += count
+            return state.drained <= state.drainLimit
+        }
+        if state.refused { return true }
+        if let receiver = state.receiver {
+            guard let piece, let refusal = receiver.receive(piece) else { return true }
+            receiver.abandon()
+            state.receiver = nil
+            state.pendingRefusal = refusal
+            return true
+        }
+        if state.body.count + count > Self.maximumBodyBytes {
+            state.body = []
+            state.pendingRefusal = finishing(.error(413, "the request body is larger than \(Self.maximumBodyBytes) bytes"))
+            state.drained = count
+            return true
+        }
+        if let piece { state.body.append(contentsOf: piece.bindMemory(to: UInt8.self)) }
+        return true
+    }
+
+    /// The whole request is in: answered now, or by a worker while the connection waits.
+    private func complete(_ request: HTTPRequest, _ state: RequestState) -> Bool {
+        let connection = request.connection
+        if let refusal = state.pendingRefusal {
+            state.pendingRefusal = nil
+            state.refused = true
+            return send(refusal, on: connection)
+        }
+        if state.refused { return true }
+        connectionGuard?.answering(connection)
+        if let receiver = state.receiver {
+            state.receiver = nil
+            return later(state) { receiver.finish() }
+        }
+        if let answer = quick(request) { return send(answer, on: connection) }
+        let handler = handler
+        return later(state) { handler(request) }
+    }
+
+    /// Suspends the connection while a worker makes its answer; libmicrohttpd calls the handler again once it is
+    /// resumed, which sends it.
+    private func later(_ state: RequestState, _ work: @escaping @Sendable () -> HTTPResponse) -> Bool {
+        guard let workers, !stopping.load(ordering: .relaxed) else {
+            return send(finishing(.error(503, "the server is stopping; try again in a moment")), on: state.connection)
+        }
+        pd_http_suspend(state.connection)
+        workers.submit {
+            state.answer = work()
+            pd_http_resume(state.connection)
+        }
+        return true
+    }
+
+    private static let completed: pd_http_completed = { context, state, _ in
+        guard let context, let state else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
         let finished = Unmanaged<RequestState>.fromOpaque(state).takeRetainedValue()
         // A body still streaming when the request ends: the client went away (or timed out) mid-upload.
         finished.receiver?.abandon()
         finished.receiver = nil
+        server.connectionGuard?.requestEnded(finished.connection, client: finished.client)
+    }
+
+    private static let connectionEvent: pd_http_connection_event = { context, connection, started in
+        guard let context, let connection else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        if started != 0 {
+            server.connectionGuard?.opened(
+                connection, socket: pd_http_socket(connection), address: HTTPRequest.peerAddress(of: connection))
+        } else {
+            server.connectionGuard?.closed(connection)
+        }
     }
 
     private static let logged: pd_http_logger = { context, message in
         guard let context, let message else { return }
-        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().log(String(cString: message))
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().log("libmicrohttpd: " + String(cString: message))
     }
 
     /// Queues `response`; false when libmicrohttpd refused it (the connection is then closed).
@@ -200,30 +382,104 @@ public final class HTTPServer: @unchecked Sendable {
         case .file(let descriptor, let offset, let length):
             return pd_http_respond_file(connection, status, descriptor, offset, length, headerText) != 0
         case .stream(let stream):
-            let context = Unmanaged.passRetained(StreamBox(stream)).toOpaque()
+            let box = StreamBox(stream, connection: connection, server: self)
+            let context = Unmanaged.passRetained(box).toOpaque()
             return pd_http_respond_stream(connection, status, HTTPServer.read, context, HTTPServer.finished, headerText)
                 != 0
         case .kept: return false  // answered above
         }
     }
 
-    private final class StreamBox {
+    /// One event stream's connection: reads it without blocking, suspends it when there is nothing to send, and
+    /// resumes it for a change, a keep-alive, a client that left or the server's stop.
+    fileprivate final class StreamBox: @unchecked Sendable {
+        // @unchecked: the mutable state is guarded by `lock`.
         let stream: any HTTPStream
-        init(_ stream: any HTTPStream) { self.stream = stream }
+        let connection: UnsafeMutableRawPointer
+        unowned let server: HTTPServer
+        private let lock = NSLock()
+        private var suspended = false
+        private var owesKeepAlive = false
+        private var clientGone = false
+        private var pending: [UInt8] = []
+
+        init(_ stream: any HTTPStream, connection: UnsafeMutableRawPointer, server: HTTPServer) {
+            self.stream = stream
+            self.connection = connection
+            self.server = server
+        }
+
+        /// libmicrohttpd's reader: a count, -1 at the end, -2 to close; 0 after suspending the connection.
+        func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            if clientGone { return -2 }
+            if server.stopping.load(ordering: .relaxed) { return -1 }
+            if pending.isEmpty {
+                let wakesBefore = server.wakes.load(ordering: .sequentiallyConsistent)
+                switch stream.read(into: buffer) {
+                case .wrote(let count): return count
+                case .end: return -1
+                case .later:
+                    if owesKeepAlive {
+                        owesKeepAlive = false
+                        pending = stream.keepAlive
+                    } else {
+                        return sleep(unlessWokenSince: wakesBefore)
+                    }
+                }
+            }
+            owesKeepAlive = false
+            let count = min(buffer.count, pending.count)
+            pending.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            pending.removeFirst(count)
+            return count
+        }
+
+        /// Suspends the connection (with the lock held) and puts it on the watchdog's list; resumes it at once when
+        /// a wake came since the stream last looked (it would otherwise sleep through that change).
+        private func sleep(unlessWokenSince wakesBefore: UInt64) -> Int {
+            guard let connectionGuard = server.connectionGuard else { return -1 }
+            suspended = true
+            pd_http_suspend(connection)
+            let id = ObjectIdentifier(self)
+            let accepted = connectionGuard.streamSuspended(
+                id,
+                ConnectionGuard.SuspendedStream(socket: pd_http_socket(connection), since: .now) { [weak self] reason in
+                    self?.resume(reason)
+                })
+            if !accepted || server.wakes.load(ordering: .sequentiallyConsistent) != wakesBefore {
+                connectionGuard.streamResumed(id)
+                suspended = false
+                pd_http_resume(connection)
+            }
+            return 0
+        }
+
+        func resume(_ reason: ConnectionGuard.ResumeReason) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard suspended else { return }
+            suspended = false
+            switch reason {
+            case .keepAlive: owesKeepAlive = true
+            case .clientGone: clientGone = true
+            case .change, .stopping: break
+            }
+            pd_http_resume(connection)
+        }
     }
 
     private static let read: pd_http_reader = { context, _, buffer, max in
         guard let context, let buffer else { return -2 }
         let box = Unmanaged<StreamBox>.fromOpaque(context).takeUnretainedValue()
-        guard let count = box.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) else {
-            return -1
-        }
-        return count
+        return box.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max))
     }
 
     private static let finished: pd_http_reader_done = { context in
         guard let context else { return }
         let box = Unmanaged<StreamBox>.fromOpaque(context).takeRetainedValue()
+        box.server.connectionGuard?.streamResumed(ObjectIdentifier(box))
         box.stream.finish()
     }
 }

@@ -22,7 +22,7 @@ enum ServeCommand {
         let logger = Logger(label: "photodrop.serve", control: logs)
         func makeServer(_ config: IngestConfig) throws(PhotoServer.Refusal) -> PhotoServer {
             try PhotoServer(config: config, library: access.library) { message in
-                logger.warning("libmicrohttpd: \(message)")
+                logger.warning(message)
             }
         }
         var config = context.config

@@ -7,8 +7,10 @@ final class ServeProcess: @unchecked Sendable {
     let process: BackgroundPhotodrop
     let base: String
 
-    init(_ sandbox: Sandbox, scheme: String = "http", environment: [String: String]? = nil) async throws {
-        process = try BackgroundPhotodrop(sandbox, ["serve"], environment: environment)
+    init(
+        _ sandbox: Sandbox, scheme: String = "http", environment: [String: String]? = nil, launcher: Launcher? = nil
+    ) async throws {
+        process = try BackgroundPhotodrop(sandbox, ["serve"], environment: environment, launcher: launcher)
         // Generous: on two busy cores a debug build's start (and its warm-up page) can take seconds.
         let deadline = Date().addingTimeInterval(60)
         var port: String?

@@ -361,44 +361,6 @@ struct ServeTests {
         try await server.process.stop()
     }
 
-    @Test("a slow client holds only its own connection, and is closed after 30 s of silence")
-    func slowClient() async throws {
-        let sandbox = try await library(photos: 1)
-        let server = try await ServeProcess(sandbox)
-        let port = try #require(server.base.split(separator: ":").last.map(String.init))
-        // A client that sends half a request line and then nothing (slowloris), in a second process.
-        let script = """
-            import socket, sys, time
-            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-            s.sendall(b"GET /api/albums HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nX-Slow: ")
-            start = time.time()
-            s.settimeout(60)
-            try:
-                data = s.recv(1)
-            except socket.timeout:
-                data = None
-            print("closed" if data == b"" else "answered" if data else "open", round(time.time() - start))
-            """
-        let slow = Process()
-        slow.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        slow.arguments = ["python3", "-c", script, port]
-        let output = sandbox.root.appendingPathComponent("slow.txt")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        slow.standardOutput = try FileHandle(forWritingTo: output)
-        try slow.run()
-        await pause(500_000)
-        // Meanwhile everyone else is answered at once.
-        let started = Date()
-        #expect(try await curl(server.base + "/api/albums", in: sandbox).status == 200)
-        #expect(Date().timeIntervalSince(started) < 2)
-        while slow.isRunning { await pause(200_000) }
-        let verdict = (try? String(contentsOf: output, encoding: .utf8))?.split(separator: " ") ?? []
-        #expect(verdict.first == "closed", "\(verdict)")
-        let seconds = Int(verdict.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
-        #expect((25...45).contains(seconds), "closed after \(seconds) s")
-        try await server.process.stop()
-    }
-
     @Test(
         "with a certificate, serve speaks HTTPS (GnuTLS through libmicrohttpd) on a LAN address; the cookie is Secure",
         .requires(FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "openssl (apt-get install openssl)"))
