@@ -31,6 +31,9 @@ public struct CaptureTime {
         return String(UTCTimestamp(seconds: seconds, nanoseconds: 0).iso8601.prefix(19))
     }
 
+    /// The local calendar day of the capture, `YYYY-MM-DD` (UTC's when the zone is unknown): what a gallery groups by.
+    public var day: String { String(wallClock.prefix(10)) }
+
     /// `+09:00`, `-05:30`, `+00:00`.
     public static func offsetText(_ seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"

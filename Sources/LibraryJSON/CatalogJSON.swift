@@ -1,3 +1,4 @@
+import BuildInfo
 import Foundation
 import Ingest
 import MediaProbe
@@ -131,6 +132,7 @@ public enum CatalogJSON {
             ("type", .string(collection.assetCollectionType == .smartAlbum ? "smartAlbum" : "album")),
             ("parent", .string(collection.parentFolderIdentifier)),
             ("description", .string(collection.summary)),
+            ("inboxFolder", .string(collection.inboxFolder)),
         ])
     }
 
@@ -292,6 +294,8 @@ public enum CatalogJSON {
         var members: [(String, JSONNode)] = [
             ("library", .string(report.library)),
             ("config", .string(report.configFile)),
+            ("version", .string(PhotodropVersion.semantic)),
+            ("commit", .string(PhotodropVersion.commit)),
             ("libraryExists", .bool(report.libraryExists)),
             ("writable", report.writable.map { .bool($0) } ?? .null),
         ]

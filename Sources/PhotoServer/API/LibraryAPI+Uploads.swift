@@ -31,7 +31,7 @@ extension LibraryAPI {
             guard let uploads else { throw APIFailure(503, "this server takes no uploads") }
             let (album, name) = try uploadTarget(request.path.dropFirst(12))
             let folder = try inboxFolder(for: album)
-            let relative = folder.key + "/" + name
+            let relative = folder + "/" + name
             if let reason = uploads.ignore.reason(forFile: relative) {
                 throw APIFailure(
                     400, "photodrop never takes '\(relative)' (\(reason)): upload it under another name")
@@ -44,15 +44,14 @@ extension LibraryAPI {
             let upload: InboxUpload
             do {
                 upload = try InboxUpload(
-                    inbox: uploads.inbox, folder: folder.key, name: name, albumID: album.localIdentifier,
+                    inbox: uploads.inbox, folder: folder, name: name, albumID: album.localIdentifier,
                     maximumBytes: uploads.maximumBytes)
             } catch {
                 throw APIFailure(500, error.description)
             }
             return .stream(
                 UploadReceiver(
-                    upload: upload, expectedSHA256: expected, library: library,
-                    binding: folder.needsBinding ? album : nil, respond: { [self] in secured($0) }))
+                    upload: upload, expectedSHA256: expected, library: library, respond: { [self] in secured($0) }))
         } catch let failure as APIFailure {
             return .refuse(secured(.error(failure.status, failure.message)))
         } catch {
@@ -82,25 +81,45 @@ extension LibraryAPI {
         return (album, name)
     }
 
-    /// The inbox folder an album's files go to: the one bound to it, or for an album made by hand a new folder with
-    /// its title, bound to it when the first upload completes.
-    private func inboxFolder(for album: AssetCollection) throws -> (key: String, needsBinding: Bool) {
-        if let key = album.inboxFolder { return (key, false) }
+    /// The inbox folder an album's files go to: the one bound to it; for an album made by hand, a folder named
+    /// after its title, bound to it now, before a byte is written (bound when the upload completed instead, two
+    /// uploads at once into two albums of one title both wrote into the folder of that title, and the second album's
+    /// files were filed into the first). A title whose folder belongs to another album or folder gets the first free
+    /// of `Title (2)`, `Title (3)`, …; the API shows it as the album's `inboxFolder`.
+    private func inboxFolder(for album: AssetCollection) throws -> String {
+        if let key = album.inboxFolder { return key }
         let title = album.localizedTitle ?? ""
-        let key: String
         switch UploadName.validated(title) {
-        case .success(let valid): key = valid
+        case .success: break
         case .failure(let problem):
             throw APIFailure(409, "the album's title cannot name its inbox folder (\(problem)): rename the album")
         }
-        if let bound = try AssetCollection.fetchAlbum(forInboxFolder: key, library: library),
-            bound.localIdentifier != album.localIdentifier
-        {
-            throw APIFailure(
-                409,
-                "the inbox folder '\(key)' belongs to another album (\(bound.localIdentifier)): rename one of them")
+        for number in 1...100 {
+            // Bound meanwhile (another upload into this album got there first): that folder, then.
+            if let current = try AssetCollection.fetchAssetCollections(
+                withLocalIdentifiers: [album.localIdentifier], library: library
+            ).firstObject, let key = current.inboxFolder {
+                return key
+            }
+            let candidate = number == 1 ? title : "\(title) (\(number))"
+            guard case .success(let key) = UploadName.validated(candidate) else { break }
+            if try AssetCollection.fetchAlbum(forInboxFolder: key, library: library) != nil
+                || CollectionList.fetchCollectionList(forInboxFolder: key, library: library) != nil
+            {
+                continue
+            }
+            do {
+                _ = try library.performChangesAndWait { try AssetCollectionChangeRequest(for: album).inboxFolder = key }
+                events.noteChange()
+                return key
+            } catch {
+                // Another album took this folder between the look and the change (the catalog keeps one album per
+                // folder): the next name.
+                continue
+            }
         }
-        return (key, true)
+        throw APIFailure(
+            409, "no inbox folder could be bound to the album '\(title)' (its title's folders are all taken): rename it")
     }
 
     /// A path below the rejected folder relative to it (`Trip/bad.jpg`); anything else as its name alone.
@@ -157,22 +176,20 @@ extension LibraryAPI {
 }
 
 /// The body of one `PUT /api/upload/…`, written into the inbox as it arrives (``Ingest/InboxUpload``).
-final class UploadReceiver: BodyReceiver {
+final class UploadReceiver: BodyReceiver, @unchecked Sendable {
+    // @unchecked: one thread at a time calls it (see BodyReceiver); InboxUpload is used the same way.
     private let upload: InboxUpload
     private let expectedSHA256: SHA256Digest?
     private let library: PhotoLibrary
-    /// The album to bind to its new inbox folder when the upload completes.
-    private let binding: AssetCollection?
-    private let respond: (HTTPResponse) -> HTTPResponse
+    private let respond: @Sendable (HTTPResponse) -> HTTPResponse
 
     init(
-        upload: InboxUpload, expectedSHA256: SHA256Digest?, library: PhotoLibrary, binding: AssetCollection?,
-        respond: @escaping (HTTPResponse) -> HTTPResponse
+        upload: InboxUpload, expectedSHA256: SHA256Digest?, library: PhotoLibrary,
+        respond: @escaping @Sendable (HTTPResponse) -> HTTPResponse
     ) {
         self.upload = upload
         self.expectedSHA256 = expectedSHA256
         self.library = library
-        self.binding = binding
         self.respond = respond
     }
 
@@ -186,11 +203,7 @@ final class UploadReceiver: BodyReceiver {
     }
 
     func finish() -> HTTPResponse {
-        do {
-            if let binding {
-                let key = upload.folder
-                _ = try library.performChangesAndWait { try AssetCollectionChangeRequest(for: binding).inboxFolder = key }
-            }
+        do throws(UploadError) {
             let receipt = try upload.finish(library: library, expectedSHA256: expectedSHA256)
             let address = "/api/outcomes/\(receipt.id)"
             return respond(
@@ -201,11 +214,8 @@ final class UploadReceiver: BodyReceiver {
                         ("path", .string(receipt.record.path)), ("album", .string(receipt.record.album)),
                         ("bytes", .int(Int(receipt.record.bytes))), ("sha256", .string(receipt.record.sha256)),
                     ]), headers: [("Location", address)]))
-        } catch let error as UploadError {
-            return respond(.error(Self.status(of: error), error.description))
         } catch {
-            upload.abandon()
-            return respond(.error(500, "cannot bind the album to its inbox folder: \(error)"))
+            return respond(.error(Self.status(of: error), error.description))
         }
     }
 

@@ -27,8 +27,18 @@ public final class LibraryAPI: Sendable {
     let uploads: UploadSettings?
     /// Requests and their durations, for `/metrics`.
     let metrics = HTTPMetrics()
+    /// The server's folders, kept out of error messages.
+    let serverPaths: ServerPaths
+    /// serve's log (rate-limited): refused sign-ins and tokens leave a trace there.
+    let log: @Sendable (String) -> Void
     /// The file `watch` writes its metrics to (config `metrics.textfile`): `/metrics` adds what it last wrote.
     let watchMetricsFile: String?
+    /// What the HTTP server counts of its connections (set once it exists), for `/metrics`.
+    var connections: @Sendable () -> (ConnectionGuard.Counts, limit: Int, waitingJobs: Int)? {
+        get { connectionSource.withLock { $0 } }
+        set { connectionSource.withLock { $0 = newValue } }
+    }
+    private let connectionSource = Mutex<@Sendable () -> (ConnectionGuard.Counts, limit: Int, waitingJobs: Int)?>({ nil })
 
     /// Assets per page when the client does not say; at most ``maximumPageSize``.
     static let defaultPageSize = 200
@@ -36,10 +46,12 @@ public final class LibraryAPI: Sendable {
 
     public init(
         library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed,
-        uploads: UploadSettings? = nil, watchMetricsFile: String? = nil, pictureCacheBytes: Int = 64 << 20,
-        status: @escaping @Sendable () -> JSONNode
+        uploads: UploadSettings? = nil, watchMetricsFile: String? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
+        pictureCacheBytes: Int = 64 << 20, status: @escaping @Sendable () -> JSONNode
     ) {
+        self.log = log
         pictures = PictureCache(answerBudget: pictureCacheBytes)
+        serverPaths = ServerPaths(library: library.url.path, inbox: uploads?.inbox.path, rejected: uploads?.rejected)
         self.uploads = uploads
         self.watchMetricsFile = watchMetricsFile
         self.status = status
@@ -70,11 +82,12 @@ public final class LibraryAPI: Sendable {
                 return secured(.error(421, "this server does not answer to that host name"))
             }
             guard policy.isToken(token) else {
+                log("refused 401 sign-in with a wrong token from \(request.client)")
                 return secured(.text(401, GalleryPages.signIn(failed: true), type: "text/html; charset=utf-8"))
             }
             // The token leaves the address bar: the browser keeps a session cookie instead.
             return secured(
-                HTTPResponse(status: 303, headers: [("Location", "/"), ("Set-Cookie", policy.sessionCookie)]))
+                HTTPResponse(status: 303, headers: [("Location", "/"), ("Set-Cookie", policy.sessionCookie())]))
         }
         let decision = policy.decide(
             method: request.method, host: request.header("Host"), origin: request.header("Origin"),
@@ -82,6 +95,8 @@ public final class LibraryAPI: Sendable {
         switch decision {
         case .allowed: return nil
         case .refused(let status, let message):
+            // A trace of failed sign-ins and foreign pages; the path only (a query may hold a token).
+            log("refused \(status) \(request.method) \(request.path) from \(request.client): \(message)")
             if status == 401, request.method == "GET", !request.path.hasPrefix("/api/") {
                 return secured(.text(401, GalleryPages.signIn(failed: false), type: "text/html; charset=utf-8"))
             }
@@ -91,14 +106,38 @@ public final class LibraryAPI: Sendable {
 
     // MARK: Requests
 
+    /// The answer a request can have at once, on the thread that read it: a versioned picture kept whole in memory
+    /// and still current (the gallery's most frequent request). Everything else is answered by ``handle(_:)`` on a
+    /// worker.
+    public func quick(_ request: HTTPRequest) -> HTTPResponse? {
+        let started = ContinuousClock.now
+        guard request.method == "GET", request.path.utf8.starts(with: "/api/assets/".utf8),
+            let target = ResourcePath(request.path.dropFirst(12)), let action = target.action,
+            let kind = DerivativeKind(name: action), DerivativeKind.pictures.contains(kind),
+            let version = request.argument("v"), version.utf8.count >= 16,
+            request.header("Range") == nil, request.header("If-None-Match") == nil,
+            let entry = pictures.entry(target.uuid + "/L0/001/" + kind.name + "/" + version),
+            let answer = entry.answer, entry.checked == events.currentGeneration
+        else { return nil }
+        metrics.record(.picture, method: "GET", status: answer.status, duration: ContinuousClock.now - started)
+        return HTTPResponse(status: answer.status, body: .kept(answer))
+    }
+
     /// Answers an authorised request.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ContinuousClock.now
         var response: HTTPResponse
         do {
             response = try route(request)
-            // A kept answer carries its headers already.
-            if case .kept = response.body {} else { response = secured(response) }
+            // A kept answer carries its headers already (a picture: the session is renewed by the next other answer).
+            if case .kept = response.body {} else {
+                response = secured(response)
+                if let renewed = policy.renewedCookie(
+                    request.cookie(AccessPolicy.cookieName), authorization: request.header("Authorization"))
+                {
+                    response.headers.append(("Set-Cookie", renewed))
+                }
+            }
         } catch let failure as APIFailure {
             response = secured(.error(failure.status, failure.message))
         } catch {
@@ -126,6 +165,32 @@ public final class LibraryAPI: Sendable {
             "photodrop_http_picture_memory_bytes", type: "gauge",
             help: "Memory held by small pictures kept ready to send (serve.pictureCacheMiB).", Double(pictures.keptBytes))
         text.decodeBudget(.shared, prefix: "photodrop_http_")
+        if let (counts, limit, waitingJobs) = connections() {
+            text.single(
+                "photodrop_http_connections", type: "gauge", help: "Connections open (serve).", Double(counts.open))
+            text.single(
+                "photodrop_http_connection_limit", type: "gauge",
+                help: "Connections serve accepts at once (after the open-file limit).", Double(limit))
+            text.single(
+                "photodrop_http_connections_waiting_for_request", type: "gauge",
+                help: "Connections whose next request's headers have not all arrived.", Double(counts.waiting))
+            text.single(
+                "photodrop_http_event_streams_sleeping", type: "gauge",
+                help: "Event streams suspended until the next change.", Double(counts.suspendedStreams))
+            text.single(
+                "photodrop_http_answers_waiting_for_worker", type: "gauge",
+                help: "Requests whose answer waits for a worker thread.", Double(waitingJobs))
+            text.family(
+                "photodrop_http_connections_closed_total", type: "counter",
+                help: "Connections serve closed itself, by reason.")
+            text.sample("photodrop_http_connections_closed_total", ["reason": "slow_headers"], Double(counts.cutSlowHeaders))
+            text.sample("photodrop_http_connections_closed_total", ["reason": "slow_body"], Double(counts.cutSlowBody))
+            text.sample("photodrop_http_connections_closed_total", ["reason": "room"], Double(counts.closedForRoom))
+            text.sample("photodrop_http_connections_closed_total", ["reason": "stream_client_left"], Double(counts.streamsLeft))
+            text.single(
+                "photodrop_http_requests_refused_busy_client_total", type: "counter",
+                help: "Requests refused with 429: their client had too many in progress.", Double(counts.refusedBusyClient))
+        }
         if let file = watchMetricsFile {
             let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             if descriptor >= 0 {
@@ -242,7 +307,7 @@ public final class LibraryAPI: Sendable {
         case ("GET", "assets"):
             return try page(request) { options in Array(try Asset.fetchAssets(in: album, options: options)) }
         case ("POST", nil), ("PATCH", nil):
-            let title = try JSONBody(request).string("title")
+            let title = try Self.albumTitle(try JSONBody(request).string("title"))
             try perform { try AssetCollectionChangeRequest(for: album).title = title }
             guard
                 let renamed = try AssetCollection.fetchAssetCollections(
@@ -260,8 +325,16 @@ public final class LibraryAPI: Sendable {
         }
     }
 
+    /// A title for an album from a request (``AlbumTitle``), or 400 saying why not.
+    static func albumTitle(_ text: String) throws -> String {
+        switch AlbumTitle.validated(text) {
+        case .success(let title): return title
+        case .failure(let problem): throw APIFailure(400, "that cannot be an album title: \(problem)")
+        }
+    }
+
     private func createAlbum(_ request: HTTPRequest) throws -> HTTPResponse {
-        let title = try JSONBody(request).string("title")
+        let title = try Self.albumTitle(try JSONBody(request).string("title"))
         let created = Mutex<String?>(nil)
         try perform {
             let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: title)
@@ -378,16 +451,21 @@ public final class LibraryAPI: Sendable {
     }
 
     /// What a grid of thumbnails needs of each asset (`fields=brief`): no album memberships, resources or metadata,
-    /// which make most of a full page's time.
+    /// which make most of a full page's time. `day` (the local day of the capture) groups the grid; the pixel size
+    /// lays out its rows; `pictureError` says why there is no thumbnail (an undecodable file), when that is known.
     private func briefly(_ assets: [Asset]) throws -> [JSONNode] {
         guard !assets.isEmpty else { return [] }
         let derivatives = try library.derivatives(ofAssets: assets.map(\.localIdentifier))
         return assets.map { asset in
             let made = (derivatives[asset.localIdentifier] ?? []).filter { $0.sourceSHA256 == asset.sha256 }
+            let failure = made.first { $0.kind == .thumbnail && $0.file == nil }?.failure
             return .object([
                 ("id", .string(asset.localIdentifier)), ("kind", .string(asset.kind)),
-                ("creationDate", CatalogJSON.date(asset.creationDate)), ("isFavorite", .bool(asset.isFavorite)),
+                ("creationDate", CatalogJSON.date(asset.creationDate)),
+                ("day", CaptureTime(asset).map { .string($0.day) } ?? .null), ("isFavorite", .bool(asset.isFavorite)),
+                ("pixelWidth", .int(asset.pixelWidth)), ("pixelHeight", .int(asset.pixelHeight)),
                 ("mediaSubtypes", .strings(asset.mediaSubtypes.names)), ("urls", urls(of: asset, derivatives: made)),
+                ("pictureError", failure.map { .string(serverPaths.scrub($0)) } ?? .null),
             ])
         }
     }
@@ -469,9 +547,14 @@ public final class LibraryAPI: Sendable {
         }
     }
 
-    /// The headers every answer carries.
+    /// The headers every answer carries; an error's message without the server's paths (``ServerPaths``).
     func secured(_ response: HTTPResponse) -> HTTPResponse {
         var response = response
+        if response.status >= 400, case .bytes(let bytes) = response.body {
+            let text = String(decoding: bytes, as: UTF8.self)
+            let scrubbed = serverPaths.scrub(text)
+            if scrubbed != text { response.body = .bytes(Array(scrubbed.utf8)) }
+        }
         response.headers += [
             ("X-Content-Type-Options", "nosniff"),
             ("Referrer-Policy", "no-referrer"),

@@ -1,4 +1,5 @@
 import Foundation
+import Ingest
 import PhotoCatalog
 
 /// `album create|rename|delete`, `favorite`, `remove` and `delete`: one change each, through `performChanges`, so
@@ -152,15 +153,11 @@ enum ChangeCommands {
 
     /// A title as stored: NFC; blank titles are refused.
     private static func albumTitle(_ text: String) throws -> String {
-        let title = text.precomposedStringWithCanonicalMapping
-        guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw CommandFailure.usage("an album title must not be blank")
+        switch AlbumTitle.validated(text) {
+        case .success(let title): return title
+        case .failure(let problem):
+            throw CommandFailure.usage("'\(text)' cannot be an album title: \(problem) (album titles name inbox folders)")
         }
-        guard !title.contains("/") else {
-            throw CommandFailure.usage(
-                "an album title must not contain '/': album titles are inbox folder names ('\(title)')")
-        }
-        return title
     }
 
     private static func requireRegular(_ album: AssetCollection, _ action: String) throws {

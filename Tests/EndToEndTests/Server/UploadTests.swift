@@ -109,7 +109,7 @@ struct UploadTests {
         try await server.process.stop()
     }
 
-    @Test("an album made through the API gets an inbox folder with its title, bound to it at the first upload")
+    @Test("an album made through the API gets an inbox folder with its title, bound to it when its first upload starts")
     func newAlbumFolder() async throws {
         let sandbox = try await sandbox()
         let server = try await ServeProcess(sandbox)
@@ -183,6 +183,86 @@ struct UploadTests {
         let kept = try Data(contentsOf: sandbox.inbox.appendingPathComponent("Trip/Caf\u{E9}.jpg"))
         #expect(Array(kept) == small)
         #expect(uploadsLeft(sandbox).isEmpty)
+        try await server.process.stop()
+    }
+
+    @Test("two albums of one title, uploaded into at once: each upload lands in the album its URL names, the second album in 'Dup (2)'")
+    func albumsOfOneTitle() async throws {
+        let sandbox = try await sandbox()
+        let server = try await ServeProcess(sandbox)
+        var albums: [String] = []
+        for _ in 0..<2 {
+            let created = try await curl(
+                server.base + "/api/albums", ["-X", "POST", "--data", #"{"title": "Dup"}"#], in: sandbox)
+            #expect(created.status == 201, "\(created.text)")
+            albums.append(String(try #require(try created.json()["id"] as? String).prefix(36)))
+        }
+        // Both albums' first uploads at once, several each.
+        let photos = (0..<6).map { MediaFixtures.jpeg(seed: 40 + $0, taken: "2024:07:0\($0 + 1) 09:00:00") }
+        let albumIDs = albums
+        try await withThrowingTaskGroup(of: (Int, CurlReply).self) { group in
+            for (index, photo) in photos.enumerated() {
+                group.addTask {
+                    (index, try await upload(photo, as: "p\(index).jpg", album: albumIDs[index % 2], server, in: sandbox))
+                }
+            }
+            for try await (index, reply) in group {
+                #expect(reply.status == 201, "\(index): \(reply.text)")
+                let folder = index % 2 == 0 ? "Dup" : "Dup (2)"
+                #expect(try reply.json()["path"] as? String == "\(folder)/p\(index).jpg", "\(reply.text)")
+            }
+        }
+        // The API shows each album's folder.
+        let listed = try #require(try await curl(server.base + "/api/albums", in: sandbox).json()["albums"] as? [[String: Any]])
+        let folders = albums.map { id in listed.first { ($0["id"] as? String)?.hasPrefix(id) == true }?["inboxFolder"] as? String }
+        #expect(folders == ["Dup", "Dup (2)"], "\(listed)")
+        // watch files each into the album its URL named.
+        let watch = try WatchDaemon(sandbox)
+        #expect(await watch.waitForOutcomes(6).count == 6, "\(watch.log)")
+        for (index, album) in albums.enumerated() {
+            let page = try await curl(server.base + "/api/albums/\(album)/assets", in: sandbox).json()
+            let names = ((page["assets"] as? [[String: Any]]) ?? []).compactMap { $0["originalFilename"] as? String }.sorted()
+            let expected = stride(from: index, to: 6, by: 2).map { "p\($0).jpg" }
+            #expect(names == expected, "album \(index): \(names)")
+        }
+        try await watch.stop()
+        try await server.process.stop()
+    }
+
+    @Test(
+        "an upload that fills the inbox's disk midway gets 507, and leaves nothing",
+        .requires(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "unshare (apt-get install util-linux)"))
+    func diskFull() async throws {
+        guard canRun(getuid() == 0, "needs root to mount a private tmpfs for the inbox") else { return }
+        let sandbox = try await sandbox()
+        // The inbox on a 1 MiB tmpfs in a mount namespace of serve's own.
+        let launcher = Launcher(
+            executable: URL(fileURLWithPath: "/usr/bin/unshare"),
+            arguments: [
+                "-m", "--propagation", "private", "/bin/sh", "-c",
+                "mount -t tmpfs -o size=1m tmpfs '\(sandbox.inbox.path)' && exec \"$0\" \"$@\"",
+            ])
+        let server = try await ServeProcess(sandbox, launcher: launcher)
+        let trip = try await albumID("Trip", server, in: sandbox)
+        // 3 MB, announced: accepted at first (under serve.maxUploadBytes), the disk fills after 1 MiB.
+        let sent = try await upload(
+            [UInt8](repeating: 0x5A, count: 3_000_000), as: "huge.jpg", album: trip, server, in: sandbox)
+        #expect(sent.status == 507, "\(sent.status) \(sent.text)")
+        #expect((try? sent.json()["error"] as? String)?.isEmpty == false, "\(sent.text)")
+        // The same without a length (chunked): still an answer.
+        let body = sandbox.root.appendingPathComponent("huge-chunked")
+        try Data(repeating: 0x5B, count: 3_000_000).write(to: body)
+        let chunked = try await curl(
+            server.base + "/api/upload/\(trip)/huge2.jpg",
+            ["-X", "PUT", "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + body.path], in: sandbox)
+        #expect(chunked.status == 507, "\(chunked.status) \(chunked.text)")
+        // Nothing stays in serve's inbox (seen from inside its namespace).
+        let inside = "/proc/\(server.process.pid)/root" + sandbox.inbox.path
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: inside + "/.photodrop/uploads")) ?? []
+        #expect(left.isEmpty, "\(left)")
+        #expect(!FileManager.default.fileExists(atPath: inside + "/Trip/huge.jpg"))
+        #expect(try await curl(server.base + "/api/albums", in: sandbox).status == 200)
         try await server.process.stop()
     }
 
