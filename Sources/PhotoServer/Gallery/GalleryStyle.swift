@@ -15,10 +15,15 @@ enum GalleryStyle {
         #albums li.smartAlbum { color: #9cf; }
         #albums li.selected { background: #2d4a6b; }
         #albums .count { color: #888; font-size: 12px; }
-        #grid { overflow-y: auto; position: relative; }
+        #grid { overflow-y: scroll; overflow-x: hidden; scrollbar-gutter: stable; position: relative; padding: 0 8px; }
         #spacer { position: relative; }
         #cells { position: absolute; inset: 0; }
-        .cell { position: absolute; width: 160px; height: 160px; background: #222; cursor: pointer; overflow: hidden; }
+        .day { position: absolute; left: 0; top: 0; margin: 0; height: 40px; padding-top: 14px; font-size: 15px; font-weight: 600; color: #ddd; white-space: nowrap; }
+        .cell { position: absolute; left: 0; top: 0; background: #222; cursor: pointer; overflow: hidden; }
+        .cell.unreadable { display: flex; flex-direction: column; gap: 4px; padding: 8px; color: #bbb; font-size: 12px; background: #2a2222; }
+        .cell.unreadable strong { color: #eee; font-size: 13px; }
+        .cell.unreadable span { overflow: hidden; }
+        #media p.unreadable { max-width: 40em; color: #ccc; text-align: center; }
         .cell img, .cell video { width: 100%; height: 100%; object-fit: cover; display: block; }
         .cell video { position: absolute; inset: 0; }
         .cell.video::after { content: "▶"; position: absolute; right: 6px; bottom: 4px; text-shadow: 0 0 3px #000; }

@@ -10,6 +10,42 @@ import Testing
 struct GalleryBrowserTests {
     static let token = "gallery-test-token-0123456789"
 
+    /// The grid's rows: no sideways scrollbar; every full row reaches the right edge (no empty strip); the pictures of
+    /// a row are as high as each other.
+    private func checkLayout(_ browser: WebDriver, label: String) async throws {
+        let report = try await browser.run(
+            """
+            const grid = document.querySelector('#grid');
+            const width = document.querySelector('#spacer').clientWidth;
+            const rows = new Map();
+            for (const cell of document.querySelectorAll('.cell')) {
+              const r = cell.getBoundingClientRect();
+              const key = Math.round(r.top);
+              if (!rows.has(key)) rows.set(key, []);
+              rows.get(key).push(r);
+            }
+            const left = document.querySelector('#spacer').getBoundingClientRect().left;
+            const out = { sideways: grid.scrollWidth > grid.clientWidth, width, rows: [] };
+            for (const [top, boxes] of rows) {
+              const right = Math.max(...boxes.map(b => b.right)) - left;
+              const heights = boxes.map(b => Math.round(b.height));
+              out.rows.push({ top, right: Math.round(right), heights, count: boxes.length });
+            }
+            return JSON.stringify(out);
+            """) as? String ?? "{}"
+        let layout = try #require(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])
+        #expect(layout["sideways"] as? Bool == false, "\(label): a sideways scrollbar \(report)")
+        let width = try #require(layout["width"] as? Int)
+        for row in (layout["rows"] as? [[String: Any]]) ?? [] {
+            let heights = (row["heights"] as? [Int]) ?? []
+            #expect(Set(heights).count == 1, "\(label): one height per row \(report)")
+            let right = row["right"] as? Int ?? 0
+            #expect(right <= width + 1, "\(label): a row wider than the grid \(report)")
+            // A full row ends at the right edge; one that is not (the last of a day) keeps the aimed-at height.
+            #expect(abs(right - width) <= 1 || heights.first == 180, "\(label): a gap at the right \(report)")
+        }
+    }
+
     @Test("thumbnails show; a drop appears without reload; the viewer opens; H.264 and HEVC play; a favourite lands in the library")
     func gallery() async throws {
         guard canRun(WebDriver.isAvailable, "chromium and chromium-driver (apt-get install chromium chromium-driver)"),
@@ -22,14 +58,31 @@ struct GalleryBrowserTests {
         try FileManager.default.createDirectory(at: drop, withIntermediateDirectories: true)
         let scratch = try TemporaryFolder("gallery-files")
         try Pillow.run(
-            """
+            #"""
             camera = Image.Exif()
             camera[0x010F] = 'Canon'
             camera[0x0110] = 'EOS R5'
             for i, colour in enumerate([(200, 40, 40), (40, 160, 60), (40, 60, 200)]):
                 Image.new('RGB', (800, 600), colour).save(out('photo-%d.jpg' % i), quality=90, exif=camera)
             Image.new('RGB', (800, 600), (230, 200, 30)).save(out('late.jpg'), quality=90)
-            """, in: scratch)
+            # Two more days, in portrait and panorama: the grid's rows keep each picture's shape.
+            when = Image.Exif()
+            when[0x8769] = {0x9003: '2023:05:01 12:00:00'}
+            Image.new('RGB', (600, 900), (90, 90, 90)).save(out('tall.jpg'), quality=90, exif=when)
+            when[0x8769] = {0x9003: '2023:04:01 12:00:00'}
+            Image.new('RGB', (1600, 500), (120, 80, 40)).save(out('wide.jpg'), quality=90, exif=when)
+            Image.new('RGB', (700, 500), (5, 5, 90)).save(out('lonely.jpg'), quality=90)
+            # A JPEG whose frame and scan headers are sound and whose image data is noise: accepted (its header
+            # says what it is), but no decoder can make a picture of it.
+            import random
+            Image.new('RGB', (640, 480), (10, 200, 200)).save(out('sound.jpg'), quality=90)
+            data = open(out('sound.jpg'), 'rb').read()
+            scan = data.index(b'\xff\xda')
+            header = scan + 2 + (data[scan + 2] << 8 | data[scan + 3])
+            rng = random.Random(7)
+            noise = bytes(rng.choice([b for b in range(256) if b != 0xff]) for _ in range(len(data) - header - 2))
+            open(out('noise.jpg'), 'wb').write(data[:header] + noise + b'\xff\xd9')
+            """#, in: scratch)
         // How one of them was taken, and the words a photographer gave it, as ExifTool writes them.
         if canRun(MediaTools.hasExifTool, "exiftool (apt-get install libimage-exiftool-perl)") {
             try await MediaTools.exiftool(
@@ -42,6 +95,14 @@ struct GalleryBrowserTests {
             try FileManager.default.copyItem(
                 atPath: scratch.url("photo-\(index).jpg"), toPath: drop.appendingPathComponent("photo-\(index).jpg").path)
         }
+        let other = sandbox.root.appendingPathComponent("drop/Days")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        for name in ["tall.jpg", "wide.jpg", "noise.jpg"] {
+            try FileManager.default.copyItem(atPath: scratch.url(name), toPath: other.appendingPathComponent(name).path)
+        }
+        let lonely = sandbox.root.appendingPathComponent("drop/Lonely")
+        try FileManager.default.createDirectory(at: lonely, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: scratch.url("lonely.jpg"), toPath: lonely.appendingPathComponent("one.jpg").path)
         func ffmpeg(_ arguments: [String]) async throws {
             let result = try await runProcess(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-y"] + arguments)
             #expect(result.status == 0, "\(result)")
@@ -55,7 +116,12 @@ struct GalleryBrowserTests {
             "-pix_fmt", "yuv420p", drop.appendingPathComponent("hevc.mov").path,
         ])
         let imported = try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path])
-        #expect(imported.status == 0, "\(imported)")
+        // The noise JPEG is stored, and its thumbnail is a recorded failure (exit status 1 says so).
+        #expect(imported.stdout.contains("Imported 9"), "\(imported)")
+        let albumList = try await sandbox.run(["albums", "--json"]).jsonLines()
+        func albumID(_ title: String) throws -> String {
+            String(try #require(albumList.first { $0["title"] as? String == title }?["id"] as? String).prefix(36))
+        }
         let assets = try await sandbox.run(["assets", "--json"]).jsonLines()
         func id(_ name: String) throws -> String {
             try #require(assets.first { $0["originalFilename"] as? String == name }?["id"] as? String)
@@ -66,9 +132,46 @@ struct GalleryBrowserTests {
         let address = try #require(serve.signInURL, "serve printed no sign-in address: \(server.stdout) \(server.stderr)")
         let browser = try await WebDriver(scratch: URL(fileURLWithPath: scratch.path))
         try await browser.navigate(address)
+        // All Photos opens first; Recently Deleted is listed once.
         #expect(
-            try await browser.wait(20, until: "return document.querySelectorAll('.cell img').length === 5"),
-            "the album's five thumbnails")
+            try await browser.wait(20, until: "return document.querySelector('#title').textContent === 'All Photos'"),
+            "the gallery opens All Photos")
+        #expect(
+            try await browser.run(
+                "return [...document.querySelectorAll('#albums li')].filter(li => li.textContent.startsWith('Recently Deleted')).length")
+                as? Int == 1)
+        let allNine = try await browser.wait(20, until: "return document.querySelectorAll('.cell').length === 9")
+        let allStatus = try await browser.run("return document.querySelector('#status').textContent") ?? ""
+        #expect(allNine, "all nine assets: \(allStatus)")
+        try await checkLayout(browser, label: "All Photos")
+        // The undecodable file says what it is and why, instead of an empty box.
+        let unreadableShown = try await browser.wait(
+            20,
+            until: "const c = document.querySelector('.cell.unreadable'); return !!c && c.textContent.startsWith('Photo') && c.textContent.includes('No picture: ')")
+        let unreadableText = try await browser.run(
+            "const c = document.querySelector('.cell.unreadable'); return c ? c.textContent : 'none'") ?? ""
+        #expect(unreadableShown, "the noise JPEG: \(unreadableText)")
+        // Newest day first, each under its date.
+        let days = try #require(
+            try await browser.run("return [...document.querySelectorAll('.day')].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top).map(d => d.textContent)")
+                as? [String])
+        #expect(days.count >= 3 && days.suffix(2).first?.contains("2023") == true && days.last?.contains("2023") == true, "\(days)")
+        #expect(days.last?.contains("April") == true && days.suffix(2).first?.contains("May") == true, "\(days)")
+        // Portrait and panorama keep their shapes: the panorama is wider than the portrait.
+        let shapes = try #require(
+            try await browser.run(
+                """
+                return [...document.querySelectorAll('.cell img')]
+                  .map(i => { const r = i.parentElement.getBoundingClientRect(); return r.width / r.height; });
+                """) as? [Double])
+        #expect(shapes.contains { $0 > 2.5 } && shapes.contains { $0 < 0.8 }, "aspect ratios in the grid: \(shapes)")
+
+        // An album of one: "1 item"; switching albums leaves no empty strip and no sideways scrollbar.
+        try await browser.click("#albums li[data-id^=\"\(try albumID("Lonely"))\"]")
+        let oneItem = try await browser.wait(10, until: "return document.querySelector('#status').textContent === '1 item'")
+        let lonelyStatus = try await browser.run("return document.querySelector('#status').textContent") ?? ""
+        #expect(oneItem, "\(lonelyStatus)")
+        try await browser.click("#albums li[data-id^=\"\(try albumID("Trip"))\"]")
         #expect(try await browser.run("return location.search") as? String == "", "the token left the address bar")
         #expect(
             try await browser.wait(
