@@ -83,6 +83,10 @@ let package = Package(
         // links, file names that are not UTF-8, paths, SHA-256.
         .target(name: "PhotodropSystem", dependencies: ["CLinux", "CCrypto"], swiftSettings: strict),
 
+        // photodrop's version, and the commit the build is made from (written by the BuildStamp plugin).
+        .target(name: "BuildInfo", swiftSettings: strict, plugins: ["BuildStamp"]),
+        .plugin(name: "BuildStamp", capability: .buildTool()),
+
         // The PhotoKit-style library over SQLite. Knows nothing of inboxes or libmagic.
         .target(
             name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite"],
@@ -116,12 +120,15 @@ let package = Package(
         // The JSON contract of the command line and the HTTP API (the README documents its field names): assets,
         // albums, changes, probe items, verification reports.
         .target(
-            name: "LibraryJSON", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "Ingest"],
+            name: "LibraryJSON", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "Ingest", "BuildInfo"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(
             name: "PhotodropCLI",
-            dependencies: ["Ingest", "LibraryJSON", "PhotoServer", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
+            dependencies: [
+                "Ingest", "LibraryJSON", "PhotoServer", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager",
+                "Rendering", "BuildInfo",
+            ],
             swiftSettings: strict),
         // `photodrop render-helper` is the render helper process: the only one that loads libvips (and later FFmpeg)
         // to decode untrusted files, so that a decoder's crash never takes down the daemon.

@@ -1,3 +1,4 @@
+import BuildInfo
 import Ingest
 import Rendering
 
@@ -7,10 +8,21 @@ public enum PhotodropCommandLine {
     ///
     /// - Usage errors and configuration errors: message on stderr, status 2.
     /// - `--help`: help on stdout, status 0; the configuration is not read.
+    /// - `--version`: `photodrop VERSION (commit …)` on stdout, status 0.
     public static func run(
         _ arguments: [String], handlers: [String: CommandHandler] = CommandHandlers.available,
         console: Console = .standard, currentDirectory: String? = nil
     ) async -> Int32 {
+        // `photodrop --version` (alone, after `--config FILE`, or before any command): the version and the commit of
+        // this build. The configuration is not read.
+        var leading = arguments[...]
+        while let first = leading.first, first == "--config" || first.hasPrefix("--config=") {
+            leading = leading.dropFirst(first == "--config" ? 2 : 1)
+        }
+        if leading.first == "--version" || leading.first == "-V" {
+            console.output("photodrop \(PhotodropVersion.description)\n")
+            return ExitStatus.success
+        }
         let command: ParsedCommand
         do {
             switch try PhotodropCommands.parser.parse(arguments) {

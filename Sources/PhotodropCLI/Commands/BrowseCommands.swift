@@ -98,7 +98,7 @@ enum BrowseCommands {
             for asset in assets {
                 table.append([
                     TextFormat.shortIdentifier(asset.localIdentifier), asset.kind,
-                    CaptureTime(asset)?.short ?? "-", TextFormat.bytes(asset.byteCount),
+                    CaptureTime(asset)?.short ?? "-", TextFormat.bytesForColumn(asset.byteCount),
                     TextFormat.pixels(asset.pixelWidth, asset.pixelHeight), asset.isFavorite ? "*" : "",
                     asset.originalFilename ?? "-", (titles[asset.localIdentifier] ?? []).joined(separator: ", "),
                 ])
@@ -156,9 +156,13 @@ enum BrowseCommands {
             if let location = asset.location {
                 lines.append(("Location", String(format: "%.6f, %.6f", location.latitude, location.longitude)))
             }
-            if asset.cameraMake != nil || asset.cameraModel != nil {
-                lines.append(("Camera", TextFormat.camera(make: asset.cameraMake, model: asset.cameraModel)))
-            }
+            lines.append(
+                (
+                    "Camera",
+                    asset.cameraMake != nil || asset.cameraModel != nil
+                        ? TextFormat.camera(make: asset.cameraMake, model: asset.cameraModel)
+                        : "unknown (the file names no camera)"
+                ))
             lines += TextFormat.captureLines(asset.captureDetails)
             lines.append(("Albums", albums.isEmpty ? "none" : albums.joined(separator: ", ")))
             lines.append(("Original", asset.originalURL?.path ?? "-"))

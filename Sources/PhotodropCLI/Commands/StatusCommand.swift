@@ -1,3 +1,4 @@
+import BuildInfo
 import Foundation
 import Ingest
 import LibraryJSON
@@ -28,6 +29,7 @@ enum StatusCommand {
     static func text(_ report: StatusReport) -> String {
         var lines: [(String, String)] = [("Library", report.library)]
         lines.append(("Configuration", report.configFile ?? "none (built-in defaults)"))
+        lines.append(("Version", PhotodropVersion.description))
         switch report.daemon {
         case .running(let pid):
             var text = "running" + (pid.map { " (pid \($0))" } ?? "")

@@ -36,7 +36,7 @@ enum TrashCommands {
                 table.append([
                     TextFormat.shortIdentifier(asset.localIdentifier), asset.kind,
                     TextFormat.shortDate(asset.deletedDate), purgeDate(asset).map(TextFormat.shortDate) ?? "never",
-                    TextFormat.bytes(asset.byteCount), asset.originalFilename ?? "-",
+                    TextFormat.bytesForColumn(asset.byteCount), asset.originalFilename ?? "-",
                     (titles[asset.localIdentifier] ?? []).joined(separator: ", "),
                 ])
             }

@@ -31,6 +31,13 @@ enum TextFormat {
         return String(format: value < 9.995 ? "%.2f" : value < 99.95 ? "%.1f" : "%.0f", value) + " " + units[unit]
     }
 
+    /// ``bytes(_:)`` for a right-aligned table column: the unit padded to two characters (`512 B ` above `1.03 MB`),
+    /// so that the numbers end in one column whatever their unit.
+    static func bytesForColumn(_ count: Int64) -> String {
+        let text = bytes(count)
+        return text.hasSuffix(" B") ? text + " " : text
+    }
+
     /// `1,234,567`.
     static func count(_ value: some BinaryInteger) -> String {
         let digits = String(value.magnitude)
