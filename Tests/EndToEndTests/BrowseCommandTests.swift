@@ -26,7 +26,7 @@ struct BrowseCommandTests {
         #expect(smart["Videos"]?["count"] as? Int == 1)
         #expect(smart["Animated"]?["count"] as? Int == 1)
         #expect(smart["Recently Deleted"]?["count"] as? Int == 0)
-        #expect(Set(albums[0].keys) == ["id", "title", "count", "type", "parent", "description"])
+        #expect(Set(albums[0].keys) == ["id", "title", "count", "type", "parent", "description", "inboxFolder"])
 
         let text = try await sandbox.run(["albums"])
         #expect(text.status == 0, "\(text)")

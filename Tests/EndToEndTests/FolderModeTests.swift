@@ -55,7 +55,7 @@ struct FolderModeTests {
         // Files directly in Inbox/2023/ file into a top-level album 2023, beside the folder.
         #expect(byShape["album:2023"]?.first?["parent"] is NSNull)
         #expect(byShape["album:2023"]?.first?["count"] as? Int == 1)
-        #expect(Set(items.flatMap { Array($0.keys) }) == ["id", "title", "count", "type", "parent", "description"])
+        #expect(Set(items.flatMap { Array($0.keys) }) == ["id", "title", "count", "type", "parent", "description", "inboxFolder"])
 
         let text = try await sandbox.run(["albums"])
         let lines = text.stdout.split(separator: "\n").map(String.init)

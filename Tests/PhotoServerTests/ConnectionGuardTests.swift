@@ -40,11 +40,19 @@ struct ConnectionGuardTests {
         }
     }
 
-    private func guarded(_ configure: (inout ConnectionGuard.Limits) -> Void) -> ConnectionGuard {
+    /// A clock the test moves by hand: the deadlines are checked at exact instants, whatever the machine's load.
+    final class HandClock: Sendable {
+        private let instant = Mutex(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.withLock { $0 } }
+        func advance(_ by: Duration) { instant.withLock { $0 += by } }
+    }
+
+    private func guarded(
+        clock: HandClock = HandClock(), _ configure: (inout ConnectionGuard.Limits) -> Void
+    ) -> ConnectionGuard {
         var limits = ConnectionGuard.Limits()
-        limits.tick = .milliseconds(50)
         configure(&limits)
-        return ConnectionGuard(limits: limits, log: { _ in })
+        return ConnectionGuard(limits: limits, clock: { clock.now }, runsWatchdog: false, log: { _ in })
     }
 
     @Test("past its share of waiting connections, an address loses its oldest one; others keep theirs")
@@ -81,10 +89,11 @@ struct ConnectionGuardTests {
     }
 
     @Test("headers overdue, and a body slower than its minimum, are cut by the watchdog; an answer in progress is not")
-    func deadlines() async throws {
-        let guardian = guarded {
-            $0.headerDeadline = .milliseconds(300)
-            $0.bodyWindow = .milliseconds(300)
+    func deadlines() throws {
+        let clock = HandClock()
+        let guardian = guarded(clock: clock) {
+            $0.headerDeadline = .seconds(10)
+            $0.bodyWindow = .seconds(10)
             $0.bodyBytesPerWindow = 100
         }
         defer { guardian.stop() }
@@ -99,18 +108,32 @@ struct ConnectionGuardTests {
             #expect(guardian.requestStarted(pair.connection, client: "203.0.113.1"))
         }
         guardian.answering(answering.connection)
-        for _ in 0..<12 {
+        // A second before the deadlines nothing is cut.
+        for _ in 0..<9 {
+            clock.advance(.seconds(1))
             guardian.received(fastBody.connection, bytes: 60)
             guardian.received(slowBody.connection, bytes: 1)
-            try await Task.sleep(for: .milliseconds(100))
+            guardian.watch()
         }
+        #expect([silent, slowBody, fastBody, answering].allSatisfy { !$0.isShutDown })
+        // At the deadlines: the silent one and the slow body go; the fast body (540 bytes) starts a new window.
+        clock.advance(.seconds(1))
+        guardian.watch()
         #expect(silent.isShutDown && slowBody.isShutDown)
         #expect(!fastBody.isShutDown && !answering.isShutDown)
         let counts = guardian.counts
         #expect(counts.cutSlowHeaders == 1 && counts.cutSlowBody == 1, "\(counts)")
+        // The fast body's next window counts afresh: nothing more arrives, so it goes at the end of that window.
+        clock.advance(.seconds(10))
+        guardian.watch()
+        #expect(fastBody.isShutDown)
         // An answered request waits for the next one's headers, under the same deadline.
         guardian.requestEnded(answering.connection, client: "203.0.113.1")
-        try await Task.sleep(for: .milliseconds(700))
+        clock.advance(.seconds(9))
+        guardian.watch()
+        #expect(!answering.isShutDown)
+        clock.advance(.seconds(1))
+        guardian.watch()
         #expect(answering.isShutDown)
     }
 
@@ -132,14 +155,15 @@ struct ConnectionGuardTests {
     }
 
     @Test("a suspended stream is resumed when its client leaves, when a keep-alive is due, and on a wake")
-    func suspendedStreams() async throws {
-        let guardian = guarded { $0.keepAlive = .milliseconds(400) }
+    func suspendedStreams() throws {
+        let clock = HandClock()
+        let guardian = guarded(clock: clock) { $0.keepAlive = .seconds(15) }
         defer { guardian.stop() }
         let leaving = try Pair()
         let quiet = try Pair()
         let reasons = Mutex<[String: ConnectionGuard.ResumeReason]>([:])
         func suspended(_ pair: Pair, _ name: String) -> ConnectionGuard.SuspendedStream {
-            ConnectionGuard.SuspendedStream(socket: pair.server, since: .now) { reason in
+            ConnectionGuard.SuspendedStream(socket: pair.server, since: clock.now) { reason in
                 reasons.withLock { $0[name] = reason }
             }
         }
@@ -147,11 +171,17 @@ struct ConnectionGuardTests {
         let quietStream = suspended(quiet, "quiet")
         #expect(guardian.streamSuspended(ObjectIdentifier(leavingStream), leavingStream))
         #expect(guardian.streamSuspended(ObjectIdentifier(quietStream), quietStream))
+        // The client that leaves is noticed at the next round, long before a keep-alive.
         shutdown(leaving.client, Int32(SHUT_RDWR))
-        try await Task.sleep(for: .milliseconds(200))
+        clock.advance(.milliseconds(500))
+        guardian.watch()
         #expect(reasons.withLock { $0["leaving"] } == .clientGone)
         #expect(reasons.withLock { $0["quiet"] } == nil)
-        try await Task.sleep(for: .milliseconds(400))
+        clock.advance(.seconds(14))
+        guardian.watch()
+        #expect(reasons.withLock { $0["quiet"] } == nil)
+        clock.advance(.seconds(1))
+        guardian.watch()
         #expect(reasons.withLock { $0["quiet"] } == .keepAlive)
         // Suspended again: a wake resumes it at once.
         let again = suspended(quiet, "again")

@@ -8,7 +8,7 @@ public enum AlbumTitle {
     public static func validated(_ raw: String) -> Result<String, UploadNameProblem> {
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
         let title = trimmed.utf8.allSatisfy({ $0 < 0x80 }) ? trimmed : trimmed.precomposedStringWithCanonicalMapping
-        if title.isEmpty { return .failure(UploadNameProblem("the title is empty")) }
+        if title.isEmpty { return .failure(UploadNameProblem("the title must not be blank")) }
         if title == "." || title == ".." { return .failure(UploadNameProblem("'\(title)' cannot be a title")) }
         if let problem = UploadName.unsafeCharacters(in: title, what: "title") { return .failure(problem) }
         if title.utf8.contains(UInt8(ascii: "/")) {

@@ -123,9 +123,19 @@ final class ConnectionGuard: @unchecked Sendable {
     private let state = Mutex(State())
     private let log: @Sendable (String) -> Void
 
-    init(limits: Limits, log: @escaping @Sendable (String) -> Void) {
+    private let clock: @Sendable () -> ContinuousClock.Instant
+
+    /// - Parameters:
+    ///   - clock: the time the rules are measured by (tests pass a clock they move by hand).
+    ///   - runsWatchdog: whether a thread calls ``watch()`` every `limits.tick` (tests call it themselves).
+    init(
+        limits: Limits, clock: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, runsWatchdog: Bool = true,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.limits = limits
+        self.clock = clock
         self.log = log
+        guard runsWatchdog else { return }
         let thread = Thread { [weak self] in
             while let self, !self.state.withLock({ $0.stopped }) {
                 usleep(UInt32(limits.tick / .microseconds(1)))
@@ -158,7 +168,7 @@ final class ConnectionGuard: @unchecked Sendable {
     /// A connection was accepted: it waits for its first request's headers. Makes room when its address, or all, have
     /// too many waiting.
     func opened(_ connection: UnsafeMutableRawPointer, socket: Int32, address: String) {
-        let now = ContinuousClock.now
+        let now = clock()
         state.withLock { state in
             state.serial += 1
             let key = Self.key(connection)
@@ -183,7 +193,7 @@ final class ConnectionGuard: @unchecked Sendable {
     /// A request's headers are complete: its body, if any, comes next. False when `client` has too many requests in
     /// progress (answer 429); otherwise ``requestEnded(_:client:)`` must follow.
     func requestStarted(_ connection: UnsafeMutableRawPointer, client: String) -> Bool {
-        let now = ContinuousClock.now
+        let now = clock()
         return state.withLock { state in
             let key = Self.key(connection)
             if let current = state.connections[key] {
@@ -221,7 +231,7 @@ final class ConnectionGuard: @unchecked Sendable {
     /// The request is over: the connection waits for the next one's headers (keep-alive). `client` is nil when
     /// ``requestStarted(_:client:)`` refused it.
     func requestEnded(_ connection: UnsafeMutableRawPointer, client: String?) {
-        let now = ContinuousClock.now
+        let now = clock()
         state.withLock { state in
             if let client {
                 let left = state.requestsByClient[client, default: 1] - 1
@@ -265,8 +275,10 @@ final class ConnectionGuard: @unchecked Sendable {
 
     // MARK: The watchdog
 
-    private func watch() {
-        let now = ContinuousClock.now
+    /// One round of the watchdog: cuts overdue headers and slow bodies, resumes streams whose client left or whose
+    /// keep-alive is due.
+    func watch() {
+        let now = clock()
         var gone: [SuspendedStream] = []
         var due: [SuspendedStream] = []
         var cut: [String] = []
