@@ -4,7 +4,7 @@ import Testing
 
 /// Small things a user reads: `--version` and where else the version shows, the `assets` table's SIZE column, and
 /// `show`'s camera line.
-@Suite("version, tables and show", .requires(PhotodropBinary.isBuilt, "the photodrop binary is built"))
+@Suite("version, tables and show", .requires(PhotodropBinary.isBuilt, "the photodrop binary is built"), .timeLimit(.minutes(3)))
 struct ListingCommandTests {
     @Test("--version prints a semantic version and the commit of the build; status and status --json show the same")
     func version() async throws {

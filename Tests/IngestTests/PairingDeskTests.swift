@@ -4,7 +4,7 @@ import Testing
 
 @testable import Ingest
 
-@Suite("Pairing: Live Photos, RAW+JPEG, edits and sidecars gathered into one asset")
+@Suite("Pairing: Live Photos, RAW+JPEG, edits and sidecars gathered into one asset", .timeLimit(.minutes(3)))
 struct PairingDeskTests {
     typealias Desk = PairingDesk<String>
     let start = ContinuousClock.now
@@ -145,7 +145,7 @@ struct PairingDeskTests {
     }
 }
 
-@Suite("Pairing stems and siblings")
+@Suite("Pairing stems and siblings", .timeLimit(.minutes(3)))
 struct StemSiblingsTests {
     @Test(
         "one stem for a shot's files, its edits and its sidecars",

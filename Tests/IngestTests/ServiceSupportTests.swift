@@ -7,7 +7,7 @@ import Testing
 
 /// The pieces of running as a service that need no daemon: the notify datagram, the stall rule, reload's key
 /// rules, the Prometheus text and journald's priority prefix.
-@Suite("Service support")
+@Suite("Service support", .timeLimit(.minutes(3)))
 struct ServiceSupportTests {
     @Test func notifierSendsOneDatagramToARealSocket() throws {
         let folder = try TemporaryFolder("notify")

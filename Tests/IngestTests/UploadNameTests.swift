@@ -2,7 +2,7 @@ import Foundation
 import Ingest
 import Testing
 
-@Suite("UploadName: what an uploaded file may be called")
+@Suite("UploadName: what an uploaded file may be called", .timeLimit(.minutes(3)))
 struct UploadNameTests {
     @Test(
         "refused: empty, dot names, hidden, slashes, NUL, encoded slash or NUL, control and bidirectional formatting characters, over 255 bytes",
@@ -32,7 +32,7 @@ struct UploadNameTests {
     }
 }
 
-@Suite("AlbumTitle: what an album may be called from outside")
+@Suite("AlbumTitle: what an album may be called from outside", .timeLimit(.minutes(3)))
 struct AlbumTitleTests {
     @Test(
         "refused: blank, dot names, a slash, control or bidirectional formatting characters, over 255 bytes",

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("Capture dates: the precedence list, file-name dates, zones from the GPS time")
+@Suite("Capture dates: the precedence list, file-name dates, zones from the GPS time", .timeLimit(.minutes(3)))
 struct CaptureDatePrecedenceTests {
     /// 2023-01-01T12:00:00 read as UTC.
     static let noon: Int64 = 1_672_574_400

@@ -62,7 +62,7 @@ struct EmbeddedPreviewTests {
 
     @Test("the corpus: RAF's embedded JPEG is found; the stripped DNG, CR2 and CR3 samples hold none")
     func corpus() throws {
-        guard canRun(Corpus.isAvailable, Corpus.skipNote) else { return }
+        try skipUnless(Corpus.isAvailable, Corpus.skipNote)
         func located(_ name: String) -> EmbeddedPreviewLocator.Preview? {
             let descriptor = open(Corpus.path(name), O_RDONLY | O_CLOEXEC)
             defer { close(descriptor) }

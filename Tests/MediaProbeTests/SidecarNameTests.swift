@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("Sidecar names: XMP and Google Takeout's real patterns; Takeout JSON")
+@Suite("Sidecar names: XMP and Google Takeout's real patterns; Takeout JSON", .timeLimit(.minutes(3)))
 struct SidecarNameTests {
     static let longName = "Screenshot_20230101-120000_Some_Long_Application_Name.jpg"
     static let folder = [

@@ -3,7 +3,7 @@ import Testing
 
 @testable import MediaProbe
 
-@Suite("XMP sidecars: darktable and Lightroom styles, UTF-16, and hostile documents")
+@Suite("XMP sidecars: darktable and Lightroom styles, UTF-16, and hostile documents", .timeLimit(.minutes(3)))
 struct XMPSidecarTests {
     /// darktable's style: everything as attributes of rdf:Description, keywords in a Bag.
     static let darktable = """
@@ -78,9 +78,8 @@ struct XMPSidecarTests {
         var laughs = "<?xml version=\"1.0\"?><!DOCTYPE l [<!ENTITY l0 \"ha\">"
         for level in 1...12 { laughs += "<!ENTITY l\(level) \"" + String(repeating: "&l\(level - 1);", count: 10) + "\">" }
         laughs += "]><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">&l12;</rdf:RDF>"
-        let started = ContinuousClock.now
+        // Refused at the DTD, before any expansion (expanded, it would be 10^12 bytes: the time limit would catch it).
         #expect { try XMPMetadata.parse(Array(laughs.utf8)) } throws: { "\($0)".contains("DTD") || "\($0)".contains("well-formed") }
-        #expect(started.duration(to: .now) < .seconds(2), "no entity expansion")
         #expect { try XMPMetadata.parse(Array("<rdf:RDF".utf8)) } throws: { "\($0)".contains("not well-formed") }
         #expect { try XMPMetadata.parse(Array("<html><body/></html>".utf8)) } throws: { "\($0)".contains("rdf:RDF") }
         #expect(throws: XMPMetadata.ParseFailure.self) { try XMPMetadata.parse([]) }

@@ -7,7 +7,7 @@ import Testing
 /// Photos made by Pillow (another decoder and encoder than libvips), rendered by ``DerivativeRenderer``, and the
 /// results read back by Pillow again: the pictures are checked (size, aspect, orientation, colour), not only that
 /// bytes came out.
-@Suite("Derivatives: thumbnails and previews with libvips", .requires(Pillow.isAvailable, "python3 with Pillow (pip install Pillow)"))
+@Suite("Derivatives: thumbnails and previews with libvips", .requires(Pillow.isAvailable, "python3 with Pillow (pip install Pillow)"), .timeLimit(.minutes(3)))
 struct DerivativeRendererTests {
     let folder: TemporaryFolder
     let renderer = DerivativeRenderer()
@@ -177,7 +177,7 @@ struct DerivativeRendererTests {
     }
 }
 
-@Suite("Derivatives: JPEG shrink-on-load never goes below the box")
+@Suite("Derivatives: JPEG shrink-on-load never goes below the box", .timeLimit(.minutes(3)))
 struct JPEGShrinkTests {
     @Test(
         "the DCT scaling is the largest that still covers the box",

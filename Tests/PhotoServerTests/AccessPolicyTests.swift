@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoServer
 
-@Suite("AccessPolicy: sessions that end, and the Origin compared in full")
+@Suite("AccessPolicy: sessions that end, and the Origin compared in full", .timeLimit(.minutes(3)))
 struct AccessPolicyTests {
     let policy = AccessPolicy(token: "policy-test-token-0123456789", host: "127.0.0.1", acceptsAnyHost: false, secureCookies: false)
     let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import PhotoServer
 
-@Suite("ClientIdentity: the client behind a trusted proxy")
+@Suite("ClientIdentity: the client behind a trusted proxy", .timeLimit(.minutes(3)))
 struct ClientIdentityTests {
     @Test("the last hop of X-Forwarded-For, from a trusted proxy only; anything not an address is ignored")
     func forwarded() {

@@ -7,7 +7,7 @@ import Testing
 /// The connection guard's rules on real sockets (socket pairs: a connection it shuts down reads end-of-file on the
 /// other side), with limits small enough to reach: who is closed to make room, the header and body deadlines, the
 /// count of requests per client, and suspended streams whose client left.
-@Suite("ConnectionGuard: deadlines, room and limits per client")
+@Suite("ConnectionGuard: deadlines, room and limits per client", .timeLimit(.minutes(3)))
 struct ConnectionGuardTests {
     /// A connected pair: the server's end (what the guard shuts down) and the client's.
     final class Pair {

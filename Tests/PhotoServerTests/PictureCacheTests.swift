@@ -6,7 +6,7 @@ import Testing
 
 /// The picture cache's bounds: entries in a ring, kept answers within their byte budget (oldest out first), and the
 /// byte count following every way an answer leaves.
-@Suite("PictureCache: where pictures are, and small ones kept whole within a budget")
+@Suite("PictureCache: where pictures are, and small ones kept whole within a budget", .timeLimit(.minutes(3)))
 struct PictureCacheTests {
     private func file(_ index: Int, bytes: Int = 10_000) -> Derivative.File {
         Derivative.File(

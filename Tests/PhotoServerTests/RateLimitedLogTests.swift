@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoServer
 
-@Suite("RateLimitedLog: a burst of each kind, then a summary")
+@Suite("RateLimitedLog: a burst of each kind, then a summary", .timeLimit(.minutes(3)))
 struct RateLimitedLogTests {
     @Test("lines of one kind past the burst are counted and summarised when the window ends; other kinds are untouched")
     func summarises() {

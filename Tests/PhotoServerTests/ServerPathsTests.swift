@@ -2,7 +2,7 @@ import Testing
 
 @testable import PhotoServer
 
-@Suite("ServerPaths: no server path in a client's message")
+@Suite("ServerPaths: no server path in a client's message", .timeLimit(.minutes(3)))
 struct ServerPathsTests {
     @Test("absolute paths of the library, inbox and rejected folder, and library-relative ones, become their place's name")
     func scrubs() {

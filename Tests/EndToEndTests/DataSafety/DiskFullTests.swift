@@ -13,8 +13,7 @@ struct DiskFullTests {
 
     @Test("the library's file system fills up mid-burst: nothing is lost, everything is stored once space is freed")
     func libraryDiskFull() async throws {
-        guard canRun(runningAsRoot && Self.namespaceTools, "needs root, unshare and nsenter to mount a private tmpfs")
-        else { return }
+        try skipUnless(runningAsRoot && Self.namespaceTools, "needs root, unshare and nsenter to mount a private tmpfs")
         let binary = try #require(PhotodropBinary.url)
         let sandbox = try Sandbox("enospc", settings: ["settleMilliseconds": 50, "library": "Disk/Library"])
         let disk = sandbox.root.appendingPathComponent("Disk")

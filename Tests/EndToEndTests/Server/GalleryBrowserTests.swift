@@ -48,10 +48,9 @@ struct GalleryBrowserTests {
 
     @Test("thumbnails show; a drop appears without reload; the viewer opens; H.264 and HEVC play; a favourite lands in the library")
     func gallery() async throws {
-        guard canRun(WebDriver.isAvailable, "chromium and chromium-driver (apt-get install chromium chromium-driver)"),
-            canRun(Pillow.isAvailable, "python3 with Pillow (pip install Pillow)"),
-            canRun(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
-        else { return }
+        try skipUnless(WebDriver.isAvailable, "chromium and chromium-driver (apt-get install chromium chromium-driver)")
+        try skipUnless(Pillow.isAvailable, "python3 with Pillow (pip install Pillow)")
+        try skipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "ffmpeg (apt-get install ffmpeg)")
         let sandbox = try Sandbox(
             "gallery", settings: ["serve": ["listen": "127.0.0.1:0", "token": Self.token], "pairWaitSeconds": 1])
         let drop = sandbox.root.appendingPathComponent("drop/Trip")
@@ -84,7 +83,8 @@ struct GalleryBrowserTests {
             open(out('noise.jpg'), 'wb').write(data[:header] + noise + b'\xff\xd9')
             """#, in: scratch)
         // How one of them was taken, and the words a photographer gave it, as ExifTool writes them.
-        if canRun(MediaTools.hasExifTool, "exiftool (apt-get install libimage-exiftool-perl)") {
+        try skipUnless(MediaTools.hasExifTool, "exiftool (apt-get install libimage-exiftool-perl)")
+        do {
             try await MediaTools.exiftool(
                 [
                     "-exif:FNumber=2.8", "-exif:ExposureTime=1/250", "-exif:ISO=400", "-exif:FocalLength=35",

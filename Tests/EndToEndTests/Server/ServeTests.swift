@@ -177,7 +177,7 @@ struct ServeTests {
 
     @Test("thumbnails, previews and originals: versioned URLs immutable, ETag and 304, byte ranges, HEAD")
     func media() async throws {
-        guard canRun(Pillow.isAvailable, "python3 with Pillow (pip install Pillow), which makes a real JPEG") else { return }
+        try skipUnless(Pillow.isAvailable, "python3 with Pillow (pip install Pillow), which makes a real JPEG")
         let sandbox = try await library(photos: 0)
         let folder = try TemporaryFolder("serve-media")
         try Pillow.run("Image.new('RGB', (900, 600), (200, 60, 40)).save(out('real.jpg'), quality=90)", in: folder)
@@ -214,7 +214,7 @@ struct ServeTests {
 
     @Test("small pictures are kept in memory: the same answer as from the file, within serve.pictureCacheMiB; a purged one is gone")
     func keptPictures() async throws {
-        guard canRun(Pillow.isAvailable, "python3 with Pillow (pip install Pillow), which makes a real JPEG") else { return }
+        try skipUnless(Pillow.isAvailable, "python3 with Pillow (pip install Pillow), which makes a real JPEG")
         let sandbox = try await library(photos: 0)
         let folder = try TemporaryFolder("serve-kept")
         try Pillow.run(

@@ -195,13 +195,15 @@ struct ServiceManagerTests {
         #expect(
             (try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) == 0o644,
             "node_exporter reads it as another user")
-        if canRun(ServiceManagerTests.promtool != nil, "promtool (apt-get install prometheus)") {
+        try skipUnless(ServiceManagerTests.promtool != nil, "promtool (apt-get install prometheus)")
+        do {
             let check = try await runProcess(
                 URL(fileURLWithPath: "/bin/sh"), ["-c", "\(ServiceManagerTests.promtool!) check metrics < '\(file.path)'"])
             #expect(check.status == 0, "promtool: \(check.stdout)\(check.stderr)")
             #expect(check.stdout.isEmpty && check.stderr.isEmpty, "promtool's lint: \(check.stdout)\(check.stderr)")
         }
-        if canRun(ServiceManagerTests.pythonWithClient != nil, "prometheus_client (pip install prometheus_client)") {
+        try skipUnless(ServiceManagerTests.pythonWithClient != nil, "prometheus_client (pip install prometheus_client)")
+        do {
             let script = """
                 import sys
                 from prometheus_client.parser import text_string_to_metric_families
@@ -283,7 +285,8 @@ extension ServiceManagerTests {
         #expect(metrics.text.contains("photodrop_http_requests_total{kind=\"api\",method=\"GET\",code=\"200\"} 1"), "\(metrics.text)")
         #expect(metrics.text.contains("photodrop_files_total{outcome=\"stored\"} 1"))
         #expect(metrics.text.contains("photodrop_watch_metrics_age_seconds "))
-        if canRun(ServiceManagerTests.promtool != nil, "promtool (apt-get install prometheus)") {
+        try skipUnless(ServiceManagerTests.promtool != nil, "promtool (apt-get install prometheus)")
+        do {
             let file = sandbox.root.appendingPathComponent("served.prom")
             try metrics.body.write(to: file)
             let check = try await runProcess(

@@ -94,7 +94,7 @@ struct SystemdUnitTests {
 
     @Test("systemd-sysusers makes the system user photodrop and its groups, the same ones when run again")
     func sysusers() async throws {
-        guard canRun(SystemdTools.sysusers != nil, "systemd-sysusers (apt-get install systemd)") else { return }
+        try skipUnless(SystemdTools.sysusers != nil, "systemd-sysusers (apt-get install systemd)")
         let root = try TemporaryFolder("sysusers")
         let first = try await SystemdTools.createUsers(in: root)
         #expect(first.status == 0, "\(first)")
@@ -120,12 +120,10 @@ struct SystemdUnitTests {
 
     @Test("systemd-tmpfiles makes the folders with their modes and owners, and leaves what photodrop changed alone")
     func tmpfiles() async throws {
-        guard
-            canRun(
-                SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
-        else { return }
+        try skipUnless(
+            SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
         // Without root, tmpfiles cannot give the folders to photodrop: the whole point of the check.
-        guard canRun(getuid() == 0, "needs root to create folders owned by other users") else { return }
+        try skipUnless(getuid() == 0, "needs root to create folders owned by other users")
         let root = try TemporaryFolder("tmpfiles")
         #expect(try await SystemdTools.createUsers(in: root).status == 0)
         let first = try await SystemdTools.createFolders(in: root)
@@ -174,11 +172,9 @@ struct SystemdUnitTests {
 
     @Test("the example config.json is valid for photodrop, and `init` makes the library in the folder tmpfiles made")
     func exampleConfigLoads() async throws {
-        guard
-            canRun(
-                SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
-        else { return }
-        guard canRun(getuid() == 0, "needs root to create folders owned by other users") else { return }
+        try skipUnless(
+            SystemdTools.sysusers != nil && SystemdTools.tmpfiles != nil, "systemd-sysusers and systemd-tmpfiles")
+        try skipUnless(getuid() == 0, "needs root to create folders owned by other users")
         let root = try TemporaryFolder("example-config")
         #expect(try await SystemdTools.createUsers(in: root).status == 0)
         #expect(try await SystemdTools.createFolders(in: root).status == 0)
