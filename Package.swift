@@ -83,6 +83,11 @@ let package = Package(
         // links, file names that are not UTF-8, paths, SHA-256.
         .target(name: "PhotodropSystem", dependencies: ["CLinux", "CCrypto"], swiftSettings: strict),
 
+        // Threads, bounded queues, mailboxes and service lifetimes: the generic concurrency parts the daemon is built of.
+        .target(name: "PhotodropConcurrency", dependencies: ["PhotodropSystem"], swiftSettings: strict),
+        // Logs (text or JSON lines, levels, journald) and metrics (Prometheus text, latency histograms).
+        .target(name: "PhotodropTelemetry", dependencies: ["PhotodropSystem"], swiftSettings: strict),
+
         // photodrop's version, and the commit the build is made from (written by the BuildStamp plugin).
         .target(name: "BuildInfo", swiftSettings: strict, plugins: ["BuildStamp"]),
         .plugin(name: "BuildStamp", capability: .buildTool()),
@@ -101,11 +106,26 @@ let package = Package(
         .target(name: "Rendering", dependencies: ["CLinux"], swiftSettings: strict),
         // The library's pictures: stored derivatives and the PhotoKit-style image manager, rendered by the helper.
         .target(
-            name: "PhotoImageManager", dependencies: ["PhotoCatalog", "MediaProbe", "Rendering", "PhotodropSystem"],
+            name: "PhotoImageManager",
+            dependencies: ["PhotoCatalog", "MediaProbe", "Rendering", "PhotodropSystem", "PhotodropTelemetry"],
             swiftSettings: strict),
-        // Config, watcher, settle, claim journal, workers, committer: the glue.
+        // config.json: loading, checking, defaults and reloading of every key, for every command.
         .target(
-            name: "Ingest", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering"],
+            name: "PhotodropConfiguration",
+            dependencies: ["PhotodropSystem", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "Rendering"],
+            swiftSettings: strict),
+        // Uploads into the inbox (names, album titles, the file written beside the inbox and renamed in) and the
+        // records of how each dropped file ended, which an upload's status reads: shared by serve and the daemon.
+        .target(
+            name: "Uploads", dependencies: ["PhotodropSystem", "PhotodropConfiguration", "PhotoCatalog"],
+            swiftSettings: strict),
+        // Watcher, settle, claim journal, workers, committer: the glue.
+        .target(
+            name: "Ingest",
+            dependencies: [
+                "PhotodropSystem", "PhotodropConcurrency", "PhotodropTelemetry", "PhotodropConfiguration", "Uploads",
+                "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering",
+            ],
             swiftSettings: strict),
         // libmicrohttpd: `photodrop serve`'s HTTP, loaded with dlopen by serve only (see Sources/CMicroHTTPD).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
@@ -114,20 +134,22 @@ let package = Package(
             name: "PhotoServer",
             dependencies: [
                 "CMicroHTTPD", "LibraryJSON", "PhotoCatalog", "PhotoImageManager", "Rendering", "PhotodropSystem",
-                "Ingest",
+                "PhotodropTelemetry", "PhotodropConfiguration", "Uploads",
             ],
             swiftSettings: strict),
         // The JSON contract of the command line and the HTTP API (the README documents its field names): assets,
         // albums, changes, probe items, verification reports.
         .target(
-            name: "LibraryJSON", dependencies: ["PhotodropSystem", "PhotoCatalog", "MediaProbe", "Ingest", "BuildInfo"],
+            name: "LibraryJSON",
+            dependencies: ["PhotodropSystem", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "BuildInfo"],
             swiftSettings: strict),
         // The command line: a small declarative parser and one file per command.
         .target(
             name: "PhotodropCLI",
             dependencies: [
-                "Ingest", "LibraryJSON", "PhotoServer", "PhotodropSystem", "PhotoCatalog", "MediaProbe", "PhotoImageManager",
-                "Rendering", "BuildInfo",
+                "Ingest", "LibraryJSON", "PhotoServer", "PhotodropSystem", "PhotodropConcurrency", "PhotodropTelemetry",
+                "PhotodropConfiguration", "Uploads", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering",
+                "BuildInfo",
             ],
             swiftSettings: strict),
         // `photodrop render-helper` is the render helper process: the only one that loads libvips (and later FFmpeg)
@@ -177,7 +199,12 @@ let package = Package(
             name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem", "TestFixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "IngestTests", dependencies: ["Ingest", "PhotoCatalog", "MediaProbe", "PhotodropSystem", "TestFixtures", "HeapStatistics"], swiftSettings: strict),
+            name: "IngestTests",
+            dependencies: [
+                "Ingest", "PhotodropConcurrency", "PhotodropTelemetry", "PhotodropConfiguration", "Uploads",
+                "PhotoCatalog", "MediaProbe", "PhotodropSystem", "TestFixtures", "HeapStatistics",
+            ],
+            swiftSettings: strict),
         // The command line's parser, handlers and output, in process.
         .testTarget(
             name: "CommandLineTests", dependencies: ["PhotodropCLI", "LibraryJSON", "Ingest", "MediaProbe", "PhotodropSystem", "TestFixtures"],

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
-import Ingest
+
+import PhotodropTelemetry
 
 /// An asset's capture date as people read it: the local time where it was taken, with its UTC offset when known.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Ingest
+
 import PhotodropSystem
 
 /// A JSON value whose object members keep the order they were built in, rendered on one line.

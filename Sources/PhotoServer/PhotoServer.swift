@@ -1,10 +1,11 @@
 import Foundation
-import Ingest
 import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
 import PhotodropSystem
 import Rendering
+import PhotodropConfiguration
+import Uploads
 
 /// `photodrop serve`: the library over HTTP (the API, media, live events) for the settings of config `serve`.
 /// Refuses to start without a token, and on an address other than loopback without TLS or a TLS proxy in front.
@@ -24,8 +25,12 @@ public final class PhotoServer: Sendable {
         public let description: String
     }
 
-    /// Checks the settings and prepares the server over `library`; nothing listens until ``start()``.
-    public init(config: IngestConfig, library: PhotoLibrary, log write: @escaping @Sendable (String) -> Void) throws(Refusal) {
+    /// Checks the settings and prepares the server over `library`; nothing listens until ``start()``. `status` makes
+    /// the body of `/api/status` (the daemon's and the folders' state, which the command line gathers).
+    public init(
+        config: IngestConfig, library: PhotoLibrary, status: @escaping @Sendable () -> JSONNode,
+        log write: @escaping @Sendable (String) -> Void
+    ) throws(Refusal) {
         let settings = config.serve
         self.settings = settings
         let limited = RateLimitedLog(write: write)
@@ -55,7 +60,7 @@ public final class PhotoServer: Sendable {
             library: library, images: ImageManager(library: library, pool: pool),
             maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed,
             uploads: uploads, watchMetricsFile: config.metrics.textfile, log: log,
-            pictureCacheBytes: settings.pictureCacheMiB << 20, status: { CatalogJSON.status(StatusReport.gather(config)) })
+            pictureCacheBytes: settings.pictureCacheMiB << 20, status: status)
         self.api = api
         let http = HTTPServer(
             screen: { api.screen($0) }, bodyRouter: { api.bodyHandling($0) }, quick: { api.quick($0) },

@@ -1,6 +1,7 @@
 import BuildInfo
 import Ingest
 import Rendering
+import PhotodropConfiguration
 
 /// The `photodrop` program: parse, print help or a usage error, load the configuration, run the command.
 public enum PhotodropCommandLine {

@@ -6,6 +6,9 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
+import PhotodropConcurrency
+import Uploads
 
 /// The committer against a real library in a temporary folder.
 @Suite("Committer", .timeLimit(.minutes(3)))

@@ -4,6 +4,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropConfiguration
 
 /// The three folders of a configuration must never contain one another, however they are written (the data-loss
 /// issue's case 2: `{"library": "L", "inbox": "L/originals"}` made photodrop claim every stored original as a drop and

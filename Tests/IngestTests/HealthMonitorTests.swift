@@ -4,6 +4,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
 
 /// The definition of health, as the daemon keeps it: when a failing file counts as stuck, what clears a problem.
 @Suite("HealthMonitor", .timeLimit(.minutes(3)))

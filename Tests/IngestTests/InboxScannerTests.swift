@@ -4,6 +4,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropConfiguration
 
 @Suite("InboxScanner", .timeLimit(.minutes(3)))
 struct InboxScannerTests {

@@ -5,6 +5,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropConfiguration
 
 @Suite("IngestConfig", .timeLimit(.minutes(3)))
 struct IngestConfigTests {

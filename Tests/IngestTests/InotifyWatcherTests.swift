@@ -5,6 +5,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
 
 /// Iterates a watcher in a background task and lets a test wait for the events it expects.
 final class EventCollector: Sendable {

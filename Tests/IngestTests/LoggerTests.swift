@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
 
 @Suite("Logger and UTCTimestamp", .timeLimit(.minutes(3)))
 struct LoggerTests {

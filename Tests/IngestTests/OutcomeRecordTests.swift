@@ -2,6 +2,7 @@ import Foundation
 import Ingest
 import PhotodropSystem
 import Testing
+import Uploads
 
 @Suite("OutcomeRecord: the outcome of a file, as a file record", .timeLimit(.minutes(3)))
 struct OutcomeRecordTests {

@@ -7,6 +7,8 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
+import PhotodropConcurrency
 
 @Suite("Claim payloads", .timeLimit(.minutes(3)))
 struct ClaimPayloadTests {

@@ -4,6 +4,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
 
 @Suite("Quarantine and SafeRename", .timeLimit(.minutes(3)))
 struct QuarantineTests {

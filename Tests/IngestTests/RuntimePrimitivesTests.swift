@@ -5,6 +5,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropConcurrency
 
 /// Where the tests' pools put outputs nobody reads: room for more than any test's jobs, so that no thread waits.
 private func discardedOutputs() -> BoundedQueue<Void> { BoundedQueue(capacity: 100_000) }

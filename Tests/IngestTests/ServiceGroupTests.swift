@@ -3,6 +3,7 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropConcurrency
 
 @Suite("ServiceGroup", .timeLimit(.minutes(3)))
 struct ServiceGroupTests {

@@ -4,6 +4,9 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// The pieces of running as a service that need no daemon: the notify datagram, the stall rule, reload's key
 /// rules, the Prometheus text and journald's priority prefix.

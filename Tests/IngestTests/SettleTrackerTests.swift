@@ -2,6 +2,8 @@ import PhotodropSystem
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// A mock monotonic instant: a duration since an arbitrary zero.
 struct MockInstant: InstantProtocol, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import Testing
+import Uploads
 
 @Suite("UploadName: what an uploaded file may be called", .timeLimit(.minutes(3)))
 struct UploadNameTests {

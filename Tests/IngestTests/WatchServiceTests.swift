@@ -5,6 +5,8 @@ import TestFixtures
 import Testing
 
 @testable import Ingest
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// The daemon in-process, with a tiny settle tracker, to exercise the bounded-memory path: arrivals beyond the
 /// tracker's capacity are left to folder rescans and still all end up in the library.

@@ -2,6 +2,9 @@ import Foundation
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConfiguration
+import Uploads
 
 /// Takes settled files out of the inbox atomically and remembers them in the library's journal, so that a crash at
 /// any instant loses nothing: the next start finishes or rolls back every file in flight (``recover(logger:)``).

@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import PhotodropTelemetry
 
 /// What the claim journal remembers about a file taken out of the inbox: where it came from, its album, and the
 /// identity the settle step saw. Stored as a small JSON object in a `claim` entry of the library's journal.

@@ -1,5 +1,7 @@
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropTelemetry
+import PhotodropConcurrency
 
 /// The watch daemon's claim stage: takes settled files from the watch loop, claims them in batches (one journal
 /// transaction each, then the renames; ``ClaimJournal``) and hands them to the workers.

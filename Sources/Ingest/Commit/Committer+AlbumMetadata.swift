@@ -2,6 +2,8 @@ import Foundation
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropConfiguration
+import Uploads
 
 /// A Google Takeout album's own `metadata.json` (`Takeout/Google Photos/Trip/metadata.json`) describes the album its
 /// folder files into: its `description` becomes the album's ``AssetCollection/summary``. The file is then done with:

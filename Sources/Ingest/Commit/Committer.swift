@@ -3,6 +3,10 @@ import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConcurrency
+import PhotodropConfiguration
+import Uploads
 
 /// The pipeline's single writer: turns what the workers found into library changes, many files per transaction.
 ///

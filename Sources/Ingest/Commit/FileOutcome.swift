@@ -1,30 +1,10 @@
 import PhotodropSystem
+import Uploads
 
 /// How one file ended: the pipeline's result per file, for the log, `import --json` and the counters.
 public struct FileOutcome: Sendable {
     /// The outcome, as `import --json` and the log name it.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// A new photo asset.
-        case photo
-        /// A new GIF asset.
-        case gif
-        /// A new video asset.
-        case video
-        /// The content was already stored: the existing asset (``FileOutcome/assetID``) was added to the album
-        /// (`duplicates: addToAlbum`) or left as it was (`skip`).
-        case duplicate
-        /// Stored as a resource of another file's asset (``FileOutcome/assetID``): a Live Photo's movie, the RAW of a
-        /// RAW+JPEG pair, an edit, adjustments, a sidecar.
-        case attached
-        /// Not a supported photo, GIF or playable video; moved to `Rejected/` (watch, `import --move`) or only
-        /// reported (`import`).
-        case rejected
-        /// An I/O or database error; the file was left where it was.
-        case failed
-
-        /// Whether the file became (or already was) an asset.
-        public var isStored: Bool { self != .rejected && self != .failed }
-    }
+    public typealias Kind = OutcomeKind
 
     /// The file as people know it: relative to the inbox (watch) or as found below an import path.
     public var path: String
@@ -90,5 +70,14 @@ public struct FileOutcome: Sendable {
     public var elapsedMilliseconds: Double {
         let (seconds, attoseconds) = elapsed.components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}
+
+extension OutcomeRecord {
+    /// The record of a pipeline outcome.
+    public init(_ outcome: FileOutcome) {
+        self.init(
+            outcome: outcome.kind.rawValue, path: outcome.path, album: outcome.album, asset: outcome.assetID,
+            reason: outcome.reason, message: outcome.message, rejectedPath: outcome.rejectedPath)
     }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import PhotodropTelemetry
 
 /// Running counts of outcomes, shared by the committer's hook (writer) and the summaries (readers).
 public final class IngestStatistics: Sendable {

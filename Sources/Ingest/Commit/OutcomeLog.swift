@@ -1,3 +1,4 @@
+import PhotodropTelemetry
 /// The daemon's and the importer's log line for a file outcome: one line per file, with what a person (or a log
 /// pipeline reading JSON) needs: path, outcome, reason, album, asset id, duration.
 public enum OutcomeLog {

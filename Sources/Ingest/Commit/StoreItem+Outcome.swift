@@ -1,4 +1,5 @@
 import PhotoCatalog
+import Uploads
 
 extension StoreItem {
     /// The outcome record of this file stored in a change block as its asset's first file: a new asset of its kind,

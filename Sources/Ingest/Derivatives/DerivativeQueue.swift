@@ -3,6 +3,9 @@ import PhotoCatalog
 import PhotoImageManager
 import Rendering
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// Makes the thumbnail and preview of newly stored assets in the background, after their commit, for `watch`
 /// (config `derivatives: ingest`). Never delays ingestion: threads of its own at the lowest priority, render helpers

@@ -1,4 +1,5 @@
 import PhotodropSystem
+import PhotodropTelemetry
 
 /// What a running `photodrop watch` tells other processes about itself: `<library>/watch.status.json`, rewritten
 /// (atomically: a temporary file renamed over it) whenever its problems or counts change, and at least every

@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import PhotodropConfiguration
 
 /// Counts for `status`: files waiting in the inbox and files in the rejected folder, with folders that could not be
 /// read.

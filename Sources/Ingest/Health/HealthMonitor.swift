@@ -1,4 +1,6 @@
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// What the watch daemon knows about its own health: the ``HealthProblem``s it reports through its status file
 /// (``DaemonStatus``) to `photodrop status`.

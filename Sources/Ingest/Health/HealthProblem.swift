@@ -1,4 +1,5 @@
 import PhotodropSystem
+import PhotodropTelemetry
 
 /// One thing that keeps photodrop from doing its job, as `photodrop status` reports it: the definition of health.
 ///

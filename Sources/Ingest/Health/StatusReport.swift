@@ -1,6 +1,8 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// Everything `photodrop status` and `serve`'s `/api/status` report: counts, sizes, the last change, the inbox and
 /// rejected folders, the daemon, and health problems (``HealthProblem``): what a running daemon reports about itself

@@ -1,4 +1,5 @@
 import PhotodropSystem
+import PhotodropTelemetry
 
 /// Keeps `watch.status.json` current while the daemon runs: rewritten when the counts or the problems change, and
 /// at least every ``DaemonStatus/heartbeat`` so that a reader can tell a live daemon from a wedged one. Written into

@@ -2,6 +2,8 @@ import Foundation
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// `photodrop import`: files and folders into the library in one batch, through the same workers and committer as
 /// the daemon, without claims (the sources are not in an inbox).
@@ -102,7 +104,7 @@ public final class ImportService: Sendable {
                 throw UsageFailure(description: error.description)
             }
         }
-        let album = request.album.map { CandidateFile.albumTitle(forFolderName: $0) }
+        let album = request.album.map { AlbumRule.albumTitle(forFolderName: $0) }
         let library = LibraryLocation.library(config)
         let statistics = IngestStatistics()
         let started = ContinuousClock.now

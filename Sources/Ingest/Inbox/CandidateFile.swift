@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import PhotodropConfiguration
 
 /// A file found in the inbox (or an import source) that may be taken, with the album it belongs to.
 public struct CandidateFile: Sendable, Hashable {
@@ -29,14 +30,5 @@ public struct CandidateFile: Sendable, Hashable {
         hasher.combine(path)
         hasher.combine(relativePath)
         hasher.combine(album)
-    }
-
-    /// A folder name as an album title: Unicode NFC, so that `Cafe\u{301}` (NFD, as macOS writes over SMB) and
-    /// `Caf\u{E9}` (NFC) are the same album, byte for byte.
-    public static func albumTitle(forFolderName name: some StringProtocol) -> String {
-        let text = String(name)
-        // ASCII is always NFC; skip Foundation's normalisation for the common case.
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-        return text.precomposedStringWithCanonicalMapping
     }
 }

@@ -1,4 +1,5 @@
 import PhotodropSystem
+import PhotodropConfiguration
 
 /// Walks an inbox (or an import source) and yields every file that may be taken, with its album.
 ///

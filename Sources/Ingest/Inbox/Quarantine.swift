@@ -1,4 +1,5 @@
 import PhotodropSystem
+import PhotodropTelemetry
 
 /// Why a file was rejected, as written into `<name>.reason.json`.
 public struct QuarantineReason: Sendable, Hashable {

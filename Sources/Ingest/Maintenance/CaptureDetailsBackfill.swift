@@ -1,6 +1,7 @@
 import Foundation
 import MediaProbe
 import PhotoCatalog
+import PhotodropTelemetry
 
 /// The background half of the v12 migration: assets stored before photodrop kept ``CaptureDetails`` have their
 /// originals read again, and get the exposure, lens, flash, artist, copyright, direction and frame rate that the

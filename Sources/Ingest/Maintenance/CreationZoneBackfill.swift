@@ -1,6 +1,7 @@
 import Foundation
 import MediaProbe
 import PhotoCatalog
+import PhotodropTelemetry
 
 /// The background half of the v6 migration: assets stored before photodrop kept capture time zones have their
 /// originals' metadata read again, and get the zone (or "floating") that the file itself records.

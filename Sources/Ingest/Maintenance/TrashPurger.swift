@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCatalog
+import PhotodropTelemetry
 
 /// The daemon's emptying of Recently Deleted: at start and then every ``interval``, the assets deleted more than the
 /// retention ago (config `trashDays`) are purged, with their originals once each change is committed. A purge that

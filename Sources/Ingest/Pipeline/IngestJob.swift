@@ -1,4 +1,5 @@
 import PhotodropSystem
+import Uploads
 
 /// One file on its way through the pipeline: where to read it, how people know it, and where it goes.
 public struct IngestJob: Sendable {

@@ -3,6 +3,8 @@ import Foundation
 import MediaProbe
 import PhotoCatalog
 import Synchronization
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// The stages after the source: a bounded job queue, `workers` worker tasks (each with its own ``IngestWorker``), a
 /// bounded queue of findings, and the ``Committer``.

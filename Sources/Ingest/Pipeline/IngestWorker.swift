@@ -1,5 +1,6 @@
 import MediaProbe
 import PhotodropSystem
+import PhotodropConfiguration
 
 /// One worker's tools and its step of the pipeline: read a file once — SHA-256 and the probe's prefix from the same
 /// bytes — then probe it through the open descriptor.

@@ -1,5 +1,7 @@
 import Foundation
 import PhotodropSystem
+import PhotodropTelemetry
+import PhotodropConcurrency
 
 /// Writes `photodrop watch`'s metrics (``WatchMetrics``) to config `metrics.textfile` every
 /// `metrics.intervalSeconds` (15 s), for node_exporter's textfile collector: into a temporary file beside it, then

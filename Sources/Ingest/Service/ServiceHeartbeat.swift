@@ -1,6 +1,9 @@
 import Foundation
 import PhotodropSystem
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// What `photodrop watch` tells systemd (``ServiceNotifier``): `EXTEND_TIMEOUT_USEC=` while a long start-up recovery
 /// runs, `READY=1` once the library is recovered and the start-up scan is queued, a one-line `STATUS=`, `WATCHDOG=1`,

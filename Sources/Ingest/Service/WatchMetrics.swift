@@ -1,5 +1,7 @@
+import PhotoImageManager
 import PhotoCatalog
 import Rendering
+import PhotodropTelemetry
 
 /// What `photodrop watch` reports to Prometheus, taken at one moment (``WatchService/metrics()``), and its text.
 public struct WatchMetrics: Sendable {

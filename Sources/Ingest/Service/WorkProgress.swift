@@ -1,4 +1,5 @@
 import Synchronization
+import PhotodropConfiguration
 
 /// What the pipeline's stages are busy with, and when each last made progress: how the watchdog tells a wedged
 /// pipeline (a stage busy with the same thing, no progress, for longer than the stall limit) from a legitimate long

@@ -1,4 +1,6 @@
 import PhotodropSystem
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// The daemon's claim on a library: an exclusive `flock` on `<library>/watch.lock`, which holds the daemon's pid.
 ///

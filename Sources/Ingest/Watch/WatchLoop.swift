@@ -1,5 +1,8 @@
 import PhotodropSystem
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// The watch daemon's source stage, run by one task: inotify events and scans in, settled files claimed and handed
 /// to the workers.

@@ -2,6 +2,9 @@ import Foundation
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// `photodrop watch`: the daemon that files everything dropped into the inbox into the library, until SIGINT or
 /// SIGTERM.

@@ -1,6 +1,7 @@
 import Foundation
-import Ingest
+
 import Synchronization
+import PhotodropTelemetry
 
 /// `serve`'s own Prometheus metrics: requests by kind of resource, method and status code, and how long making each
 /// answer took (not sending it), per kind.

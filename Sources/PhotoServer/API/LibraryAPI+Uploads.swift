@@ -1,8 +1,10 @@
 import Foundation
-import Ingest
+
 import LibraryJSON
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropConfiguration
+import Uploads
 
 /// Where uploads go: the inbox, the names `watch` never takes, and the largest body accepted.
 public struct UploadSettings: Sendable {

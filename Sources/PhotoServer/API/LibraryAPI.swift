@@ -1,11 +1,13 @@
 import Foundation
-import Ingest
+
 import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
 import PhotodropSystem
 import Rendering
 import Synchronization
+import PhotodropTelemetry
+import Uploads
 
 /// The HTTP API over one library: JSON in the shapes of the command line's `--json` (LibraryJSON), media with
 /// ranges and validators, and the few changes a gallery makes. Reads through the library's own read connections;

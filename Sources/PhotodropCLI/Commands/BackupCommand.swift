@@ -3,6 +3,7 @@ import Ingest
 import LibraryJSON
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropConfiguration
 
 /// `photodrop backup DEST [--json]`: one consistent, verified, incremental backup of the library into the folder DEST
 /// (``PhotoCatalog/LibraryBackup``), beside a running daemon. Exit status 0 when the backup is complete, 1 when it is

@@ -1,6 +1,7 @@
 import Foundation
 import LibraryJSON
 import PhotoCatalog
+import PhotodropConfiguration
 
 /// `albums`, `assets` and `show`: reading the library. They never create or change it and work while a daemon
 /// writes it (reads run in their own snapshot).

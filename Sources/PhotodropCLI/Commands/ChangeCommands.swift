@@ -1,6 +1,7 @@
 import Foundation
 import Ingest
 import PhotoCatalog
+import Uploads
 
 /// `album create|rename|delete`, `favorite`, `remove` and `delete`: one change each, through `performChanges`, so
 /// that every change lands in the persistent history (`photodrop events`) like the daemon's own. They work while a

@@ -1,4 +1,5 @@
 import Ingest
+import PhotodropConfiguration
 
 /// What a command's implementation gets: the parsed command line, the loaded configuration and the console.
 public struct CommandContext: Sendable {

@@ -5,6 +5,8 @@ import PhotoImageManager
 import PhotodropSystem
 import Rendering
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// `photodrop import PATH… [--album NAME] [--move] [--dry-run] [--json]`: parse, run ``Ingest/ImportService``,
 /// print.

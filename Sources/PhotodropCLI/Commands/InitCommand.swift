@@ -1,5 +1,6 @@
 import Ingest
 import PhotoCatalog
+import PhotodropConfiguration
 
 /// `photodrop init`: creates the library in the configured folder, also when the folder exists already (which `watch`
 /// and `import` refuse, see ``Ingest/LibraryLocation``).

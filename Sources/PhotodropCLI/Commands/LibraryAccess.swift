@@ -2,6 +2,7 @@ import PhotodropSystem
 import Foundation
 import Ingest
 import PhotoCatalog
+import PhotodropConfiguration
 
 /// The configured library, opened for a command, and the lookups commands share: assets and albums by identifier
 /// (full or a unique prefix) and albums by title.

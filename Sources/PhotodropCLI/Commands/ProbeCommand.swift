@@ -6,6 +6,7 @@ import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
+import PhotodropConfiguration
 
 /// `photodrop probe FILE… [--json]`: what photodrop would do with each file, decided by content, touching nothing.
 ///

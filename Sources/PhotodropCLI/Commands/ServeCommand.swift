@@ -1,7 +1,10 @@
+import LibraryJSON
 import Ingest
 import PhotoServer
 import PhotodropSystem
 import Rendering
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// `photodrop serve`: the library over HTTP (``PhotoServer``) until SIGINT/SIGTERM; SIGHUP reloads config.json;
 /// `--new-token` prints a token.
@@ -21,7 +24,9 @@ enum ServeCommand {
         let logs = LogControl(context.config.log)
         let logger = Logger(label: "photodrop.serve", control: logs)
         func makeServer(_ config: IngestConfig) throws(PhotoServer.Refusal) -> PhotoServer {
-            try PhotoServer(config: config, library: access.library) { message in
+            try PhotoServer(
+                config: config, library: access.library, status: { CatalogJSON.status(StatusReport.gather(config)) }
+            ) { message in
                 logger.warning(message)
             }
         }

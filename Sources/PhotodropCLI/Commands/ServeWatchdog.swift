@@ -2,6 +2,7 @@ import Foundation
 import Ingest
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropConcurrency
 
 /// `serve`'s answer to systemd's watchdog: `WATCHDOG=1` every half interval while a read of the library succeeds
 /// (a catalog that cannot be read any more, a hung disk, stops the pings and systemd restarts serve).

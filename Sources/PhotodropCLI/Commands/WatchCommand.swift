@@ -1,6 +1,8 @@
 import Ingest
 import PhotodropSystem
 import Rendering
+import PhotodropTelemetry
+import PhotodropConfiguration
 
 /// `photodrop watch`: runs the daemon (``Ingest/WatchService``) until SIGINT/SIGTERM; SIGHUP reloads config.json.
 enum WatchCommand {

@@ -1,6 +1,7 @@
 import Ingest
 import PhotodropSystem
 import Synchronization
+import PhotodropConfiguration
 
 /// Draws ``ProgressRenderer`` lines in place on a terminal, at most every `minimumInterval`.
 ///

@@ -1,4 +1,5 @@
 import Ingest
+import PhotodropConfiguration
 
 /// Parses a command line against a tree of ``CommandSpec``s.
 ///

@@ -1,5 +1,8 @@
 import PhotodropSystem
 import Synchronization
+import PhotodropTelemetry
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// Watches the inbox and every folder below it with inotify, as an `AsyncSequence` of ``InboxEvent``s.
 ///

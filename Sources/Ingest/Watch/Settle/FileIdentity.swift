@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropTelemetry
 
 /// What the settle logic compares between two looks at a file: device, inode, size and modification time.
 ///

@@ -1,4 +1,6 @@
 import PhotodropSystem
+import PhotodropConcurrency
+import PhotodropConfiguration
 
 /// Decides when a file in the inbox is finished, as a pure state machine: events and looks in, decisions out.
 ///

@@ -116,7 +116,7 @@ public enum WorkerThreads {
     /// Raises the calling thread's nice value to `niceness` (on Linux the nice value is per thread:
     /// `setpriority(PRIO_PROCESS, 0, …)` changes the calling thread only). Never lowers it: an unprivileged process
     /// could not take it back.
-    static func lowerCurrentThreadPriority(to niceness: Int32) {
+    public static func lowerCurrentThreadPriority(to niceness: Int32) {
         errno = 0
         let now = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
         if errno != 0 || now < niceness {

@@ -1,5 +1,6 @@
 import MediaProbe
 import PhotodropSystem
+import PhotodropTelemetry
 
 extension IngestConfig {
     /// The file name looked for in the current directory when no `--config` is given.

@@ -75,7 +75,7 @@ extension Logger {
 
     /// A logger configured by the `log` section of config.json (with journald's priority prefixes when stderr is the
     /// journal).
-    public init(label: String, settings: IngestConfig.Log, sink: LogSink = .standardError) {
+    public init(label: String, settings: LogSettings, sink: LogSink = .standardError) {
         self.init(label: label, control: LogControl(settings), sink: sink)
     }
 

@@ -1,3 +1,5 @@
+import PhotodropConfiguration
+
 /// What the committer does with each kind of outcome; the differences between `watch`, `import`, `import --move` and
 /// `import --dry-run`.
 public struct CommitSettings: Sendable, Hashable {
@@ -86,5 +88,13 @@ public struct CommitSettings: Sendable, Hashable {
             placement: move ? .move : .copy, duplicates: duplicates, removesDuplicateCopies: move,
             quarantinesRejected: move, usesClaims: false, batchLimit: move ? movingImportBatchLimit : 256,
             pairing: pairing)
+    }
+}
+
+extension IngestConfig {
+    /// The pairing the committer does, from ``pairWaitSeconds`` and ``rawAndJpeg``; nil when turned off.
+    public var pairing: CommitSettings.Pairing? {
+        pairWaitSeconds == 0
+            ? nil : CommitSettings.Pairing(wait: .seconds(pairWaitSeconds), pairsRawAndJpeg: rawAndJpeg == .pair)
     }
 }

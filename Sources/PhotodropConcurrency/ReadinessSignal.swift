@@ -7,7 +7,7 @@ import Synchronization
 /// level-triggered, so its handler suspends it and the reader re-arms it with ``drained()`` after `read(2)`
 /// returned `EAGAIN`: no busy loop while the consumer is busy, and unread events stay in the kernel's queue (whose
 /// overflow is reported as `IN_Q_OVERFLOW`), which is the natural back-pressure for a watcher.
-final class ReadinessSignal: Sendable {
+public final class ReadinessSignal: Sendable {
     private struct State {
         var readable = true
         var suspended = false
@@ -24,7 +24,7 @@ final class ReadinessSignal: Sendable {
 
     /// Watches `fileDescriptor`; `onCancel` runs once the source is cancelled, and is where the descriptor may be
     /// closed (not before: Dispatch may still be polling it).
-    init(fileDescriptor: Int32, label: String, onCancel: @escaping @Sendable () -> Void) {
+    public init(fileDescriptor: Int32, label: String, onCancel: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: label)
         self.queue = queue
         self.source = DispatchSource.makeReadSource(fileDescriptor: fileDescriptor, queue: queue)
@@ -52,7 +52,7 @@ final class ReadinessSignal: Sendable {
     }
 
     /// The reader got `EAGAIN`: wait for the next readiness.
-    func drained() {
+    public func drained() {
         state.withLock { state in
             state.readable = false
             if state.suspended && !state.cancelled {
@@ -63,7 +63,7 @@ final class ReadinessSignal: Sendable {
     }
 
     /// Suspends until the descriptor may be readable, `deadline` passes, the task is cancelled, or ``cancel()``.
-    func wait(until deadline: ContinuousClock.Instant?) async {
+    public func wait(until deadline: ContinuousClock.Instant?) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let token: UInt64? = state.withLock { state in
@@ -110,7 +110,7 @@ final class ReadinessSignal: Sendable {
     }
 
     /// Stops watching for good and wakes the waiter; the cancel handler runs afterwards on the source's queue.
-    func cancel() {
+    public func cancel() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.cancelled else { return nil }
             state.cancelled = true

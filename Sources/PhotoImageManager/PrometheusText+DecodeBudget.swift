@@ -1,4 +1,5 @@
 import Rendering
+import PhotodropTelemetry
 
 extension PrometheusText {
     /// The decode memory budget of this process (``DecodeBudget``): its size, the memory the decodes running now were

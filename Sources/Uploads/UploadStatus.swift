@@ -19,7 +19,7 @@ public struct UploadStatus: Sendable {
     /// `waiting`, `stored` (a new asset, or attached to one), `duplicate`, `rejected`, `failed` or `unknown`.
     public var state: String {
         guard let outcome else { return "waiting" }
-        switch FileOutcome.Kind(rawValue: outcome.outcome) {
+        switch OutcomeKind(rawValue: outcome.outcome) {
         case .photo?, .gif?, .video?, .attached?: return "stored"
         case .duplicate?: return "duplicate"
         case .rejected?: return "rejected"

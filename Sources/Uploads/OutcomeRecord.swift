@@ -10,7 +10,7 @@ public struct OutcomeRecord: Sendable, Hashable {
     /// The file record kind.
     public static let kind = "outcome"
 
-    /// How it ended: a ``FileOutcome/Kind`` raw value (`photo`, `gif`, `video`, `duplicate`, `attached`, `rejected`,
+    /// How it ended: a ``OutcomeKind`` raw value (`photo`, `gif`, `video`, `duplicate`, `attached`, `rejected`,
     /// `failed`), or `unknown` for a file finished just before a crash, whose outcome was not recorded.
     public var outcome: String
     /// The file's path relative to the inbox.
@@ -39,15 +39,8 @@ public struct OutcomeRecord: Sendable, Hashable {
         self.rejectedPath = rejectedPath
     }
 
-    /// The record of a pipeline outcome.
-    public init(_ outcome: FileOutcome) {
-        self.init(
-            outcome: outcome.kind.rawValue, path: outcome.path, album: outcome.album, asset: outcome.assetID,
-            reason: outcome.reason, message: outcome.message, rejectedPath: outcome.rejectedPath)
-    }
-
     /// Whether the file is in the library (as an asset of its own, a duplicate of one, or a resource of one).
-    public var isStored: Bool { FileOutcome.Kind(rawValue: outcome)?.isStored ?? false }
+    public var isStored: Bool { OutcomeKind(rawValue: outcome)?.isStored ?? false }
 
     /// The file record to append for the file `node`.
     ///

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCatalog
 import PhotodropSystem
+import PhotodropConfiguration
 
 /// One file arriving over the network (`PUT /api/upload/{album}/{name}`) and put into the inbox the way a careful
 /// upload client would: its bytes go to a hidden file in the inbox's own `.photodrop/uploads/` folder (same file

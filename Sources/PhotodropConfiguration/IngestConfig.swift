@@ -2,6 +2,7 @@ import Foundation
 import MediaProbe
 import PhotodropSystem
 import Rendering
+import PhotodropTelemetry
 
 /// photodrop's settings, as read from `config.json` (every key is in the README's configuration table).
 ///
@@ -38,15 +39,7 @@ public struct IngestConfig: Sendable, Equatable {
     }
 
     /// How and how much the daemon logs (`log` in the file).
-    public struct Log: Sendable, Equatable {
-        public var format: LogFormat
-        public var level: LogLevel
-
-        public init(format: LogFormat = .text, level: LogLevel = .info) {
-            self.format = format
-            self.level = level
-        }
-    }
+    public typealias Log = LogSettings
 
     /// The file the settings came from (absolute), or nil when no file was read and everything is a default.
     public var sourceFile: String?
@@ -83,11 +76,6 @@ public struct IngestConfig: Sendable, Equatable {
     /// ``decodeMemoryMiB`` in bytes, the automatic value worked out.
     public var decodeMemoryBytes: Int64 {
         decodeMemoryMiB > 0 ? Int64(decodeMemoryMiB) << 20 : DecodeBudget.automaticBytes()
-    }
-    /// The pairing the committer does, from ``pairWaitSeconds`` and ``rawAndJpeg``; nil when turned off.
-    public var pairing: CommitSettings.Pairing? {
-        pairWaitSeconds == 0
-            ? nil : CommitSettings.Pairing(wait: .seconds(pairWaitSeconds), pairsRawAndJpeg: rawAndJpeg == .pair)
     }
     /// How inbox folders become albums and folders. Default ``AlbumMode/firstLevel``.
     public var albums: AlbumMode

@@ -8,35 +8,35 @@ import Synchronization
 /// watcher`, `no more claims`) or waits until a named service has returned, so that each stage drains before the
 /// next is told to stop. Services still running after the last step (a status writer that loops until cancelled) are
 /// cancelled, and the group waits for all of them: nothing outlives ``run(main:shutdown:)``.
-struct ServiceGroup: Sendable {
+public struct ServiceGroup: Sendable {
     /// A long-lived part of the daemon.
-    struct Service: Sendable {
-        let name: String
-        let run: @Sendable () async -> Void
+    public struct Service: Sendable {
+        public let name: String
+        public let run: @Sendable () async -> Void
 
-        init(_ name: String, run: @escaping @Sendable () async -> Void) {
+        public init(_ name: String, run: @escaping @Sendable () async -> Void) {
             self.name = name
             self.run = run
         }
     }
 
     /// One step of the shutdown path.
-    enum Step: Sendable {
+    public enum Step: Sendable {
         /// Ask something to finish (returns at once).
         case signal(String, @Sendable () -> Void)
         /// Wait until the named service's `run` has returned.
         case waitFor(String)
     }
 
-    let services: [Service]
+    public let services: [Service]
 
-    init(_ services: [Service]) {
+    public init(_ services: [Service]) {
         precondition(Set(services.map(\.name)).count == services.count, "service names must be unique")
         self.services = services
     }
 
     /// Runs the services and `main`, then the shutdown path; returns when every service has ended.
-    func run(main: () async -> Void, shutdown: [Step]) async {
+    public func run(main: () async -> Void, shutdown: [Step]) async {
         let exits = ServiceExits()
         await withTaskGroup(of: Void.self) { group in
             for service in services {

@@ -1,4 +1,3 @@
-import PhotodropSystem
 import Synchronization
 
 /// A configured folder (the inbox, `Rejected/`) as an open ``PhotodropSystem/Directory``: every operation below it

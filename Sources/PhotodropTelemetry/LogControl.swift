@@ -12,7 +12,7 @@ public final class LogControl: Sendable {
     public let journal: Bool
 
     /// Settings starting as `settings`; `journal` defaults to what ``stderrIsJournal()`` finds.
-    public init(_ settings: IngestConfig.Log, journal: Bool = LogControl.stderrIsJournal()) {
+    public init(_ settings: LogSettings, journal: Bool = LogControl.stderrIsJournal()) {
         levelIndex = Atomic(LogLevel.allCases.firstIndex(of: settings.level)!)
         formatIndex = Atomic(LogFormat.allCases.firstIndex(of: settings.format)!)
         self.journal = journal
@@ -28,10 +28,10 @@ public final class LogControl: Sendable {
     public var format: LogFormat { LogFormat.allCases[formatIndex.load(ordering: .relaxed)] }
 
     /// The settings in force.
-    public var settings: IngestConfig.Log { IngestConfig.Log(format: format, level: level) }
+    public var settings: LogSettings { LogSettings(format: format, level: level) }
 
     /// Takes over reloaded settings.
-    public func apply(_ settings: IngestConfig.Log) {
+    public func apply(_ settings: LogSettings) {
         level = settings.level
         formatIndex.store(LogFormat.allCases.firstIndex(of: settings.format)!, ordering: .relaxed)
     }

@@ -23,13 +23,13 @@ public enum AlbumRule: Sendable, Hashable {
     }
 
     /// The album key of the files in `folder` (a path below the root, without a trailing slash).
-    static func album(forFolder folder: Substring, mode: AlbumMode) -> String? {
+    public static func album(forFolder folder: Substring, mode: AlbumMode) -> String? {
         let parts = folder.utf8.split(separator: UInt8(ascii: "/")).map { Substring($0) }
         guard let first = parts.first, let last = parts.last else { return nil }
         switch mode {
-        case .firstLevel: return CandidateFile.albumTitle(forFolderName: first)
-        case .leaf: return CandidateFile.albumTitle(forFolderName: last)
-        case .path: return parts.map { CandidateFile.albumTitle(forFolderName: $0) }.joined(separator: "/")
+        case .firstLevel: return Self.albumTitle(forFolderName: first)
+        case .leaf: return Self.albumTitle(forFolderName: last)
+        case .path: return parts.map { Self.albumTitle(forFolderName: $0) }.joined(separator: "/")
         }
     }
 
@@ -47,5 +47,14 @@ public enum AlbumRule: Sendable, Hashable {
             index = key.utf8.index(after: slash)
         }
         return result
+    }
+
+    /// A folder name as an album title: Unicode NFC, so that `Cafe\u{301}` (NFD, as macOS writes over SMB) and
+    /// `Caf\u{E9}` (NFC) are the same album, byte for byte.
+    public static func albumTitle(forFolderName name: some StringProtocol) -> String {
+        let text = String(name)
+        // ASCII is always NFC; skip Foundation's normalisation for the common case.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        return text.precomposedStringWithCanonicalMapping
     }
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// pushes back on the watcher, whose kernel queue overflows into a rescan, never into unbounded memory);
 /// ``post(_:)`` never waits (feedback from the committer, signals), so no cycle of waiting stages can deadlock.
 /// Posted messages are delivered first.
-final class Mailbox<Message: Sendable>: Sendable {
+public final class Mailbox<Message: Sendable>: Sendable {
     private struct State {
         var urgent: [Message] = []
         var messages: [Message] = []
@@ -29,14 +29,14 @@ final class Mailbox<Message: Sendable>: Sendable {
         }
     }
 
-    let capacity: Int
+    public let capacity: Int
     private let state = Mutex(State())
     /// One timer, re-armed for each wait with a deadline. Not one `asyncAfter` per wait: a wait that a message ends
     /// early would leave its block (about 530 bytes) pending until the deadline, up to the next summary; a `watch`
     /// fed 400 files/s held 5.9 MB of them, and at 50 files/s its peak was 2.6 MB higher.
     private let timer: any DispatchSourceTimer
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(1, capacity)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "photodrop.mailbox.timer"))
         timer.setEventHandler { [weak self] in self?.timerFired() }
@@ -49,7 +49,7 @@ final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Adds a message without waiting.
-    func post(_ message: Message) {
+    public func post(_ message: Message) {
         let receiver = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.closed else { return nil }
             state.urgent.append(message)
@@ -59,7 +59,7 @@ final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Adds a message, waiting while the bounded lane is full. Dropped after ``close()``.
-    func send(_ message: Message) async {
+    public func send(_ message: Message) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let (receiver, done) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
                 if state.closed { return (nil, true) }
@@ -78,7 +78,7 @@ final class Mailbox<Message: Sendable>: Sendable {
 
     /// Every message waiting (posted ones first), waiting for one until `deadline` (nil: no deadline). Returns an empty
     /// list when the deadline passed first, or after ``close()``.
-    func receive(until deadline: ContinuousClock.Instant?) async -> [Message] {
+    public func receive(until deadline: ContinuousClock.Instant?) async -> [Message] {
         if let batch = take() { return batch }
         if let deadline, deadline <= .now { return [] }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -103,7 +103,7 @@ final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Wakes the receiver and drops everything; later messages are ignored.
-    func close() {
+    public func close() {
         let (receiver, senders) = state.withLock { state in
             state.closed = true
             state.urgent.removeAll()
@@ -136,7 +136,7 @@ final class Mailbox<Message: Sendable>: Sendable {
     }
 
     /// Whether the receiver is waiting in ``receive(until:)`` right now (for tests that need a wait to end early).
-    var hasWaitingReceiver: Bool { state.withLock { $0.receiver != nil } }
+    public var hasWaitingReceiver: Bool { state.withLock { $0.receiver != nil } }
 
     /// The timer fired: wakes the receiver if its deadline is due (on the timer's own clock, so never early).
     private func timerFired() {
