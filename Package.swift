@@ -61,7 +61,7 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
-        // libvips: decoding photos for thumbnails and previews (issue 15), loaded with dlopen by the render helper
+        // libvips: decoding photos for thumbnails and previews, loaded with dlopen by the render helper
         // only (see Sources/CVips/vips.c), so nothing links it. Compiled against libvips's headers.
         .target(
             name: "CVips", cSettings: [.unsafeFlags(vipsCompilerFlags)],
@@ -152,7 +152,7 @@ let package = Package(
                 "BuildInfo",
             ],
             swiftSettings: strict),
-        // `photodrop render-helper` is the render helper process: the only one that loads libvips (and later FFmpeg)
+        // `photodrop render-helper` is the render helper process: the only one that loads libvips, FFmpeg and LibRaw
         // to decode untrusted files, so that a decoder's crash never takes down the daemon.
         .executableTarget(
             name: "photodrop", dependencies: ["PhotodropCLI", "PhotodropSystem", "PhotoImaging", "Rendering"],

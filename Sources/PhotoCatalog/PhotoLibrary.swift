@@ -66,7 +66,7 @@ public final class PhotoLibrary: Sendable {
     deinit {
         // Readers close without SQLite's checkpoint (``ReaderPool/open(path:)``): they go first, so that the writer's
         // connection is the last one and folds the write-ahead log into library.sqlite. A reader closing last left the
-        // whole log beside the database (an import that looked for stored Live Photo halves, issue 14).
+        // whole log beside the database (an import that looked for stored Live Photo halves).
         readers.closeIdle()
     }
 

@@ -70,8 +70,8 @@ final class VipsImageRef {
         return VipsImageRef(out)
     }
 
-    /// libwebp's effort for thumbnails: 2 instead of libvips's default 4 made `photodrop thumbnails` 11-34 % faster
-    /// (half its time was in libwebp) for WebP files 3-4 % larger (BENCHMARKS.md, issue 15).
+    /// libwebp's effort for thumbnails: 2 instead of libvips's default 4, since half of the thumbnails' time was in
+    /// libwebp, for slightly larger files (BENCHMARKS.md, "Thumbnails and previews", has the trade).
     static let webpEffort: Int32 = 2
 
     /// Encodes as JPEG or WebP (metadata stripped: the image is sRGB and upright already).

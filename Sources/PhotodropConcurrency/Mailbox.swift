@@ -32,8 +32,8 @@ public final class Mailbox<Message: Sendable>: Sendable {
     public let capacity: Int
     private let state = Mutex(State())
     /// One timer, re-armed for each wait with a deadline. Not one `asyncAfter` per wait: a wait that a message ends
-    /// early would leave its block (about 530 bytes) pending until the deadline, up to the next summary; a `watch`
-    /// fed 400 files/s held 5.9 MB of them, and at 50 files/s its peak was 2.6 MB higher.
+    /// early would leave its block pending until the deadline, up to the next summary: a `watch` fed a steady stream
+    /// of files held megabytes of them (BENCHMARKS.md, "Peak memory of import and watch").
     private let timer: any DispatchSourceTimer
 
     public init(capacity: Int) {

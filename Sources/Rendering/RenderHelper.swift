@@ -116,8 +116,8 @@ public final class RenderHelper {
         // A crashing decoder is expected here: the helper ends at once instead of having Swift's runtime print a
         // backtrace of it into photodrop's log; photodrop reports the crash with the file.
         variables["SWIFT_BACKTRACE"] = "enable=no"
-        // libheif decodes on several threads, and glibc gives each its own malloc arena: a helper that had made 100
-        // HEIC thumbnails held 373 MB at its peak, with two arenas 224 MB (issue 15's benchmark, BENCHMARKS.md).
+        // libheif decodes on several threads, and glibc gives each its own malloc arena: with two arenas a helper
+        // making HEIC thumbnails peaks far lower (BENCHMARKS.md, "Thumbnails and previews").
         if variables["MALLOC_ARENA_MAX"] == nil { variables["MALLOC_ARENA_MAX"] = "2" }
         for (name, value) in environment { variables[name] = value }
         var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -27,7 +27,7 @@ public enum RenderServer {
             }
             let message: RenderChannel.Message
             do { message = try channel.receive() } catch .closed { return 0 } catch {
-                FileHandle.standardError.write(Data("photodrop-render: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("photodrop render-helper: \(error)\n".utf8))
                 return 2
             }
             defer { if message.descriptor >= 0 { close(message.descriptor) } }
@@ -49,7 +49,7 @@ public enum RenderServer {
                     }
                 }
             } else {
-                response = RenderResponse(id: 0, failure: "a request photodrop-render does not understand")
+                response = RenderResponse(id: 0, failure: "a request the render helper does not understand")
             }
             do {
                 try channel.send(header: try JSONEncoder().encode(response), parts: parts)

@@ -20,7 +20,7 @@ struct ArgumentParserTests {
 
     func split(_ line: String) -> [String] { line.split(separator: " ").map(String.init) }
 
-    /// Every form of DESIGN.md's table parses into the right command.
+    /// Every form of the README's command table parses into the right command.
     @Test(arguments: [
         ("watch", ParsedCommand(path: ["watch"])),
         ("--config /etc/pd.json watch", ParsedCommand(path: ["watch"], configPath: "/etc/pd.json")),

@@ -43,7 +43,7 @@ struct BrowseCommandTests {
         #expect(lines.last == "2 albums and 7 smart albums")
     }
 
-    @Test("assets: filters by album title or id, kind and favourite; JSON has DESIGN.md's fields")
+    @Test("assets: filters by album title or id, kind and favourite; JSON has the README's fields")
     func assets() async throws {
         let sandbox = try Sandbox("assets")
         let content = try sandbox.populateCatalog()

@@ -12,11 +12,12 @@ struct PairingDeskTests {
 
     func file(
         _ name: String, _ role: Desk.Role, id: String? = nil, at seconds: Double = 0, taken offset: Double? = 0,
-        model: String? = nil, sibling: Bool = false, folder: String = "Trip"
+        model: String? = nil, sibling: Bool = false, stemCount: Int = 0, folder: String = "Trip"
     ) -> Desk.Candidate {
         Desk.Candidate(
             payload: name, folder: folder, fileName: name, role: role, contentIdentifier: id,
-            captureDate: offset.map { taken.addingTimeInterval($0) }, model: model, hasSameStemSibling: sibling,
+            captureDate: offset.map { taken.addingTimeInterval($0) }, model: model,
+            hasSameStemSibling: sibling || stemCount > 1, sameStemCount: stemCount,
             arrived: start.advanced(by: .milliseconds(Int(seconds * 1000))))
     }
 
@@ -100,6 +101,34 @@ struct PairingDeskTests {
         let alone = orphan.expired(at: start.advanced(by: .seconds(10)))
         #expect(alone.count == 1 && alone[0].primary == nil && alone[0].members.count == 1)
         #expect(orphan.nextDeadline == nil)
+    }
+
+    @Test("a group goes as soon as every file of its stem that was in the folder has joined, not after the wait")
+    func completeWhenAllSiblingsJoined() {
+        // A photo and its sidecar dropped together: the second file completes the group.
+        var desk = Desk(wait: .seconds(10))
+        #expect(desk.offer(file("DSC_7.JPG", .photo, stemCount: 2)).isEmpty, "its sidecar was in the folder too")
+        #expect(describe(desk.offer(file("DSC_7.JPG.xmp", .sidecar, stemCount: 2))) == ["primary:DSC_7.JPG sidecar:DSC_7.JPG.xmp"])
+        #expect(desk.isEmpty)
+        // The sidecar first: the same.
+        #expect(desk.offer(file("DSC_8.xmp", .sidecar, stemCount: 2)).isEmpty)
+        #expect(describe(desk.offer(file("DSC_8.JPG", .photo, stemCount: 2))) == ["primary:DSC_8.JPG sidecar:DSC_8.xmp"])
+        // RAW, JPEG and sidecar: all three, then at once.
+        #expect(desk.offer(file("DSC_9.NEF", .raw, stemCount: 3)).isEmpty)
+        #expect(desk.offer(file("DSC_9.JPG", .photo, stemCount: 3)).isEmpty, "the sidecar is still to come")
+        #expect(
+            describe(desk.offer(file("DSC_9.xmp", .sidecar, stemCount: 3)))
+                == ["primary:DSC_9.JPG alternatePhoto:DSC_9.NEF sidecar:DSC_9.xmp"])
+        // A Live Photo's photo and its adjustments: the photo still waits for its movie, which was not in the folder.
+        #expect(desk.offer(file("IMG_0002.HEIC", .photo, id: "L", stemCount: 2)).isEmpty)
+        #expect(desk.offer(file("IMG_0002.AAE", .adjustments, stemCount: 2)).isEmpty, "the movie may still come")
+        #expect(
+            describe(desk.offer(file("IMG_0002.MOV", .video, id: "L", at: 2, stemCount: 1)))
+                == ["primary:IMG_0002.HEIC adjustmentData:IMG_0002.AAE pairedVideo:IMG_0002.MOV"])
+        // Without a count (a claim from before counts were kept), a sidecar waits out the time as it always did.
+        #expect(desk.offer(file("old.JPG", .photo, sibling: true)).isEmpty)
+        #expect(desk.offer(file("old.JPG.xmp", .sidecar)).isEmpty)
+        #expect(describe(desk.expired(at: start.advanced(by: .seconds(10)))) == ["primary:old.JPG sidecar:old.JPG.xmp"])
     }
 
     @Test("folders keep files apart; the next deadline is the earliest group's")

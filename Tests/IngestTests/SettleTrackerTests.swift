@@ -129,7 +129,7 @@ final class SettleHarness {
     }
 }
 
-@Suite("SettleTracker, with a mock clock (CLIENTS.md's clients)", .timeLimit(.minutes(3)))
+@Suite("SettleTracker, with a mock clock (the upload clients' patterns)", .timeLimit(.minutes(3)))
 struct SettleTrackerTests {
     @Test func cpIsTakenOneSettleAfterItsClose() {
         let h = SettleHarness()

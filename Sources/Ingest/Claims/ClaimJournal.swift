@@ -132,6 +132,7 @@ public struct ClaimJournal: Sendable {
         var folders: [[UInt8]: Directory] = [:]
         var siblings: [[UInt8]: StemSiblings] = [:]
         var hasSibling = [Bool](repeating: false, count: files.count)
+        var sameStem = [Int](repeating: 1, count: files.count)
         let listingRoot = try? inbox.directory()
         for (index, file) in files.enumerated() {
             let (folderPath, name) = Path.split(file.relativePath)
@@ -142,6 +143,7 @@ public struct ClaimJournal: Sendable {
                 siblings[key] = StemSiblings(listing: folder)
             }
             hasSibling[index] = siblings[key]?.hasSibling(name) ?? false
+            sameStem[index] = siblings[key]?.count(name) ?? 1
         }
         let recentSiblings = recent.note(files.map { Path.split($0.relativePath) }, now: now)
         for index in hasSibling.indices where recentSiblings[index] { hasSibling[index] = true }
@@ -150,7 +152,7 @@ public struct ClaimJournal: Sendable {
                 ClaimPayload(
                     source: files[index].relativePath, album: albums[index], identity: files[index].identity,
                     graceExpired: files[index].graceExpired, incompleteVerdict: files[index].incompleteVerdict,
-                    hasSameStemSibling: hasSibling[index]
+                    hasSameStemSibling: hasSibling[index], sameStemCount: sameStem[index]
                 ).encoded)
         }
         let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
@@ -193,6 +195,7 @@ public struct ClaimJournal: Sendable {
                     album: albums[index], originalName: Path.lastComponent(of: file.relativePath), claimID: id,
                     expectedIdentity: file.identity, graceExpired: file.graceExpired,
                     incompleteVerdict: file.incompleteVerdict, startedAt: now, hasSameStemSibling: hasSibling[index],
+                    sameStemCount: sameStem[index],
                     node: FileNode(device: file.identity.device, inode: file.identity.inode)))
         }
         if !orphans.isEmpty { try? await library.removeJournalEntries(orphans) }
@@ -254,7 +257,8 @@ public struct ClaimJournal: Sendable {
                         source: staged(entry.id, in: folder), displayPath: payload.source, album: payload.album,
                         originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
                         graceExpired: payload.graceExpired, sizeHint: Int64(info.st_size),
-                        hasSameStemSibling: payload.hasSameStemSibling, node: FileNode(info)))
+                        hasSameStemSibling: payload.hasSameStemSibling, sameStemCount: payload.sameStemCount,
+                        node: FileNode(info)))
             } else if root.exists(payload.source) {
                 recovery.returnedToInbox += 1
                 dropped.append(entry.id)

@@ -18,13 +18,17 @@ public struct ClaimPayload: Sendable, Hashable {
     /// Whether the file's folder held a same-stem partner when it was claimed (``IngestJob/hasSameStemSibling``), so
     /// that a file recovered after a crash waits for its partner again. Absent in older entries (false).
     public var hasSameStemSibling: Bool
+    /// How many files of the folder had the file's pairing stem at the claim, the file among them (``IngestJob``'s
+    /// ``IngestJob/sameStemCount``). Absent in older entries (0: not known).
+    public var sameStemCount: Int
 
     /// A payload.
     public init(
         source: String, album: String?, identity: FileIdentity, graceExpired: Bool = false,
-        incompleteVerdict: IncompleteVerdict? = nil, hasSameStemSibling: Bool = false
+        incompleteVerdict: IncompleteVerdict? = nil, hasSameStemSibling: Bool = false, sameStemCount: Int = 0
     ) {
         self.hasSameStemSibling = hasSameStemSibling
+        self.sameStemCount = sameStemCount
         self.source = source
         self.album = album
         self.identity = identity
@@ -97,7 +101,7 @@ public struct ClaimPayload: Sendable, Hashable {
 
 extension ClaimPayload: Codable {
     private enum CodingKeys: String, CodingKey {
-        case source, album, device, inode, size, mtime, mtimeNanoseconds, graceExpired, incomplete, sibling
+        case source, album, device, inode, size, mtime, mtimeNanoseconds, graceExpired, incomplete, sibling, siblings
     }
 
     /// What the probe said when it judged the file incomplete; its identity is the payload's.
@@ -127,7 +131,8 @@ extension ClaimPayload: Codable {
             incompleteVerdict: incomplete.map {
                 IncompleteVerdict(identity: identity, code: $0.code, message: $0.message, mime: $0.mime)
             },
-            hasSameStemSibling: try container.decodeIfPresent(Bool.self, forKey: .sibling) ?? false)
+            hasSameStemSibling: try container.decodeIfPresent(Bool.self, forKey: .sibling) ?? false,
+            sameStemCount: try container.decodeIfPresent(Int.self, forKey: .siblings) ?? 0)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -141,6 +146,7 @@ extension ClaimPayload: Codable {
         try container.encode(identity.modificationTime.nanoseconds, forKey: .mtimeNanoseconds)
         try container.encode(graceExpired, forKey: .graceExpired)
         if hasSameStemSibling { try container.encode(true, forKey: .sibling) }
+        if sameStemCount > 1 { try container.encode(sameStemCount, forKey: .siblings) }
         if let verdict = incompleteVerdict {
             try container.encode(
                 Incomplete(code: verdict.code, message: verdict.message, mime: verdict.mime), forKey: .incomplete)

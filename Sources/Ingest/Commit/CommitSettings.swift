@@ -47,10 +47,9 @@ public struct CommitSettings: Sendable, Hashable {
 
     /// The group-commit limit of `import --move` (and `--dry-run`). A commit's cost is mostly the index pages it
     /// dirties, and the random-keyed indexes (asset UUIDs, SHA-256s) touch almost one page per file in a small commit
-    /// but share pages in a large one: 1,024 files per commit made a 10,000-file `import --move` about 5 % faster
-    /// than 256 (more did not pay: the last commit, which nothing overlaps, grows with it), and 768 is as fast as
-    /// 1,024 (14 alternating runs: same median wall and CPU time) with 1.4 MB less peak RSS, since the findings queue
-    /// is as deep as this limit. A copying `import` keeps 256: it is bound by the copies and their `fsync`s, and a
+    /// but share pages in a large one: larger commits made `import --move` faster up to about 1,024 files (more did
+    /// not pay: the last commit, which nothing overlaps, grows with it), and 768 is as fast as 1,024 with less peak
+    /// memory, since the findings queue is as deep as this limit (BENCHMARKS.md has the runs). A copying `import` keeps 256: it is bound by the copies and their `fsync`s, and a
     /// deeper queue only held 4 MB more findings (W1: 40 MB at 1,024 against 36 MB).
     public static let movingImportBatchLimit = 768
 

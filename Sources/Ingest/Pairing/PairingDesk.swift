@@ -30,9 +30,10 @@ struct PairingDesk<Payload> {
     struct Candidate {
         init(
             payload: Payload, folder: String, fileName: String, role: Role, contentIdentifier: String?,
-            captureDate: Date?, model: String?, hasSameStemSibling: Bool, arrived: ContinuousClock.Instant,
-            stem: String? = nil
+            captureDate: Date?, model: String?, hasSameStemSibling: Bool, sameStemCount: Int = 0,
+            arrived: ContinuousClock.Instant, stem: String? = nil
         ) {
+            self.sameStemCount = sameStemCount
             self.payload = payload
             self.folder = folder
             self.fileName = fileName
@@ -55,6 +56,8 @@ struct PairingDesk<Payload> {
         var model: String?
         /// Whether the file's folder held another file of the same stem when it was found.
         var hasSameStemSibling: Bool
+        /// How many files of its folder had its stem when it was found, itself among them (0: not known).
+        var sameStemCount: Int
         var arrived: ContinuousClock.Instant
 
         /// The pairing stem (``StemSiblings/pairingStem(of:)``): lowercased, without extension or sidecar suffix, an
@@ -296,12 +299,25 @@ struct PairingDesk<Payload> {
         group.members.append((candidate, type))
     }
 
-    /// Whether nothing in the group waits for anything more: a Live Photo has its movie, a RAW+JPEG both halves, and
-    /// no file that waits without a partner is left (edits, adjustments and sidecars wait out the time, since more
-    /// may come).
+    /// Whether nothing in the group waits for anything more. When its files say how many files of their stem were in
+    /// the folder, once all of them have joined (a photo and its sidecar dropped together go at once; a Live Photo's
+    /// photo still waits for its movie). Otherwise by the kind of group: a Live Photo has its movie, a RAW+JPEG both
+    /// halves, and no file that waits without a partner is left (edits, adjustments and sidecars wait out the time,
+    /// since more may come).
     private func isComplete(_ group: Group) -> Bool {
         guard let primary = group.primary else { return false }
         let types = Set(group.members.map(\.type))
+        let expected = group.all.map(\.sameStemCount).max() ?? 0
+        if expected > 1 {
+            // Known: complete when all of them joined. A Live Photo's half with an identifier still waits for the
+            // other half, which may come after the folder was listed.
+            guard group.all.count >= expected else { return false }
+            switch primary.role {
+            case .photo where primary.contentIdentifier != nil: return types.contains(.pairedVideo)
+            case .video where primary.contentIdentifier != nil: return false
+            default: return true
+            }
+        }
         if group.members.contains(where: { [.sidecar, .adjustmentData, .fullSizePhoto, .fullSizeVideo].contains($0.type) })
         {
             return false

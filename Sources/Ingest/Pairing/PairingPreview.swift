@@ -37,7 +37,7 @@ public struct PairingPreview: Sendable {
                     payload: index, folder: folder, fileName: name, role: role,
                     contentIdentifier: probe.metadata.contentIdentifier, captureDate: probe.metadata.captureDate,
                     model: probe.metadata.model, hasSameStemSibling: siblings[folder]?.hasSibling(name) ?? false,
-                    arrived: now))
+                    sameStemCount: siblings[folder]?.count(name) ?? 0, arrived: now))
         }
         groups += desk.drain()
         for group in groups {

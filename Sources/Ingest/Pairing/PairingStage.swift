@@ -80,7 +80,7 @@ struct PairingStage {
             }
             let metadata = item.probe?.metadata
             let folder = item.job.folder
-            let hasSibling = hasSameStemSibling(item)
+            let (hasSibling, siblingCount) = sameStemSiblings(item)
             // The common case, a photo or video that no other file can join, skips the desk.
             if (role == .photo || role == .video) && metadata?.contentIdentifier == nil && !hasSibling
                 && desk.isEmpty
@@ -91,7 +91,8 @@ struct PairingStage {
             let candidate = PairingDesk<StoreItem>.Candidate(
                 payload: item, folder: folder, fileName: item.job.originalName, role: role,
                 contentIdentifier: metadata?.contentIdentifier, captureDate: metadata?.captureDate,
-                model: metadata?.model, hasSameStemSibling: hasSibling, arrived: now, stem: item.job.pairingStem)
+                model: metadata?.model, hasSameStemSibling: hasSibling, sameStemCount: siblingCount, arrived: now,
+                stem: item.job.pairingStem)
             ready += desk.offer(candidate).flatMap(Self.outcomes)
         }
         return ready
@@ -113,14 +114,16 @@ struct PairingStage {
     }
 
     /// Whether the file's folder holds another file of the same stem (`IMG_0001.CR2` beside `IMG_0001.JPG`, an edit
-    /// or adjustments of it, a sidecar of it). A watched inbox's claims already say (the folder was listed before
-    /// its files left it); an import's sources stay where they are, so their folder is listed once.
-    private mutating func hasSameStemSibling(_ item: StoreItem) -> Bool {
-        if item.job.hasSameStemSibling || !listsFolders { return item.job.hasSameStemSibling }
+    /// or adjustments of it, a sidecar of it), and how many files have that stem, the file among them (0: not known).
+    /// A watched inbox's claims already say (the folder was listed before its files left it); an import's sources
+    /// stay where they are, so their folder is listed once.
+    private mutating func sameStemSiblings(_ item: StoreItem) -> (any: Bool, count: Int) {
+        if item.job.hasSameStemSibling || !listsFolders { return (item.job.hasSameStemSibling, item.job.sameStemCount) }
         // An import sends a folder's files one after another: the last folder's listing answers without a lookup.
         let displayPath = item.job.displayPath
+        let stem = item.job.pairingStem
         if let last = lastListing, Self.isDirectly(displayPath, in: last.folder) {
-            return last.siblings.hasSibling(stem: item.job.pairingStem)
+            return (last.siblings.hasSibling(stem: stem), last.siblings.count(stem: stem))
         }
         let folder = Path.parent(of: displayPath)
         let path = folder.isEmpty ? "." : folder
@@ -133,7 +136,7 @@ struct PairingStage {
             listings[path] = siblings
         }
         lastListing = (folder, siblings)
-        return siblings.hasSibling(stem: item.job.pairingStem)
+        return (siblings.hasSibling(stem: stem), siblings.count(stem: stem))
     }
 
     /// Whether `path` names an entry of `folder` itself (`folder/name`, or `name` for the empty folder), compared

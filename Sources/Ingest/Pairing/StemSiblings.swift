@@ -5,8 +5,9 @@ import PhotodropSystem
 /// `IMG_E0001.HEIC`, `IMG_0001.AAE` and `IMG_0001.jpg.json` all have `img_0001`. One listing per folder; a file "has
 /// a sibling" when another name of its folder has its stem.
 struct StemSiblings {
-    /// The stems that more than one name of the folder has (a folder of unrelated files keeps nothing).
-    private var shared: Set<String> = []
+    /// How many names of the folder have each stem that more than one name has (a folder of unrelated files keeps
+    /// nothing).
+    private var shared: [String: Int] = [:]
 
     /// The names of `directory`'s entries (nil or unreadable: none).
     init(listing directory: Directory?) {
@@ -16,20 +17,26 @@ struct StemSiblings {
             guard entry.type != .directory, !entry.name.hasPrefix(".") else { continue }
             counts[Self.pairingStem(of: entry.name), default: 0] += 1
         }
-        shared = Set(counts.compactMap { $0.value > 1 ? $0.key : nil })
+        shared = counts.filter { $0.value > 1 }
     }
 
     init(names: [String]) {
         var counts: [String: Int] = [:]
         for name in names { counts[Self.pairingStem(of: name), default: 0] += 1 }
-        shared = Set(counts.compactMap { $0.value > 1 ? $0.key : nil })
+        shared = counts.filter { $0.value > 1 }
     }
 
     /// Whether another name of the folder has the stem of `name`, which is one of the folder's names.
     func hasSibling(_ name: String) -> Bool { hasSibling(stem: Self.pairingStem(of: name)) }
 
     /// Whether another name of the folder has this pairing stem (``pairingStem(of:)`` of one of its names).
-    func hasSibling(stem: String) -> Bool { !shared.isEmpty && shared.contains(stem) }
+    func hasSibling(stem: String) -> Bool { !shared.isEmpty && shared[stem] != nil }
+
+    /// How many names of the folder, `name` among them, have its stem: 1 when it has no sibling.
+    func count(_ name: String) -> Int { count(stem: Self.pairingStem(of: name)) }
+
+    /// How many names of the folder have this pairing stem (at least 1: the name it was taken from).
+    func count(stem: String) -> Int { shared.isEmpty ? 1 : shared[stem] ?? 1 }
 
     /// The stem a file pairs by, lowercased: the name without its extension (`img_0001` for `IMG_0001.JPG`), and
     /// without a sidecar's own suffix first (`IMG_0001.CR2.xmp`, `IMG_0001.jpg.supplemental-metadata(1).json`), with

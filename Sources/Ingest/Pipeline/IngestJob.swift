@@ -39,6 +39,9 @@ public struct IngestJob: Sendable {
     /// Whether the file's folder held another file of the same stem when it was claimed (a Live Photo's other half,
     /// a RAW's JPEG, a sidecar): then it may wait for that partner (``PairingStage``).
     public var hasSameStemSibling: Bool
+    /// How many files of the folder had the file's pairing stem when it was claimed or listed, the file among them
+    /// (0: not known). A group of them is complete once that many have joined it (``PairingDesk``).
+    public var sameStemCount: Int
     /// The file's device and inode when it was claimed (watch; a rename keeps them): what its outcome record is found
     /// by (``OutcomeRecord``). Nil for imports, which record no outcomes.
     public var node: FileNode?
@@ -51,10 +54,11 @@ public struct IngestJob: Sendable {
         source: FileLocation, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,
         expectedIdentity: FileIdentity? = nil, graceExpired: Bool = false,
         incompleteVerdict: IncompleteVerdict? = nil, sizeHint: Int64? = nil, startedAt: ContinuousClock.Instant = .now,
-        hasSameStemSibling: Bool = false, folder: String? = nil, node: FileNode? = nil
+        hasSameStemSibling: Bool = false, sameStemCount: Int = 0, folder: String? = nil, node: FileNode? = nil
     ) {
         self.node = node
         self.hasSameStemSibling = hasSameStemSibling
+        self.sameStemCount = sameStemCount
         let folder = folder ?? Path.parent(of: displayPath)
         let stem = StemSiblings.pairingStem(of: originalName)
         self.folder = folder

@@ -5,7 +5,7 @@ import PhotodropConfiguration
 /// One worker's tools and its step of the pipeline: read a file once — SHA-256 and the probe's prefix from the same
 /// bytes — then probe it through the open descriptor.
 ///
-/// Owns a libmagic cookie (``MediaProber``), a ``HashingFileReader`` (buffer and `EVP_MD_CTX`) and optionally a
+/// Owns a libmagic cookie (``MediaProber``), a ``HashingFileReader`` (its read buffer and SHA-256 state) and optionally a
 /// lookup of stored content, none of which may be shared: one worker per thread or task, never `Sendable`.
 public final class IngestWorker {
     /// Whether a truncated file may wait for its upload to resume (watch) or is rejected at once (import).

@@ -9,9 +9,9 @@
 public struct LookupSampling: Sendable {
     /// Misses in a row after which lookups are sampled.
     public static let missesBeforeSampling = 64
-    /// While sampling, one file in this many is looked up. (At 16, the lookups that missed still cost W1 about 2 %
-    /// of its CPU time, some 45 µs each; a run of stored files is now noticed within 64 files instead of 16, and the
-    /// few it passes take the full path, which recognises them as duplicates all the same.)
+    /// While sampling, one file in this many is looked up. (At 16, the lookups that missed still cost a measurable
+    /// share of a first import's CPU time, see BENCHMARKS.md; a run of stored files is noticed within 64 files, and
+    /// the few it passes take the full path, which recognises them as duplicates all the same.)
     public static let sampleInterval = 64
 
     private var missesInRow = 0

@@ -4,7 +4,7 @@ import Synchronization
 /// Opens dropped, imported and probed files for reading without touching their access time.
 ///
 /// Reading a file that was just created, renamed into place or hard-linked makes ext4 (with the default `relatime`)
-/// write a new access time into its inode: a dirty inode per file, about 3 % of a worker's time on a first import,
+/// write a new access time into its inode: a dirty inode per file, a measurable share of a first import's time,
 /// and a change to the source tree that `import` (copy) promises to leave alone. `O_NOATIME` avoids that, but Linux
 /// allows it only to the file's owner (or a process with `CAP_FOWNER`); for anyone else `open` fails with `EPERM`.
 /// The first such refusal turns the flag off for the rest of the process (a Samba share or an rsync target whose

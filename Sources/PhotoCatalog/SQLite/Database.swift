@@ -31,8 +31,8 @@ public final class Database {
     private var statementCache: [String: Statement] = [:]
     private static let statementCacheLimit = 256
 
-    /// Process-wide set-up before the first connection: SQLite's memory statistics off (they cost the writer about
-    /// 4 % of its time in a mutex around every allocation; photodrop never reads them). Returns SQLite's code: OK, or
+    /// Process-wide set-up before the first connection: SQLite's memory statistics off (they cost the writer a
+    /// mutex around every allocation; photodrop never reads them). Returns SQLite's code: OK, or
     /// MISUSE when something in the process initialised SQLite first, which leaves the statistics on and is harmless.
     static let processSetup: Int32 = photodrop_sqlite_disable_memory_statistics()
 

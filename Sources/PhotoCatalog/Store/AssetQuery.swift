@@ -78,8 +78,8 @@ struct AssetQuery: Sendable, Hashable {
     /// Whether the query walks the newest-first order by capture time (sorted by creation date descending): then a
     /// ``FetchPredicate/capturedBefore(_:)`` at the top level is compiled as an index range over the dated assets,
     /// and ``fetch(_:library:)`` adds the assets without a date after them. As one condition with an `OR … IS NULL`
-    /// for those, SQLite walked the date index from the newest asset on every page: a page deep into 100,000 assets
-    /// cost 65 ms instead of a few.
+    /// for those, SQLite walked the date index from the newest asset on every page, so a page deep into a large
+    /// library cost many times more than the first.
     var walksByCaptureTime: Bool {
         options.sortDescriptors == [FetchSortDescriptor(key: .creationDate, ascending: false)]
     }

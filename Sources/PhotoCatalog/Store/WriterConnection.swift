@@ -68,7 +68,7 @@ final class WriterConnection {
             if created { try LibraryFiles.apply(permissions, toFolder: originals) }
             originalsDevice = UInt64(try originals.status().st_dev)
             // The `originals/xx` folders are made when first used (see `plan`): a new library with a few thousand
-            // files makes a few dozen of them instead of all 256 (a folder's mkdir costs ext4 about 0.1 ms of CPU).
+            // files makes a few dozen of them instead of all 256 (each mkdir costs the file system real CPU time).
             if created { try libraryDirectory.sync() }
             // The database is made with the library's mode before SQLite opens it: its -wal and -shm files get the
             // database file's mode and owner.

@@ -22,6 +22,9 @@ public struct UploadSettings: Sendable {
     }
 }
 
+/// Serialises the binding of inbox folders to albums (``LibraryAPI/inboxFolder(for:)``).
+private let inboxBinding = NSLock()
+
 extension LibraryAPI {
     /// `PUT /api/upload/{album}/{name}` streams into the inbox (``UploadReceiver``); every other body is collected.
     /// Decided from the headers, so that a bad name, an unknown album or a body announced too large is refused before
@@ -90,6 +93,12 @@ extension LibraryAPI {
     /// of `Title (2)`, `Title (3)`, …; the API shows it as the album's `inboxFolder`.
     private func inboxFolder(for album: AssetCollection) throws -> String {
         if let key = album.inboxFolder { return key }
+        // One binding at a time in this process: two first uploads into one album at once each saw it unbound, the
+        // second found the title's folder taken (by that same album) and bound the album again to `Title (2)`,
+        // leaving the first upload's file in a folder its album no longer had. Across processes the catalog keeps
+        // one album per folder.
+        inboxBinding.lock()
+        defer { inboxBinding.unlock() }
         let title = album.localizedTitle ?? ""
         switch UploadName.validated(title) {
         case .success: break
@@ -105,11 +114,11 @@ extension LibraryAPI {
             }
             let candidate = number == 1 ? title : "\(title) (\(number))"
             guard case .success(let key) = UploadName.validated(candidate) else { break }
-            if try AssetCollection.fetchAlbum(forInboxFolder: key, library: library) != nil
-                || CollectionList.fetchCollectionList(forInboxFolder: key, library: library) != nil
-            {
+            if let holder = try AssetCollection.fetchAlbum(forInboxFolder: key, library: library) {
+                if holder.localIdentifier == album.localIdentifier { return key }
                 continue
             }
+            if try CollectionList.fetchCollectionList(forInboxFolder: key, library: library) != nil { continue }
             do {
                 _ = try library.performChangesAndWait { try AssetCollectionChangeRequest(for: album).inboxFolder = key }
                 events.noteChange()

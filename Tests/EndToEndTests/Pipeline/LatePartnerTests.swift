@@ -2,7 +2,7 @@ import Foundation
 import TestFixtures
 import Testing
 
-/// A partner that arrives after its half was stored joins that asset (issue 14): through two imports, and through a
+/// A partner that arrives after its half was stored joins that asset: through two imports, and through a
 /// running `watch` after the first half's wait ended.
 @Suite(
     "Late partners through the real binary: the second half joins the stored asset",

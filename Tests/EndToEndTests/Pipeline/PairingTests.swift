@@ -179,6 +179,30 @@ struct PairingTests {
         }
     }
 
+    @Test("watch: a photo and its XMP sidecar moved in together are stored at once, not after pairWaitSeconds")
+    func sidecarTogether() async throws {
+        // A wait far longer than the test's own deadline: the pair must not wait for it.
+        let sandbox = try Sandbox("pair-sidecar", settings: ["pairWaitSeconds": 300])
+        let folder = sandbox.root.appendingPathComponent("staging/Walk")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(SyntheticJPEG.bytes(seed: 7, taken: "2021:04:11 10:00:00")).write(to: folder.appendingPathComponent("DSC_0042.JPG"))
+        try Data(
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="4"/></rdf:RDF></x:xmpmeta>
+            """.utf8
+        ).write(to: folder.appendingPathComponent("DSC_0042.JPG.xmp"))
+        let daemon = try WatchDaemon(sandbox)
+        try await daemon.waitUntilStarted()
+        // One rename, as `mv Walk Inbox/` does: both files are in the folder when it is found.
+        try FileManager.default.moveItem(at: folder, to: sandbox.inbox.appendingPathComponent("Walk"))
+        let outcomes = await daemon.waitForOutcomes(2, timeout: 90)
+        #expect(outcomes.count == 2, "\(daemon.log)")
+        _ = try await daemon.stop()
+        let asset = try await onlyAsset(sandbox)
+        #expect(resourceTypes(asset) == ["photo", "sidecar"], "\(asset)")
+    }
+
     @Test("a sidecar whose media never comes is rejected as orphanSidecar, naming what it looked for")
     func orphanSidecar() async throws {
         let sandbox = try Sandbox("pair-orphan", settings: ["pairWaitSeconds": 1])

@@ -3,7 +3,7 @@ import PhotodropSystem
 import TestFixtures
 import Testing
 
-/// `photodrop watch` under a service manager (issue 17), with a real unix datagram socket standing in for systemd's
+/// `photodrop watch` under a service manager, with a real unix datagram socket standing in for systemd's
 /// `$NOTIFY_SOCKET`: readiness, status, the watchdog (a wedged pipeline stops the pings, a library locked by another
 /// process does not), reload on SIGHUP, the metrics file, and journald's priority prefixes.
 @Suite(

@@ -2,7 +2,7 @@ import Foundation
 import TestFixtures
 import Testing
 
-/// The files of `contrib/systemd/` (issue 17), checked with systemd's own tools, none of which needs systemd as PID 1:
+/// The files of `contrib/systemd/`, checked with systemd's own tools, none of which needs systemd as PID 1:
 /// `systemd-analyze verify` and `security --offline` on the units (with `ExecStart=` pointing at the built binary),
 /// `systemd-sysusers --root` and `systemd-tmpfiles --create --root` on the user and folder declarations, and the
 /// example `config.json` loaded by photodrop itself.
