@@ -107,7 +107,9 @@ let package = Package(
         // The library's pictures: stored derivatives and the PhotoKit-style image manager, rendered by the helper.
         .target(
             name: "PhotoImageManager",
-            dependencies: ["PhotoCatalog", "MediaProbe", "Rendering", "PhotodropSystem", "PhotodropTelemetry"],
+            dependencies: [
+                "PhotoCatalog", "MediaProbe", "Rendering", "PhotodropSystem", "PhotodropTelemetry", "PhotodropConcurrency",
+            ],
             swiftSettings: strict),
         // config.json: loading, checking, defaults and reloading of every key, for every command.
         .target(

@@ -22,7 +22,9 @@ struct LayeringTests {
         "MediaProbe": ["PhotodropSystem", "CMagic", "CBrotli", "CXMP", "CZlib"],
         "PhotoImaging": ["CVips", "CFFmpeg", "CLibRaw"],
         "Rendering": ["CLinux"],
-        "PhotoImageManager": ["PhotodropSystem", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "Rendering"],
+        "PhotoImageManager": [
+            "PhotodropSystem", "PhotodropConcurrency", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "Rendering",
+        ],
         "PhotodropConfiguration": ["PhotodropSystem", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "Rendering"],
         "Uploads": ["PhotodropSystem", "PhotodropConfiguration", "PhotoCatalog"],
         "Ingest": [

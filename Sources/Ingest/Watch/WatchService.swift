@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCatalog
+import PhotoImageManager
 import PhotodropSystem
 import Synchronization
 import PhotodropTelemetry
@@ -306,7 +307,10 @@ public final class WatchService: Sendable {
                 finished: { outcome in
                     statistics.record(outcome)
                     OutcomeLog.write(outcome, to: logger)
-                    derivatives?.note(outcome)
+                    // A new asset gets its pictures; a file added to a stored one may have replaced its primary.
+                    if let asset = outcome.assetID, [.photo, .gif, .video, .attached].contains(outcome.kind) {
+                        derivatives?.note(asset: asset)
+                    }
                     if outcome.kind != .failed {
                         health.fileFinished(outcome.path)
                         health.libraryWritable()

@@ -1,11 +1,9 @@
 import Foundation
 import PhotoCatalog
-import PhotoImageManager
 import Rendering
 import Synchronization
 import PhotodropTelemetry
 import PhotodropConcurrency
-import PhotodropConfiguration
 
 /// Makes the thumbnail and preview of newly stored assets in the background, after their commit, for `watch`
 /// (config `derivatives: ingest`). Never delays ingestion: threads of its own at the lowest priority, render helpers
@@ -61,14 +59,9 @@ public final class DerivativeQueue: Sendable {
     /// How many assets got derivatives, and how many failed, since the start.
     public var counts: (made: Int, failed: Int) { state.withLock { ($0.made, $0.failed) } }
 
-    /// Tells the queue about a file's final outcome: a new asset gets derivatives; a file added to a stored asset may
-    /// have replaced its primary (a RAW's JPEG, an edit), so that asset is looked at again.
-    public func note(_ outcome: FileOutcome) {
-        guard let asset = outcome.assetID else { return }
-        switch outcome.kind {
-        case .photo, .gif, .video, .attached: break
-        case .duplicate, .rejected, .failed: return
-        }
+    /// Tells the queue about an asset whose pictures may be missing or out of date: a new asset, or a stored one
+    /// that a file was added to (it may have replaced its primary: a RAW's JPEG, an edit).
+    public func note(asset: String) {
         state.withLock { state in
             if state.pending.count < Self.capacity {
                 state.pending.append(asset)
