@@ -56,6 +56,9 @@ fi
 
 # Seeds: regenerated on every run from the corpus (which is never copied into the repository).
 rm -f "$work/seeds"/*
+if [ ! -d "$corpus_dir" ] && [ -d "Tests/FuzzRegressions/$target" ]; then
+    cp -n "Tests/FuzzRegressions/$target"/* "$work/corpus/" 2>/dev/null || true
+fi
 if [ -d "$corpus_dir" ]; then
     python3 - "$target" "$corpus_dir" "$work/seeds" <<'PY'
 import os, struct, sys
@@ -148,6 +151,18 @@ status=${PIPESTATUS[0]}
 set -e
 crashes=$(find "$work/artifacts" -type f | wc -l)
 echo "fuzz.sh: fuzz-$target finished with status $status; $crashes artifact(s) in $work/artifacts/" >&2
+# KEEP_CORPUS=1: the working corpus, merged down to the inputs that reach new code, replaces Tests/FuzzCorpus/TARGET/,
+# which `swift test` replays too. Seed such a run with CORPUS_DIR=/nonexistent (the working corpus starts from
+# Tests/FuzzRegressions/TARGET/): the shared media corpus is never copied into the repository, even shrunk.
+if [ "${KEEP_CORPUS:-0}" = 1 ]; then
+    rm -rf "Tests/FuzzCorpus/$target.new"
+    mkdir -p "Tests/FuzzCorpus/$target.new"
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$binary" -merge=1 \
+        -max_len="$max_len" "Tests/FuzzCorpus/$target.new" "$work/corpus" >"$work/merge.log" 2>&1
+    rm -rf "Tests/FuzzCorpus/$target"
+    mv "Tests/FuzzCorpus/$target.new" "Tests/FuzzCorpus/$target"
+    echo "fuzz.sh: merged corpus in Tests/FuzzCorpus/$target/ ($(ls "Tests/FuzzCorpus/$target" | wc -l) inputs)" >&2
+fi
 # Every finding becomes a regression input that `swift test` replays (Tests/MediaProbeTests/FuzzRegressionTests);
 # commit it with the fix.
 if [ "$crashes" -gt 0 ]; then

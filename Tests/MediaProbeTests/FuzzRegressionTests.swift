@@ -32,4 +32,21 @@ struct FuzzRegressionTests {
             data.withUnsafeBytes { run($0) }
         }
     }
+
+    /// The corpus libFuzzer grew in a run of each target (`scripts/fuzz.sh TARGET SECONDS` with `KEEP_CORPUS=1`, seeded
+    /// from the hand-made inputs above, never from the shared media corpus), merged to the inputs that reach new code:
+    /// every one of them is replayed, so that a parser change that makes any of them crash or hang fails here.
+    static let corpusFolder = URL(fileURLWithPath: packageRootPath).appendingPathComponent("Tests/FuzzCorpus")
+
+    @Test("the corpus of a fuzzer run replays through its target's entry point", arguments: ["boxes", "exif", "images"])
+    func corpus(_ target: String) throws {
+        let run = try #require(Self.entryPoint(target))
+        let folder = Self.corpusFolder.appendingPathComponent(target)
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+        #expect(inputs.count >= 50, "\(target): \(inputs.count) inputs; a fuzz run's merged corpus has hundreds")
+        for name in inputs.sorted() {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            data.withUnsafeBytes { run($0) }
+        }
+    }
 }
