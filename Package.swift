@@ -103,7 +103,7 @@ let package = Package(
         // nothing of the library or of inboxes.
         .target(name: "PhotoImaging", dependencies: ["CVips", "CFFmpeg", "CLibRaw"], swiftSettings: strict),
         // The render helper's protocol, both ends: photodrop asks, the helper process decodes. No codecs here.
-        .target(name: "Rendering", dependencies: ["CLinux"], swiftSettings: strict),
+        .target(name: "Rendering", dependencies: ["PhotodropSystem"], swiftSettings: strict),
         // The library's pictures: stored derivatives and the PhotoKit-style image manager, rendered by the helper.
         .target(
             name: "PhotoImageManager",

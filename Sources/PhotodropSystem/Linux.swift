@@ -40,3 +40,17 @@ public func dropAllCapabilities() -> Int32 { photodrop_drop_capabilities() }
 /// `malloc_trim(0)`: hands the memory freed in every malloc arena back to the system; whether some was returned.
 @discardableResult
 public func trimHeap() -> Bool { photodrop_malloc_trim() == 1 }
+
+/// sendmsg(2) of `bytes` on a unix socket, with `descriptor` attached (SCM_RIGHTS) when it is 0 or more; never raises
+/// SIGPIPE. Bytes sent, or -1 with `errno` set.
+public func sendWithDescriptor(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptor: Int32) -> Int {
+    photodrop_send_with_descriptor(socket, bytes.baseAddress, UInt(bytes.count), descriptor)
+}
+
+/// recvmsg(2) of up to `bytes.count` bytes; a descriptor that came with them (close-on-exec) is stored in
+/// `descriptor`, else -1. Bytes received (0 at the end of the stream), or -1 with `errno` set.
+public func receiveWithDescriptor(_ socket: Int32, into bytes: UnsafeMutableRawBufferPointer, descriptor: inout Int32)
+    -> Int
+{
+    photodrop_receive_with_descriptor(socket, bytes.baseAddress, UInt(bytes.count), &descriptor)
+}

@@ -1,4 +1,4 @@
-import CLinux
+import PhotodropSystem
 import Foundation
 
 /// Messages between photodrop and its render helper over a connected unix stream socket: a JSON header and binary
@@ -48,8 +48,7 @@ public struct RenderChannel: Sendable {
             var offset = 0
             while offset < data.count {
                 let sent = data.withUnsafeBytes { raw in
-                    photodrop_send_with_descriptor(
-                        socket, raw.baseAddress! + offset, UInt(raw.count - offset), first ? descriptor : -1)
+                    sendWithDescriptor(socket, UnsafeRawBufferPointer(rebasing: raw[offset...]), descriptor: first ? descriptor : -1)
                 }
                 if sent < 0 {
                     if errno == EINTR { continue }
@@ -111,7 +110,7 @@ public struct RenderChannel: Sendable {
             }
             var received: Int32 = -1
             let got = data.withUnsafeMutableBytes { raw in
-                photodrop_receive_with_descriptor(socket, raw.baseAddress! + offset, UInt(count - offset), &received)
+                receiveWithDescriptor(socket, into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]), descriptor: &received)
             }
             if received >= 0 {
                 if descriptor < 0 { descriptor = received } else { close(received) }

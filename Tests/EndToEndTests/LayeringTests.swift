@@ -21,7 +21,7 @@ struct LayeringTests {
         "PhotoCatalog": ["PhotodropSystem", "CSQLite"],
         "MediaProbe": ["PhotodropSystem", "CMagic", "CBrotli", "CXMP", "CZlib"],
         "PhotoImaging": ["CVips", "CFFmpeg", "CLibRaw"],
-        "Rendering": ["CLinux"],
+        "Rendering": ["PhotodropSystem"],
         "PhotoImageManager": [
             "PhotodropSystem", "PhotodropConcurrency", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "Rendering",
         ],
