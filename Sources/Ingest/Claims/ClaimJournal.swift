@@ -142,8 +142,8 @@ public struct ClaimJournal: Sendable {
                 if let folder { folders[key] = folder }
                 siblings[key] = StemSiblings(listing: folder)
             }
-            hasSibling[index] = siblings[key]?.hasSibling(name) ?? false
             sameStem[index] = siblings[key]?.count(name) ?? 1
+            hasSibling[index] = sameStem[index] > 1
         }
         let recentSiblings = recent.note(files.map { Path.split($0.relativePath) }, now: now)
         for index in hasSibling.indices where recentSiblings[index] { hasSibling[index] = true }

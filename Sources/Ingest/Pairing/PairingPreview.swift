@@ -32,12 +32,13 @@ public struct PairingPreview: Sendable {
             let name = Path.lastComponent(of: path)
             let folder = Path.parent(of: path)
             guard let role: PairingDesk<Int>.Role = PairingStage.role(name: name, probe: probe) else { continue }
+            let sameStem = siblings[folder]?.count(name) ?? 0
             groups += desk.offer(
                 PairingDesk<Int>.Candidate(
                     payload: index, folder: folder, fileName: name, role: role,
                     contentIdentifier: probe.metadata.contentIdentifier, captureDate: probe.metadata.captureDate,
-                    model: probe.metadata.model, hasSameStemSibling: siblings[folder]?.hasSibling(name) ?? false,
-                    sameStemCount: siblings[folder]?.count(name) ?? 0, arrived: now))
+                    model: probe.metadata.model, hasSameStemSibling: sameStem > 1, sameStemCount: sameStem,
+                    arrived: now))
         }
         groups += desk.drain()
         for group in groups {

@@ -123,7 +123,8 @@ struct PairingStage {
         let displayPath = item.job.displayPath
         let stem = item.job.pairingStem
         if let last = lastListing, Self.isDirectly(displayPath, in: last.folder) {
-            return (last.siblings.hasSibling(stem: stem), last.siblings.count(stem: stem))
+            let count = last.siblings.count(stem: stem)
+            return (count > 1, count)
         }
         let folder = Path.parent(of: displayPath)
         let path = folder.isEmpty ? "." : folder
@@ -136,7 +137,8 @@ struct PairingStage {
             listings[path] = siblings
         }
         lastListing = (folder, siblings)
-        return (siblings.hasSibling(stem: stem), siblings.count(stem: stem))
+        let count = siblings.count(stem: stem)
+        return (count > 1, count)
     }
 
     /// Whether `path` names an entry of `folder` itself (`folder/name`, or `name` for the empty folder), compared

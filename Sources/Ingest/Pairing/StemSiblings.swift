@@ -30,7 +30,7 @@ struct StemSiblings {
     func hasSibling(_ name: String) -> Bool { hasSibling(stem: Self.pairingStem(of: name)) }
 
     /// Whether another name of the folder has this pairing stem (``pairingStem(of:)`` of one of its names).
-    func hasSibling(stem: String) -> Bool { !shared.isEmpty && shared[stem] != nil }
+    func hasSibling(stem: String) -> Bool { count(stem: stem) > 1 }
 
     /// How many names of the folder, `name` among them, have its stem: 1 when it has no sibling.
     func count(_ name: String) -> Int { count(stem: Self.pairingStem(of: name)) }

@@ -51,8 +51,8 @@ public struct AccessPolicy: Sendable {
     }
 
     public enum Decision: Equatable, Sendable {
-        /// `renewedCookie`: a `Set-Cookie` value that renews the session's time of use, to send with the answer.
-        case allowed(byCookie: Bool, renewedCookie: String?)
+        /// Allowed; `byCookie` when by the session cookie (its renewal is ``renewedCookie(_:authorization:now:)``).
+        case allowed(byCookie: Bool)
         case refused(status: Int, message: String)
     }
 
@@ -123,18 +123,14 @@ public struct AccessPolicy: Sendable {
             return .refused(status: 421, message: "this server does not answer to the host name '\(host ?? "")'")
         }
         var byCookie = false
-        var renewed: String?
         if let authorization, authorization.hasPrefix("Bearer ") {
             guard isToken(String(authorization.dropFirst(7))) else {
                 return .refused(status: 401, message: "the bearer token is not this server's token")
             }
         } else if let cookie {
             switch session(cookie, now: now) {
-            case .valid(let signedIn, let lastUsed):
+            case .valid:
                 byCookie = true
-                if now.timeIntervalSince(lastUsed) > Self.sessionRenewal {
-                    renewed = sessionCookie(signedIn: signedIn, now: now)
-                }
             case .expired(let why): return .refused(status: 401, message: why)
             case .forged:
                 return .refused(
@@ -158,7 +154,7 @@ public struct AccessPolicy: Sendable {
                 return .refused(status: 403, message: "a change made with the session cookie must carry an Origin header")
             }
         }
-        return .allowed(byCookie: byCookie, renewedCookie: renewed)
+        return .allowed(byCookie: byCookie)
     }
 
     /// The `Set-Cookie` value that renews a valid session cookie's time of use, once it is older than

@@ -142,13 +142,18 @@ enum GalleryScript {
           render();
         }
 
+        // A page of an album's assets with the grid's few fields: the first, or the one after `cursor`.
+        function briefPage(album, cursor) {
+          const after = cursor ? "&cursor=" + encodeURIComponent(cursor) : "";
+          return api("/api/albums/" + encodeURIComponent(short(album.id)) + "/assets?fields=brief&limit=" + PAGE + after);
+        }
+
         async function loadMore() {
           if (state.loading || state.next === null || state.trash || !state.album) return;
           state.loading = true;
           const album = state.album;
           try {
-            const cursor = state.next ? "&cursor=" + encodeURIComponent(state.next) : "";
-            const page = await api("/api/albums/" + encodeURIComponent(short(album.id)) + "/assets?fields=brief&limit=" + PAGE + cursor);
+            const page = await briefPage(album, state.next);
             if (album !== state.album) return;
             state.assets.push(...page.assets.map(slim));
             state.next = page.next;
@@ -452,7 +457,7 @@ enum GalleryScript {
         // Deep in a large album, reading every loaded page again for each change would cost thousands of requests:
         // the newest page is read again and merged (new drops land there), and deleted assets leave.
         async function mergeNewest(album, gone) {
-          const page = await api("/api/albums/" + encodeURIComponent(short(album.id)) + "/assets?fields=brief&limit=" + PAGE);
+          const page = await briefPage(album);
           const head = page.assets.map(slim);
           const inHead = new Set(head.map((asset) => asset.id));
           const last = head.length ? state.assets.findIndex((asset) => asset.id === head[head.length - 1].id) : -1;
@@ -469,8 +474,7 @@ enum GalleryScript {
           const assets = [];
           let next = undefined;
           do {
-            const cursor = next ? "&cursor=" + encodeURIComponent(next) : "";
-            const page = await api("/api/albums/" + encodeURIComponent(short(album.id)) + "/assets?fields=brief&limit=" + PAGE + cursor);
+            const page = await briefPage(album, next);
             if (!state.album || state.trash || state.album.id !== album.id) return;
             assets.push(...page.assets.map(slim));
             next = page.next;

@@ -12,9 +12,10 @@ public struct ClientIdentity: Sendable {
         self.trustedProxies = Set(trustedProxies.map(Self.normalized))
     }
 
-    /// The client of a request from `peer` carrying `forwardedFor` (the last `X-Forwarded-For` header).
-    public func client(peer: String, forwardedFor: String?) -> String {
-        guard trustedProxies.contains(Self.normalized(peer)), let forwardedFor,
+    /// The client of a request from `peer` carrying `forwardedFor` (the last `X-Forwarded-For` header), which is
+    /// not looked up at all when no proxy is trusted (every request asks).
+    public func client(peer: String, forwardedFor: @autoclosure () -> String?) -> String {
+        guard !trustedProxies.isEmpty, trustedProxies.contains(Self.normalized(peer)), let forwardedFor = forwardedFor(),
             let last = forwardedFor.split(separator: ",").last
         else { return peer }
         let hop = last.trimmingCharacters(in: .whitespaces)

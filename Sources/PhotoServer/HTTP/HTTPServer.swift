@@ -239,17 +239,21 @@ public final class HTTPServer: @unchecked Sendable {
         return server.complete(request, current) ? 1 : 0
     }
 
+    /// The server's own refusals of a request while it stops, and of a body past ``maximumBodyBytes``.
+    private var stoppingAnswer: HTTPResponse { finishing(.error(503, "the server is stopping; try again in a moment")) }
+    private var bodyTooLarge: HTTPResponse {
+        finishing(.error(413, "the request body is larger than \(Self.maximumBodyBytes) bytes"))
+    }
+
     /// The request's headers are complete: checked, counted, screened, and its body routed.
     private func begin(_ request: HTTPRequest, _ state: RequestState) -> Bool {
         var request = request
         let connection = request.connection
         if stopping.load(ordering: .relaxed) {
             state.refused = true
-            return send(finishing(.error(503, "the server is stopping; try again in a moment")), on: connection)
+            return send(stoppingAnswer, on: connection)
         }
-        let client =
-            identity.trustedProxies.isEmpty
-            ? request.peerAddress : identity.client(peer: request.peerAddress, forwardedFor: request.lastHeader("X-Forwarded-For"))
+        let client = identity.client(peer: request.peerAddress, forwardedFor: request.lastHeader("X-Forwarded-For"))
         guard connectionGuard?.requestStarted(connection, client: client) ?? true else {
             state.refused = true
             var busy = finishing(.error(429, "too many requests from \(client) at once; wait for some to finish"))
@@ -269,7 +273,7 @@ public final class HTTPServer: @unchecked Sendable {
             switch bodyRouter(request) {
             case .collect:
                 if let length, length > Self.maximumBodyBytes {
-                    refusal = finishing(.error(413, "the request body is larger than \(Self.maximumBodyBytes) bytes"))
+                    refusal = bodyTooLarge
                 }
             case .stream(let receiver):
                 state.receiver = receiver
@@ -302,7 +306,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if state.body.count + count > Self.maximumBodyBytes {
             state.body = []
-            state.pendingRefusal = finishing(.error(413, "the request body is larger than \(Self.maximumBodyBytes) bytes"))
+            state.pendingRefusal = bodyTooLarge
             state.drained = count
             return true
         }
@@ -333,7 +337,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// resumed, which sends it.
     private func later(_ state: RequestState, _ work: @escaping @Sendable () -> HTTPResponse) -> Bool {
         guard let workers, !stopping.load(ordering: .relaxed) else {
-            return send(finishing(.error(503, "the server is stopping; try again in a moment")), on: state.connection)
+            return send(stoppingAnswer, on: state.connection)
         }
         pd_http_suspend(state.connection)
         workers.submit {
