@@ -101,7 +101,7 @@ let package = Package(
             name: "MediaProbe", dependencies: ["PhotodropSystem", "CMagic", "CBrotli", "CXMP", "CZlib"], swiftSettings: strict),
         // Pictures of the library's photos: thumbnails and previews decoded with libvips, FFmpeg and LibRaw. Knows
         // nothing of the library or of inboxes.
-        .target(name: "PhotoImaging", dependencies: ["CVips", "CFFmpeg", "CLibRaw"], swiftSettings: strict),
+        .target(name: "PhotoImaging", dependencies: ["CVips", "CFFmpeg", "CLibRaw", "PhotodropSystem"], swiftSettings: strict),
         // The render helper's protocol, both ends: photodrop asks, the helper process decodes. No codecs here.
         .target(name: "Rendering", dependencies: ["PhotodropSystem"], swiftSettings: strict),
         // The library's pictures: stored derivatives and the PhotoKit-style image manager, rendered by the helper.
@@ -156,8 +156,12 @@ let package = Package(
             swiftSettings: strict),
         // `photodrop render-helper` is the render helper process: the only one that loads libvips, FFmpeg and LibRaw
         // to decode untrusted files, so that a decoder's crash never takes down the daemon.
+        // The render helper's own process: decodes the file each request names, with PhotoImaging's decoders.
+        .target(
+            name: "RenderHelperProcess", dependencies: ["PhotoImaging", "Rendering", "MediaProbe", "PhotodropSystem"],
+            swiftSettings: strict),
         .executableTarget(
-            name: "photodrop", dependencies: ["PhotodropCLI", "PhotodropSystem", "PhotoImaging", "Rendering"],
+            name: "photodrop", dependencies: ["PhotodropCLI", "PhotodropSystem", "RenderHelperProcess", "Rendering"],
             swiftSettings: strict),
 
         .executableTarget(

@@ -868,3 +868,5 @@ void pd_ffmpeg_free_preview(pd_video_preview *preview) {
     free(preview->bytes);
     preview->bytes = NULL;
 }
+
+void pd_ffmpeg_free_text(char *text) { free(text); }

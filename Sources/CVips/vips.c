@@ -368,3 +368,5 @@ done:
     if (resized) g_object_unref(resized);
     return pixels;
 }
+
+void pd_vips_free_text(char *text) { free(text); }

@@ -1,4 +1,5 @@
-import Foundation
+import PhotodropSystem
+import FoundationEssentials
 import PhotoCatalog
 
 import PhotodropTelemetry
@@ -39,7 +40,7 @@ public struct CaptureTime {
     public static func offsetText(_ seconds: Int) -> String {
         let sign = seconds < 0 ? "-" : "+"
         let minutes = abs(seconds) / 60
-        return sign + String(format: "%02d:%02d", minutes / 60, minutes % 60)
+        return sign + NumberText.decimal(minutes / 60, width: 2) + ":" + NumberText.decimal(minutes % 60, width: 2)
     }
 
     /// The JSON `localCreationDate`.
@@ -50,14 +51,14 @@ public struct CaptureTime {
 
     /// `2023-06-01 09:00:00 +09:00`, `2023-06-01 09:00:00 local time (zone unknown)`, `2023-06-01 00:00:00 UTC`.
     public var long: String {
-        let text = wallClock.replacingOccurrences(of: "T", with: " ")
+        let text = wallClock.replacing("T", with: " ")
         if let offset { return text + " " + Self.offsetText(offset) }
         return text + (isFloating ? " local time (zone unknown)" : " UTC")
     }
 
     /// `2023-06-01 09:00 +09:00`, `2023-06-01 09:00 local`, `2023-06-01 00:00 UTC`: 23 characters, for tables.
     public var short: String {
-        let text = String(wallClock.replacingOccurrences(of: "T", with: " ").prefix(16))
+        let text = String(wallClock.replacing("T", with: " ").prefix(16))
         if let offset { return text + " " + Self.offsetText(offset) }
         return text + (isFloating ? " local " : " UTC   ")
     }

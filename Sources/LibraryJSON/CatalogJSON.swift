@@ -1,5 +1,5 @@
 import BuildInfo
-import Foundation
+import FoundationEssentials
 
 import MediaProbe
 import PhotoCatalog

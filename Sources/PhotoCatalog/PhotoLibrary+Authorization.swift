@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 extension PhotoLibrary {
@@ -13,25 +13,27 @@ extension PhotoLibrary {
     /// lets root write anywhere that is not read-only, as the kernel does.
     public func authorizationStatus(for accessLevel: AccessLevel) -> AuthorizationStatus {
         let folder = url.path
-        var info = stat()
-        if stat(folder, &info) != 0 {
-            switch errno {
-            case EACCES, EPERM: return .denied
+        let info: FileStatus
+        do { info = try FileSystem.status(atPath: folder) } catch {
+            switch error.code {
+            case Errno.permissionDenied, Errno.notPermitted: return .denied
             default: return .notDetermined
             }
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return .denied }
+        guard info.isDirectory else { return .denied }
         guard FileManager.default.fileExists(atPath: databasePath) else {
-            return PhotoLibrary.writable(folder, W_OK | X_OK) ?? .notDetermined
+            return PhotoLibrary.writable(folder, [.write, .execute]) ?? .notDetermined
         }
-        return PhotoLibrary.writable(folder, W_OK | X_OK) ?? PhotoLibrary.writable(databasePath, R_OK | W_OK)
+        return PhotoLibrary.writable(folder, [.write, .execute]) ?? PhotoLibrary.writable(databasePath, [.read, .write])
             ?? .authorized
     }
 
     /// nil when `access(path, mode)` succeeds, else the status its errno means.
-    private static func writable(_ path: String, _ mode: Int32) -> AuthorizationStatus? {
-        if access(path, mode) == 0 { return nil }
-        return errno == EROFS ? .restricted : .denied
+    private static func writable(_ path: String, _ access: FileSystem.Access) -> AuthorizationStatus? {
+        do { try FileSystem.checkAccess(path, access) } catch {
+            return error.code == Errno.readOnlyFileSystem ? .restricted : .denied
+        }
+        return nil
     }
 
     /// Creates the library if there is none yet and reports the resulting status (`requestAuthorization(for:)`).

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 extension PhotoLibrary {
@@ -18,8 +18,7 @@ extension PhotoLibrary {
     ///   photodrop writes (open it once with this photodrop first; a snapshot never upgrades the library), or when
     ///   SQLite or the file system fails.
     public func writeCatalogSnapshot(to path: String) throws -> CatalogSnapshot {
-        var info = stat()
-        guard stat(databasePath, &info) == 0 else { throw PhotosError.noLibrary(at: folderPath) }
+        guard (try? FileSystem.status(atPath: databasePath)) != nil else { throw PhotosError.noLibrary(at: folderPath) }
         let temporary = path + ".partial"
         let action = "copy the catalog to '\(path)'"
         do {
@@ -34,9 +33,8 @@ extension PhotoLibrary {
                         + "that wrote it.")
             }
             try FileSystem.remove(temporary)
-            let created = try FileSystem.open(
-                temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: permissions.databaseMode)
-            close(created)
+            _ = try FileSystem.open(
+                temporary, [.writeOnly, .create, .exclusive, .noFollow], mode: permissions.databaseMode)
             try PhotoLibrary.copyDatabase(from: source, to: temporary)
         } catch {
             try? FileSystem.remove(temporary)
@@ -45,10 +43,10 @@ extension PhotoLibrary {
         do {
             var snapshot = try PhotoLibrary.prepareSnapshot(at: temporary)
             for suffix in ["-journal", "-wal", "-shm"] { try FileSystem.remove(temporary + suffix) }
-            let descriptor = FileDescriptor(owning: try FileSystem.open(temporary, O_RDONLY | O_NOFOLLOW | O_CLOEXEC))
+            let descriptor = try FileSystem.open(temporary, [.readOnly, .noFollow])
             try descriptor.sync(path: temporary)
-            snapshot.databaseBytes = Int64(try descriptor.status(path: temporary).st_size)
-            guard rename(temporary, path) == 0 else { throw SystemError.current("rename", path: temporary) }
+            snapshot.databaseBytes = Int64(try descriptor.status(path: temporary).size)
+            try FileSystem.rename(temporary, to: path)
             try FileSystem.syncDirectory(Path.parent(of: path))
             snapshot.databasePath = path
             return snapshot
@@ -81,7 +79,7 @@ extension PhotoLibrary {
             code = sqlite3_backup_step(backup, -1)
             if code == SQLITE_BUSY || code == SQLITE_LOCKED {
                 attempts += 1
-                usleep(10_000)
+                SystemThread.sleep(seconds: 0.01)
             }
         } while (code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED) && attempts < 1000
         let finish = sqlite3_backup_finish(backup)

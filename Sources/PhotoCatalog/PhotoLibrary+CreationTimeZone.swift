@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The background re-read that follows the v6 migration (photodrop): libraries made before it stored capture dates
 /// without their zone. The catalog cannot read media files, so it only lists the assets still to do; whoever can (the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// Thumbnails and previews kept beside the originals (a photodrop addition). The library never decodes anything: a
@@ -145,7 +145,7 @@ extension PhotoLibrary {
     private func openStoredFile(_ relativePath: String, of asset: String) throws -> FileDescriptor {
         do throws(SystemError) {
             let library = try Directory.open(atPath: url.path)
-            return try library.open(relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)
+            return try library.open(relativePath, flags: [.readOnly, .noControllingTerminal, .nonBlocking])
         } catch {
             throw error.photosError(action: "open the original of \(asset)")
         }
@@ -156,7 +156,7 @@ extension PhotoLibrary {
     func recentLibraryFolder() -> Directory? {
         let now = ContinuousClock.now
         var hasher = Hasher()
-        hasher.combine(UInt(pthread_self()))
+        hasher.combine(SystemThread.currentHandle)
         let shard = derivativeFolders[Int(UInt(bitPattern: hasher.finalize()) % UInt(derivativeFolders.count))]
         if let cached = shard.cached.withLock({ $0 }), cached.until > now { return cached.folder }
         guard let folder = try? Directory.open(atPath: folderPath) else {
@@ -171,7 +171,7 @@ extension PhotoLibrary {
     /// is missing or not its recorded size (lost in a crash: make it again).
     public func openDerivative(_ file: Derivative.File) -> FileDescriptor? {
         guard let library = recentLibraryFolder(),
-            let descriptor = try? library.open(file.relativePath, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK),
+            let descriptor = try? library.open(file.relativePath, flags: [.readOnly, .noControllingTerminal, .nonBlocking]),
             let info = try? descriptor.status(), DerivativeFiles.isIntact(file, info)
         else { return nil }
         return descriptor
@@ -325,7 +325,7 @@ extension PhotoLibrary {
         let cutoff = Date().timeIntervalSince1970 - age
         for item in DirectoryWalker(root: root, descend: { _, _ in true }) {
             guard case .entry(let entry, let relative, let folder) = item, entry.type == .regular,
-                let info = try? folder.status(entry.name), Double(info.st_mtim.tv_sec) < cutoff
+                let info = try? folder.status(entry.name), Double(info.modification.seconds) < cutoff
             else { continue }
             candidates.append(DerivativeFiles.folderName + "/" + relative)
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PhotoLibrary {
     /// Appends file records in one transaction, serialized with change blocks, and removes the journal entries

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PhotoLibrary {
     /// The token of the newest committed change (`currentChangeToken`). For a library that does not exist yet it is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PhotoLibrary {
     /// The token just before the oldest change the history still holds: ``fetchPersistentChanges(since:limit:)``

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PhotoLibrary {
     /// The full local identifiers of the objects whose identifier starts with `prefix`, for people who type a short

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PhotoLibrary {
     /// Appends entries of `kind` to the library's application journal in one transaction, serialized with change

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PhotoLibrary {
     /// The regular albums each of `assets` belongs to, by asset identifier, in album creation order: one query for

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A weak reference to an observer.
 struct WeakObserver {

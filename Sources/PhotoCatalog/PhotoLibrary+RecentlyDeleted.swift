@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Recently Deleted, as Apple Photos keeps it: deleted assets wait there (restorable) until they are purged, by hand
 /// or after a number of days. PhotoKit has no call for "empty the trash"; these two are photodrop's, built on

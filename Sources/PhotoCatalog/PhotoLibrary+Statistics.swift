@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PhotoLibrary {
     /// Counts by kind, albums, favourites, Recently Deleted, stored bytes, the latest change and journal entries by

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 extension PhotoLibrary {
     /// Checks the catalog against the files (`photodrop verify`): originals that are missing, unreadable or of the
@@ -23,8 +24,7 @@ extension PhotoLibrary {
     /// Throws unless the catalog has the schema this photodrop reads, opening it read-only (no `-wal` or `-shm` is
     /// made for a catalog in rollback-journal mode, as backups are).
     private func checkSchemaWithoutUpgrading() throws {
-        var info = stat()
-        guard stat(databasePath, &info) == 0 else { throw PhotosError.noLibrary(at: folderPath) }
+        guard (try? FileSystem.status(atPath: databasePath)) != nil else { throw PhotosError.noLibrary(at: folderPath) }
         let version: Int
         do {
             let database = try ReaderPool.open(path: databasePath)

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 import Synchronization
 
@@ -195,8 +195,8 @@ public final class PhotoLibrary: Sendable {
                     }
                 } catch let error as SystemError {
                     switch error.code {
-                    case EACCES, EPERM: throw PhotosError.denied(path: url.path)
-                    case EROFS: throw PhotosError.restricted(path: url.path)
+                    case Errno.permissionDenied, Errno.notPermitted: throw PhotosError.denied(path: url.path)
+                    case Errno.readOnlyFileSystem: throw PhotosError.restricted(path: url.path)
                     default: throw error.photosError(action: "create the library")
                     }
                 }
@@ -215,8 +215,7 @@ public final class PhotoLibrary: Sendable {
     /// Runs `body` in a read transaction; nil when the library does not exist yet.
     func read<R>(_ action: String, _ body: (Database) throws -> R) throws -> R? {
         // A library not created yet reads as empty (one stat, not Foundation's file manager: reads are hot).
-        var info = stat()
-        guard stat(databasePath, &info) == 0 else { return nil }
+        guard (try? FileSystem.status(atPath: databasePath)) != nil else { return nil }
         do {
             try ensureSchemaIsCurrent()
             return try readers.read(body)
@@ -254,7 +253,7 @@ extension PhotosError {
             .accessUserDenied, title: "Photo library access denied",
             message: "This user may not write the library at '\(path)'. Make the folder (and library.sqlite) writable "
                 + "for this user, or run photodrop as the library's owner.",
-            cause: .io(operation: "access", path: path, errno: EACCES))
+            cause: .io(operation: "access", path: path, errno: Errno.permissionDenied))
     }
 
     static func restricted(path: String) -> PhotosError {
@@ -262,6 +261,6 @@ extension PhotosError {
             .accessRestricted, title: "Photo library is read-only",
             message: "The library at '\(path)' is on a read-only filesystem: it can be browsed but not changed. Mount "
                 + "it read-write, or copy it to writable storage.",
-            cause: .io(operation: "access", path: path, errno: EROFS))
+            cause: .io(operation: "access", path: path, errno: Errno.readOnlyFileSystem))
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
@@ -57,12 +58,12 @@ public final class DerivativeMaker: Sendable {
         }
         let request = RenderRequest(outputs: Self.storedOutputs.map(\.1), mimeType: source.mimeType)
         let estimate = DecodeCost.estimate(
-            fileDescriptor: descriptor.rawValue, mimeType: source.mimeType, pixelWidth: source.pixelWidth,
+            fileDescriptor: descriptor, mimeType: source.mimeType, pixelWidth: source.pixelWidth,
             pixelHeight: source.pixelHeight)
         let result: Result<[RenderedPicture], RenderError>
         do throws(RenderError) {
             let (response, pictures) = try pool.render(
-                request, descriptor: descriptor.rawValue, memoryEstimate: estimate, timeout: timeout)
+                request, descriptor: descriptor, memoryEstimate: estimate, timeout: timeout)
             if !response.warnings.isEmpty { onWarnings(source, response.warnings) }
             result = .success(pictures)
         } catch {

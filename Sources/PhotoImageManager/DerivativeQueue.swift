@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import PhotodropSystem
 import PhotoCatalog
 import Rendering
 import Synchronization
@@ -87,14 +89,11 @@ public final class DerivativeQueue: Sendable {
 
     private func onThread(named name: String, _ body: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
+            SystemThread.start(name: name) {
                 WorkerThreads.lowerCurrentThreadPriority(to: 19)
                 body()
                 continuation.resume()
             }
-            thread.name = name
-            thread.qualityOfService = .background
-            thread.start()
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
@@ -38,10 +38,10 @@ extension ImageManager {
         let descriptor: FileDescriptor
         do { descriptor = try library.openOriginal(source) } catch { throw .unavailable("\(error)") }
         var data = Data(count: Int(source.byteCount))
-        let read = data.withUnsafeMutableBytes { pread(descriptor.rawValue, $0.baseAddress, $0.count, 0) }
+        let read = data.withUnsafeMutableBytes { try? descriptor.readFully(into: $0, at: 0) }
         guard read == data.count else { throw .unavailable("the original of \(identifier) could not be read whole") }
         let probed = try? MediaProber().probe(
-            fileDescriptor: descriptor.rawValue, fileSize: source.byteCount, prefix: nil)
+            fileDescriptor: descriptor, fileSize: source.byteCount, prefix: nil)
         return (data, source, probed?.metadata.orientation ?? 1)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
@@ -66,10 +66,10 @@ extension DerivativeMaker {
             // A long video takes a while to transcode: an hour of time limit instead of two minutes.
             // Decoding the original and encoding the 720p copy: the decoder's frames and the encoder's look-ahead.
             let estimate = DecodeCost.estimate(
-                fileDescriptor: descriptor.rawValue, mimeType: request.mimeType, pixelWidth: asset.pixelWidth,
+                fileDescriptor: descriptor, mimeType: request.mimeType, pixelWidth: asset.pixelWidth,
                 pixelHeight: asset.pixelHeight) + (64 << 20)
             let (_, pictures) = try pool.render(
-                request, descriptor: descriptor.rawValue, memoryEstimate: estimate, timeout: .seconds(3600))
+                request, descriptor: descriptor, memoryEstimate: estimate, timeout: .seconds(3600))
             guard let video = pictures.first else { throw .unavailable("the render helper returned no video") }
             result = .success(
                 .init(data: video.data, mimeType: video.mimeType, pixelWidth: video.width, pixelHeight: video.height))

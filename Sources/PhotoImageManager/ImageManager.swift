@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import MediaProbe
 import PhotoCatalog
 import PhotodropSystem
@@ -126,7 +126,7 @@ public class ImageManager: @unchecked Sendable {
     func read(_ stored: ImagePlan.Stored) -> ImageResult? {
         let file = stored.file
         var data = Data(count: Int(file.byteCount))
-        let count = data.withUnsafeMutableBytes { pread(stored.descriptor.rawValue, $0.baseAddress, $0.count, 0) }
+        let count = data.withUnsafeMutableBytes { try? stored.descriptor.readFully(into: $0, at: 0) }
         guard count == data.count else { return nil }
         return ImageResult(
             data: data, mimeType: file.mimeType, pixelWidth: file.pixelWidth, pixelHeight: file.pixelHeight,
@@ -157,11 +157,11 @@ public class ImageManager: @unchecked Sendable {
         do throws(RenderError) {
             // A stored derivative is small; the original costs what its format and size cost.
             let estimate = DecodeCost.estimate(
-                fileDescriptor: descriptor.rawValue, mimeType: request.mimeType,
+                fileDescriptor: descriptor, mimeType: request.mimeType,
                 pixelWidth: stored?.file.pixelWidth ?? source.pixelWidth,
                 pixelHeight: stored?.file.pixelHeight ?? source.pixelHeight)
             let (_, pictures) = try maker.pool.render(
-                request, descriptor: descriptor.rawValue, memoryEstimate: estimate, timeout: maker.timeout)
+                request, descriptor: descriptor, memoryEstimate: estimate, timeout: maker.timeout)
             guard let picture = pictures.first else { throw .unavailable("the render helper returned no picture") }
             return ImageResult(
                 data: picture.data, mimeType: picture.mimeType, pixelWidth: picture.width, pixelHeight: picture.height,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An image the manager delivers: encoded bytes (JPEG or WebP) and their pixel size. On Linux there is no UIImage;
 /// decode the bytes with any image library, or ask the render helper for RGBA.

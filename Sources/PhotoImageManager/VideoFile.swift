@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A stored video as a player gets it (`AVAsset` on Apple platforms): the file and what is in it.
 public struct VideoFile: Sendable, Equatable {

@@ -1,7 +1,8 @@
 import CFFmpeg
 import CLibRaw
 import CVips
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// Makes the pictures photodrop shows of a photo: the two stored derivatives (a thumbnail that fits in 512 × 512, as
 /// WebP, and a preview that fits in 1,440 × 1,440, as JPEG) from one decode, or one image of any size. Upright by
@@ -120,7 +121,8 @@ public struct DerivativeRenderer: Sendable {
     {
         // FFmpeg learns a bitmap's size by decoding it: the header is checked against the pixel limit first.
         var header = [UInt8](repeating: 0, count: 26)
-        guard pread(descriptor, &header, header.count, 0) == header.count, header[0] == 0x42, header[1] == 0x4D else {
+        let read = header.withUnsafeMutableBytes { try? FileDescriptor(borrowing: descriptor).readFully(into: $0, at: 0) }
+        guard read == header.count, header[0] == 0x42, header[1] == 0x4D else {
             throw .unsupported("not a Windows bitmap (no BM header)")
         }
         func int32(_ at: Int) -> Int {
@@ -233,7 +235,7 @@ public struct DerivativeRenderer: Sendable {
     /// What FFmpeg logged since the last call (warnings about the videos decoded).
     public static func takeVideoWarnings() -> [String] {
         guard let text = pd_ffmpeg_take_log() else { return [] }
-        defer { free(text) }
+        defer { pd_ffmpeg_free_text(text) }
         return String(cString: text).split(whereSeparator: \.isNewline).map(String.init)
     }
 

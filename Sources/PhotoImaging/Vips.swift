@@ -1,5 +1,6 @@
 import CVips
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// libvips, started once per process (untrusted loaders blocked, no operation cache, one thread per pipeline).
 enum Vips {
@@ -21,8 +22,8 @@ enum Vips {
     /// rather than failing), one per line; clears it.
     static func takeComplaints() -> [String] {
         guard let text = pd_vips_take_error() else { return [] }
-        defer { free(text) }
-        return String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        defer { pd_vips_free_text(text) }
+        return String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
             .filter { !$0.isEmpty }
     }
 
@@ -34,15 +35,15 @@ enum Vips {
     /// What libvips and its libraries logged since the last call (warnings about the file being decoded).
     static func takeWarnings() -> [String] {
         guard let text = pd_vips_take_warnings() else { return [] }
-        defer { free(text) }
+        defer { pd_vips_free_text(text) }
         return String(cString: text).split(whereSeparator: \.isNewline).map(String.init)
     }
 
     /// What libvips said about the last failure, on one line; clears it.
     static func takeError() -> String {
         guard let text = pd_vips_take_error() else { return "no detail" }
-        defer { free(text) }
-        let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        defer { pd_vips_free_text(text) }
+        let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
         let joined = lines.filter { !$0.isEmpty }.joined(separator: "; ")
         return joined.isEmpty ? "no detail" : joined
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
@@ -100,10 +100,7 @@ public final class PhotoServer: Sendable {
         var host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         if settings.host == "0.0.0.0" || settings.host == "::" {
             // Every address of this machine: its name is what another machine types.
-            var name = [CChar](repeating: 0, count: 256)
-            if gethostname(&name, name.count) == 0 {
-                host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            }
+            host = SystemProcess.hostName
         }
         return "\(settings.usesTLS ? "https" : "http")://\(host):\(port)/?token=\(token)"
     }
@@ -129,7 +126,7 @@ public final class PhotoServer: Sendable {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw Refusal(description: "cannot read serve.tokenFile (\(file)); is it there, and readable by this user?")
         }
-        let token = text.split(whereSeparator: \.isNewline).first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        let token = text.split(whereSeparator: \.isNewline).first.map { String($0).trimmingWhitespace() } ?? ""
         guard ServeSettings.isAcceptableToken(token) else {
             throw Refusal(
                 description:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 import Synchronization
 
@@ -58,10 +58,7 @@ public enum WorkerThreads {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 run.whenDone(continuation)
                 for worker in 0..<count {
-                    let thread = Thread {
-                        // Named from inside, by pthread: Foundation on Linux drops a name set before `start()`, and
-                        // a thread starts with the name of the one that made it (a pool thread's).
-                        setCurrentThreadName("\(name) \(worker)")
+                    SystemThread.start(name: "\(name) \(worker)") {
                         lowerCurrentThreadPriority(to: niceness)
                         var pending: [Output] = []
                         pending.reserveCapacity(batch)
@@ -103,7 +100,6 @@ public enum WorkerThreads {
                         flush()
                         run.threadEnded()
                     }
-                    thread.start()
                 }
             }
         } onCancel: {
@@ -113,15 +109,9 @@ public enum WorkerThreads {
         if let failure = run.failure { throw failure }
     }
 
-    /// Raises the calling thread's nice value to `niceness` (on Linux the nice value is per thread:
-    /// `setpriority(PRIO_PROCESS, 0, …)` changes the calling thread only). Never lowers it: an unprivileged process
-    /// could not take it back.
+    /// Raises the calling thread's nice value to `niceness`; see ``SystemThread/lowerCurrentPriority(to:)``.
     public static func lowerCurrentThreadPriority(to niceness: Int32) {
-        errno = 0
-        let now = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        if errno != 0 || now < niceness {
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
-        }
+        SystemThread.lowerCurrentPriority(to: niceness)
     }
 
     /// The threads of one ``run(count:name:niceness:jobs:results:batch:startingWith:makeState:process:)``: the first

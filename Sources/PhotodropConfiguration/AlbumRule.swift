@@ -1,3 +1,4 @@
+import PhotodropSystem
 /// How scanned files get their album: the album key of a file, which is also the inbox folder its album is bound to.
 ///
 /// The key is `Trip` (first level), `Paris` (leaf), or `2023/Paris` (path: each level but the last names a folder of
@@ -55,6 +56,6 @@ public enum AlbumRule: Sendable, Hashable {
         let text = String(name)
         // ASCII is always NFC; skip Foundation's normalisation for the common case.
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-        return text.precomposedStringWithCanonicalMapping
+        return text.canonicallyComposed
     }
 }

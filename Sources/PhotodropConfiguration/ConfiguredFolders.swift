@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// The folders of config.json that a command writes (the library, the inbox, `Rejected/`), checked before it creates
@@ -51,9 +51,9 @@ public enum ConfiguredFolders {
                         + "/etc/fstab mounts, but nothing is mounted there now. Nothing was created or written. Mount "
                         + "it ('mount \(mountPoint)') and start again")
             }
-            var info = stat()
-            if stat(folder.path, &info) == 0 {
-                guard info.st_mode & S_IFMT == S_IFDIR else {
+            let looked = Result { () throws(SystemError) in try FileSystem.status(atPath: folder.path) }
+            if case .success(let info) = looked {
+                guard info.isDirectory else {
                     throw LibraryLocation.Refusal(
                         description:
                             "\(folder.role) '\(folder.path)' (\"\(folder.key)\" in \(file)) is not a folder; correct the "
@@ -72,16 +72,14 @@ public enum ConfiguredFolders {
                 }
                 continue
             }
-            let code = errno
-            guard code == ENOENT else {
+            if case .failure(let error) = looked, error.code != Errno.noSuchFileOrDirectory {
                 throw LibraryLocation.Refusal(
                     description:
                         "\(folder.role) '\(folder.path)' (\"\(folder.key)\" in \(file)) cannot be looked at: "
-                        + "\(SystemError.describe(code))")
+                        + "\(error.reason)")
             }
             let parent = Path.parent(of: folder.path)
-            var parentInfo = stat()
-            guard stat(parent, &parentInfo) == 0, parentInfo.st_mode & S_IFMT == S_IFDIR else {
+            guard let parentInfo = try? FileSystem.status(atPath: parent), parentInfo.isDirectory else {
                 throw LibraryLocation.Refusal(
                     description:
                         "\(folder.role) '\(folder.path)' (\"\(folder.key)\" in \(file)) does not exist, and neither does "
@@ -112,15 +110,13 @@ public enum ConfiguredFolders {
 
     /// Whether this process may create and rename entries in `path` (`faccessat` with its effective ids).
     static func isWritable(_ path: String) -> Bool {
-        faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) == 0
+        (try? FileSystem.checkAccess(path, [.write, .execute], effectiveIDs: true)) != nil
     }
 
     /// `name (uid N)` of the effective user.
     static var userDescription: String {
-        let uid = geteuid()
-        if let entry = getpwuid(uid), let name = entry.pointee.pw_name {
-            return "\(String(cString: name)), uid \(uid)"
-        }
+        let uid = SystemProcess.effectiveUserID
+        if let name = UserDatabase.userName(of: uid) { return "\(name), uid \(uid)" }
         return "uid \(uid)"
     }
 }

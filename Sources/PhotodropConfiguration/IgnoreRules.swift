@@ -88,14 +88,14 @@ public struct IgnoreRules: Sendable, Hashable {
         if component.utf8.first == UInt8(ascii: ".") { return .hidden }
         guard !componentPatterns.isEmpty else { return nil }
         let name = String(component)
-        for pattern in componentPatterns where fnmatch(pattern, name, 0) == 0 {
+        for pattern in componentPatterns where WildcardPattern.matches(pattern, name) {
             return .pattern(pattern)
         }
         return nil
     }
 
     private func pathPatternReason(_ relativePath: String) -> Reason? {
-        for pattern in pathPatterns where fnmatch(pattern, relativePath, FNM_PATHNAME) == 0 {
+        for pattern in pathPatterns where WildcardPattern.matches(pattern, relativePath, slashesLiteral: true) {
             return .pattern(pattern)
         }
         return nil

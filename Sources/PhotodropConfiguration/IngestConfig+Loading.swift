@@ -1,3 +1,4 @@
+import FoundationEssentials
 import MediaProbe
 import PhotodropSystem
 import PhotodropTelemetry
@@ -48,8 +49,7 @@ extension IngestConfig {
             return try load(contentsOf: Path.resolve(explicitPath, against: currentDirectory))
         }
         let candidate = Path.join(Path.normalize(currentDirectory), defaultFileName)
-        var info = stat()
-        if lstat(candidate, &info) != 0 && errno == ENOENT {
+        if case .success(nil) = Result(catching: { () throws(SystemError) in try FileSystem.linkStatus(atPath: candidate) }) {
             return IngestConfig(baseDirectory: currentDirectory)
         }
         return try load(contentsOf: candidate)
@@ -63,7 +63,7 @@ extension IngestConfig {
             bytes = try readConfigFile(absolute)
         } catch {
             let hint =
-                error.code == ENOENT
+                error.code == Errno.noSuchFileOrDirectory
                 ? "the configuration file does not exist" : "cannot read the configuration file: \(error.reason)"
             throw ConfigError(file: absolute, problems: [.init(key: nil, position: nil, message: hint)])
         }
@@ -105,23 +105,11 @@ extension IngestConfig {
     }
 
     private static func readConfigFile(_ path: String) throws(SystemError) -> [UInt8] {
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw SystemError.current("open", path: path) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SystemError.current("fstat", path: path) }
-        if info.st_mode & S_IFMT == S_IFDIR { throw SystemError(code: EISDIR, call: "read", path: path) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count <= maximumFileSize {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                retryingOnInterrupt { read(fd, buffer.baseAddress, buffer.count) }
-            }
-            if count < 0 { throw SystemError.current("read", path: path) }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+        let file = try FileSystem.open(path, .readOnly)
+        if try file.status(path: path).isDirectory {
+            throw SystemError(code: Errno.isDirectory, call: "read", path: path)
         }
-        return bytes
+        return try file.readToEnd(limit: maximumFileSize, path: path)
     }
 }
 
@@ -397,7 +385,7 @@ struct ConfigValidator {
         }
         if text.hasPrefix("~") {
             // A shell expands ~; a config file is no shell, and "~/Inbx" would be a folder named "~" here.
-            let home = getenv("HOME").map { String(cString: $0) } ?? "/home/NAME"
+            let home = ProcessInfo.processInfo.environment["HOME"] ?? "/home/NAME"
             let example = text == "~" || text.hasPrefix("~/") ? home + text.dropFirst() : "/home/" + text.dropFirst()
             fail(
                 key, value.position,

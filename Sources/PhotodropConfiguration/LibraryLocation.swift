@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotodropSystem
 
@@ -29,17 +29,15 @@ public enum LibraryLocation {
 
     /// What is at `path` now.
     public static func state(of path: String) -> State {
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            let code = errno
-            if code == ENOENT { return .missing }
-            return .unusable("cannot look at '\(path)': \(SystemError.describe(code))")
+        do throws(SystemError) {
+            if try FileSystem.linkStatus(atPath: path) == nil { return .missing }
+        } catch {
+            return .unusable("cannot look at '\(path)': \(error.reason)")
         }
-        var folder = stat()
-        guard stat(path, &folder) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
+        guard let folder = try? FileSystem.status(atPath: path), folder.isDirectory else {
             return .unusable("'\(path)' is not a folder")
         }
-        if lstat(path + "/" + PhotoLibrary.databaseName, &info) == 0 { return .library }
+        if (try? FileSystem.linkStatus(atPath: path + "/" + PhotoLibrary.databaseName)) != nil { return .library }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? 0
         return .folderWithoutLibrary(entries: entries)
     }
@@ -75,7 +73,7 @@ public enum LibraryLocation {
         throw Refusal(
             description:
                 "\"libraryGroup\" in \(config.sourceFile ?? "the configuration") is \"\(group.name)\", but this user "
-                + "(uid \(geteuid())) is not a member of it and cannot give files to it; add the user to the group "
+                + "(uid \(SystemProcess.effectiveUserID)) is not a member of it and cannot give files to it; add the user to the group "
                 + "(usermod -aG \(group.name) USER) or remove the key")
     }
 }

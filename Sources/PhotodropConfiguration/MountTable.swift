@@ -71,16 +71,9 @@ public struct MountTable: Sendable {
     }
 
     private static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while bytes.count < 4 << 20 {
-            let count = chunk.withUnsafeMutableBytes { LibC.read(fd, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
+        guard let file = try? FileSystem.open(path, .readOnly),
+            let bytes = try? file.readToEnd(limit: 4 << 20, path: path)
+        else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// How `photodrop serve` listens and whom it answers (config `serve`).
@@ -52,9 +52,7 @@ public struct ServeSettings: Sendable, Equatable {
 
     /// Whether `text` is an IPv4 or IPv6 address.
     public static func isIPAddress(_ text: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+        NetworkAddress.isIPv4(text) || NetworkAddress.isIPv6(text)
     }
 
     /// Whether ``host`` is a loopback address (127.0.0.0/8, ::1), reachable from this machine only.
@@ -83,10 +81,8 @@ public struct ServeSettings: Sendable, Equatable {
         }
         if host == "localhost" { host = "127.0.0.1" }
         guard let port = Int(portText), (0...65_535).contains(port), !host.isEmpty else { return nil }
-        var v4 = in_addr()
-        var v6 = in6_addr()
         let literal = String(host)
-        guard inet_pton(AF_INET, literal, &v4) == 1 || inet_pton(AF_INET6, literal, &v6) == 1 else { return nil }
+        guard isIPAddress(literal) else { return nil }
         return (literal, port)
     }
 }

@@ -1,30 +1,29 @@
+import Glibc
 import CLinux
 
 // Linux system calls and constants that glibc declares only under _GNU_SOURCE (or not at all), by their C names, so
 // that no module above this one needs CLinux, `dlsym` or a hard-coded number. CLinux is compiled with _GNU_SOURCE.
 
 /// `O_NOATIME`: open without updating the access time (the owner or `CAP_FOWNER` only).
-public var O_NOATIME: Int32 { photodrop_O_NOATIME }
+var O_NOATIME: Int32 { photodrop_O_NOATIME }
 /// `SEEK_DATA`: the next offset holding data, for files with holes.
-public var SEEK_DATA: Int32 { photodrop_SEEK_DATA }
+var SEEK_DATA: Int32 { photodrop_SEEK_DATA }
 /// `SEEK_HOLE`: the next hole.
-public var SEEK_HOLE: Int32 { photodrop_SEEK_HOLE }
+var SEEK_HOLE: Int32 { photodrop_SEEK_HOLE }
 /// `RENAME_NOREPLACE` for ``renameat2(_:_:_:_:_:)``.
-public var RENAME_NOREPLACE: UInt32 { photodrop_RENAME_NOREPLACE }
+var RENAME_NOREPLACE: UInt32 { photodrop_RENAME_NOREPLACE }
 /// `RENAME_EXCHANGE` for ``renameat2(_:_:_:_:_:)``.
-public var RENAME_EXCHANGE: UInt32 { photodrop_RENAME_EXCHANGE }
+var RENAME_EXCHANGE: UInt32 { photodrop_RENAME_EXCHANGE }
 
 /// `renameat2(2)`: -1 and `errno` on failure.
-@inlinable
-public func renameat2(
+func renameat2(
     _ oldDirectory: Int32, _ oldPath: String, _ newDirectory: Int32, _ newPath: String, _ flags: UInt32
 ) -> Int32 {
     photodrop_renameat2(oldDirectory, oldPath, newDirectory, newPath, flags)
 }
 
 /// `syncfs(2)`: flushes the whole file system that holds `descriptor`.
-@inlinable
-public func syncfs(_ descriptor: Int32) -> Int32 { photodrop_syncfs(descriptor) }
+func syncfs(_ descriptor: Int32) -> Int32 { photodrop_syncfs(descriptor) }
 
 /// Names the calling thread (`pthread_setname_np`; Linux keeps the first 15 bytes), as `top -H`, `ps -L` and
 /// `/proc/<pid>/task/<tid>/comm` show it. A new thread otherwise inherits the name of the thread that made it.
@@ -43,13 +42,13 @@ public func trimHeap() -> Bool { photodrop_malloc_trim() == 1 }
 
 /// sendmsg(2) of `bytes` on a unix socket, with `descriptor` attached (SCM_RIGHTS) when it is 0 or more; never raises
 /// SIGPIPE. Bytes sent, or -1 with `errno` set.
-public func sendWithDescriptor(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptor: Int32) -> Int {
+func sendWithDescriptor(_ socket: Int32, _ bytes: UnsafeRawBufferPointer, descriptor: Int32) -> Int {
     photodrop_send_with_descriptor(socket, bytes.baseAddress, UInt(bytes.count), descriptor)
 }
 
 /// recvmsg(2) of up to `bytes.count` bytes; a descriptor that came with them (close-on-exec) is stored in
 /// `descriptor`, else -1. Bytes received (0 at the end of the stream), or -1 with `errno` set.
-public func receiveWithDescriptor(_ socket: Int32, into bytes: UnsafeMutableRawBufferPointer, descriptor: inout Int32)
+func receiveWithDescriptor(_ socket: Int32, into bytes: UnsafeMutableRawBufferPointer, descriptor: inout Int32)
     -> Int
 {
     photodrop_receive_with_descriptor(socket, bytes.baseAddress, UInt(bytes.count), &descriptor)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 import Synchronization
 
@@ -43,9 +43,8 @@ public final class LogControl: Sendable {
         guard let value = environment["JOURNAL_STREAM"] else { return false }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var info = stat()
-        guard fstat(2, &info) == 0 else { return false }
-        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+        guard let info = try? FileDescriptor.standardError.status() else { return false }
+        return info.node == FileNode(device: device, inode: inode)
     }
 
     /// syslog's priority of a level, as journald reads it from a `<N>` prefix.

@@ -13,6 +13,6 @@ public struct LogSink: Sendable {
     /// interleave (up to `PIPE_BUF` bytes on a pipe; a terminal or a file keeps whole writes together too).
     public static let standardError = LogSink { line in
         // When stderr is gone, nothing sensible is left to do with a log line.
-        try? FileSystem.writeAll(line, to: 2, path: nil)
+        try? FileSystem.writeAll(line, to: .standardError, path: nil)
     }
 }

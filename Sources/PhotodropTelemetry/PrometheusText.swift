@@ -82,6 +82,6 @@ public struct PrometheusText: Sendable {
     }
 
     static func escapedHelp(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+        value.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
     }
 }

@@ -17,9 +17,8 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// The current time from `CLOCK_REALTIME`.
     public static func now() -> UTCTimestamp {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return UTCTimestamp(seconds: Int64(time.tv_sec), nanoseconds: Int32(time.tv_nsec))
+        let time = SystemClock.realTime()
+        return UTCTimestamp(seconds: time.seconds, nanoseconds: Int32(time.nanoseconds))
     }
 
     public static func < (lhs: UTCTimestamp, rhs: UTCTimestamp) -> Bool {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 import Synchronization
 
 /// The memory that the decodes of one photodrop process (its render helpers, however many pools it has) may use at
@@ -49,7 +50,7 @@ public final class DecodeBudget: Sendable {
     }
 
     private let state: Mutex<State>
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
 
     /// A budget of `totalBytes` (at least 64 MiB).
     public init(totalBytes: Int64) {

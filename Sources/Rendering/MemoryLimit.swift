@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// How much memory this process may use: the limit of its cgroup (v2 `memory.max`, or v1
 /// `memory.limit_in_bytes`; systemd's `MemoryMax=`, a container's limit) where one is set below the machine's
@@ -30,7 +31,7 @@ public enum MemoryLimit {
         var smallest: Int64?
         func consider(_ path: String) {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return }
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = text.trimmingWhitespaceAndNewlines()
             // "max" (v2) or a huge number (v1's "unlimited") means no limit.
             guard let bytes = Int64(value), bytes < Int64(1) << 60 else { return }
             smallest = min(smallest ?? bytes, bytes)
@@ -45,7 +46,7 @@ public enum MemoryLimit {
                 while true {
                     consider(root + "/sys/fs/cgroup" + (path == "/" ? "" : path) + "/memory.max")
                     guard path != "/", !path.isEmpty else { break }
-                    path = (path as NSString).deletingLastPathComponent
+                    path = Path.parent(of: path)
                 }
             } else if parts[1].split(separator: ",").contains("memory") {
                 consider(root + "/sys/fs/cgroup/memory" + relative + "/memory.limit_in_bytes")

@@ -1,5 +1,5 @@
 import PhotodropSystem
-import Foundation
+import FoundationEssentials
 
 /// Messages between photodrop and its render helper over a connected unix stream socket: a JSON header and binary
 /// parts (`u32 header length, u32 part count, header, then each part as u64 length + bytes`, little-endian), with at
@@ -11,8 +11,8 @@ public struct RenderChannel: Sendable {
     public struct Message: Sendable {
         public var header: Data
         public var parts: [Data]
-        /// A descriptor that came with the message (the receiver owns it), or -1.
-        public var descriptor: Int32
+        /// A descriptor that came with the message, if any (the receiver owns it).
+        public var descriptor: FileDescriptor?
     }
 
     public enum Failure: Error, Sendable, Equatable {
@@ -22,20 +22,20 @@ public struct RenderChannel: Sendable {
         case timedOut
         /// The bytes do not follow the protocol.
         case malformed(String)
-        /// A system call failed (errno).
-        case system(Int32, String)
+        /// A system call failed.
+        case system(SystemError)
     }
 
     static let maximumHeader = 1 << 20
     static let maximumParts = 16
     static let maximumPart = 256 << 20
 
-    public let socket: Int32
+    public let socket: FileDescriptor
 
-    public init(socket: Int32) { self.socket = socket }
+    public init(socket: FileDescriptor) { self.socket = socket }
 
-    /// Sends a message; `descriptor` (≥ 0) travels with it and stays the caller's.
-    public func send(header: Data, parts: [Data] = [], descriptor: Int32 = -1) throws(Failure) {
+    /// Sends a message; `descriptor` travels with it and stays the caller's.
+    public func send(header: Data, parts: [Data] = [], descriptor: FileDescriptor? = nil) throws(Failure) {
         guard header.count <= Self.maximumHeader, parts.count <= Self.maximumParts else {
             throw .malformed("a message larger than the protocol allows")
         }
@@ -47,13 +47,18 @@ public struct RenderChannel: Sendable {
         func write(_ data: Data) throws(Failure) {
             var offset = 0
             while offset < data.count {
-                let sent = data.withUnsafeBytes { raw in
-                    sendWithDescriptor(socket, UnsafeRawBufferPointer(rebasing: raw[offset...]), descriptor: first ? descriptor : -1)
+                let attached = first ? descriptor : nil
+                let result: Result<Int, SystemError> = data.withUnsafeBytes { raw in
+                    Result { () throws(SystemError) in
+                        try socket.send(UnsafeRawBufferPointer(rebasing: raw[offset...]), attaching: attached)
+                    }
                 }
-                if sent < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EPIPE || errno == ECONNRESET { throw .closed }
-                    throw .system(errno, "sendmsg")
+                let sent: Int
+                switch result {
+                case .success(let count): sent = count
+                case .failure(let error):
+                    if error.code == Errno.brokenPipe || error.code == Errno.connectionReset { throw .closed }
+                    throw .system(error)
                 }
                 first = false
                 offset += sent
@@ -70,55 +75,56 @@ public struct RenderChannel: Sendable {
 
     /// Receives one message, waiting at most until `deadline` (nil: forever).
     public func receive(until deadline: ContinuousClock.Instant? = nil) throws(Failure) -> Message {
-        var descriptor: Int32 = -1
-        do throws(Failure) {
-            let counts = try read(8, deadline: deadline, descriptor: &descriptor)
-            let headerLength = Int(integer(counts, at: 0, as: UInt32.self))
-            let partCount = Int(integer(counts, at: 4, as: UInt32.self))
-            guard headerLength <= Self.maximumHeader, partCount <= Self.maximumParts else {
-                throw Failure.malformed("a header of \(headerLength) bytes with \(partCount) parts")
-            }
-            let header = try read(headerLength, deadline: deadline, descriptor: &descriptor)
-            var parts: [Data] = []
-            for _ in 0..<partCount {
-                let length = Int(integer(try read(8, deadline: deadline, descriptor: &descriptor), at: 0, as: UInt64.self))
-                guard length <= Self.maximumPart else { throw Failure.malformed("a part of \(length) bytes") }
-                parts.append(try read(length, deadline: deadline, descriptor: &descriptor))
-            }
-            return Message(header: header, parts: parts, descriptor: descriptor)
-        } catch {
-            if descriptor >= 0 { close(descriptor) }
-            throw error
+        var descriptor: FileDescriptor?
+        let counts = try read(8, deadline: deadline, descriptor: &descriptor)
+        let headerLength = Int(integer(counts, at: 0, as: UInt32.self))
+        let partCount = Int(integer(counts, at: 4, as: UInt32.self))
+        guard headerLength <= Self.maximumHeader, partCount <= Self.maximumParts else {
+            throw Failure.malformed("a header of \(headerLength) bytes with \(partCount) parts")
         }
+        let header = try read(headerLength, deadline: deadline, descriptor: &descriptor)
+        var parts: [Data] = []
+        for _ in 0..<partCount {
+            let length = Int(integer(try read(8, deadline: deadline, descriptor: &descriptor), at: 0, as: UInt64.self))
+            guard length <= Self.maximumPart else { throw Failure.malformed("a part of \(length) bytes") }
+            parts.append(try read(length, deadline: deadline, descriptor: &descriptor))
+        }
+        return Message(header: header, parts: parts, descriptor: descriptor)
     }
 
-    private func read(_ count: Int, deadline: ContinuousClock.Instant?, descriptor: inout Int32) throws(Failure) -> Data {
+    private func read(_ count: Int, deadline: ContinuousClock.Instant?, descriptor: inout FileDescriptor?) throws(Failure)
+        -> Data
+    {
         var data = Data(count: count)
         var offset = 0
         while offset < count {
             if let deadline {
                 let left = ContinuousClock.now.duration(to: deadline)
                 guard left > .zero else { throw .timedOut }
-                var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
                 let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
-                let ready = poll(&poller, 1, Int32(clamping: max(1, milliseconds)))
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    throw .system(errno, "poll")
+                do throws(SystemError) {
+                    guard try socket.waitUntilReadable(milliseconds: Int32(clamping: max(1, milliseconds))) else {
+                        continue
+                    }
+                } catch {
+                    throw .system(error)
                 }
-                if ready == 0 { continue }
             }
-            var received: Int32 = -1
-            let got = data.withUnsafeMutableBytes { raw in
-                receiveWithDescriptor(socket, into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]), descriptor: &received)
+            let result: Result<(count: Int, descriptor: FileDescriptor?), SystemError> = data.withUnsafeMutableBytes {
+                raw in
+                Result { () throws(SystemError) in
+                    try socket.receive(into: UnsafeMutableRawBufferPointer(rebasing: raw[offset...]))
+                }
             }
-            if received >= 0 {
-                if descriptor < 0 { descriptor = received } else { close(received) }
-            }
-            if got < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                if errno == ECONNRESET { throw .closed }
-                throw .system(errno, "recvmsg")
+            let got: Int
+            switch result {
+            case .success(let received):
+                got = received.count
+                // A second descriptor in one message is closed as it goes.
+                if descriptor == nil { descriptor = received.descriptor }
+            case .failure(let error):
+                if error.code == Errno.connectionReset { throw .closed }
+                throw .system(error)
             }
             if got == 0 { throw .closed }
             offset += got

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 import Synchronization
 
 /// One render helper process (`photodrop render-helper`: photodrop itself in its worker mode) and the socket to it: started when
@@ -15,7 +16,7 @@ public final class RenderHelper {
         if let path = ProcessInfo.processInfo.environment["PHOTODROP_EXECUTABLE"], !path.isEmpty { return path }
         if let path = runningPhotodrop { return path }
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("photodrop").path
+        return Path.join(Path.parent(of: me), "photodrop")
     }
 
     /// Set by photodrop's `main` to its own executable: photodrop is its own helper, whatever its file is called.
@@ -24,7 +25,7 @@ public final class RenderHelper {
     public let executable: String
     /// Variables added to the helper's environment (tests use them; photodrop itself adds none).
     public let environment: [String: String]
-    private var process: pid_t = 0
+    private var process: ChildProcess?
     private var channel: RenderChannel?
     private var nextID: UInt64 = 1
     /// How many times a helper was started (for tests and the log).
@@ -40,10 +41,10 @@ public final class RenderHelper {
     deinit { stop() }
 
     /// The helper's process ID while it runs (tests stop it by PID).
-    public var processID: pid_t? { process > 0 ? process : nil }
+    public var processID: Int32? { process?.id }
 
     /// Renders the file open at `descriptor` (which stays the caller's) as `request` asks, waiting at most `timeout`.
-    public func render(_ request: RenderRequest, descriptor: Int32, timeout: Duration = .seconds(120))
+    public func render(_ request: RenderRequest, descriptor: FileDescriptor, timeout: Duration = .seconds(120))
         throws(RenderError) -> (response: RenderResponse, pictures: [RenderedPicture])
     {
         let channel = try started()
@@ -59,20 +60,19 @@ public final class RenderHelper {
             try channel.send(header: header, descriptor: descriptor)
             message = try channel.receive(until: .now + timeout)
         } catch .timedOut {
-            _ = end(signal: SIGKILL)
+            _ = end(signal: .kill)
             throw .timedOut(seconds: Double(timeout.components.seconds))
         } catch .closed {
             let (signal, status) = end(signal: nil)
             throw .crashed(signal: signal, status: status)
         } catch {
-            _ = end(signal: SIGKILL)
+            _ = end(signal: .kill)
             throw .unavailable("the render helper '\(executable)' broke the protocol (\(error)); it was restarted")
         }
-        if message.descriptor >= 0 { close(message.descriptor) }
         guard let response = try? JSONDecoder().decode(RenderResponse.self, from: message.header),
             response.id == request.id, response.pictures.count == message.parts.count
         else {
-            _ = end(signal: SIGKILL)
+            _ = end(signal: .kill)
             throw .unavailable("the render helper '\(executable)' sent a reply that does not match its request")
         }
         if let failure = response.failure { throw .undecodable(failure) }
@@ -84,7 +84,7 @@ public final class RenderHelper {
 
     /// Stops the helper (it ends when its socket closes); the next request starts it again.
     public func stop() {
-        guard process > 0 else { return }
+        guard process != nil else { return }
         _ = end(signal: nil)
     }
 
@@ -92,26 +92,11 @@ public final class RenderHelper {
 
     private func started() throws(RenderError) -> RenderChannel {
         if let channel { return channel }
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw .unavailable("socketpair failed: \(String(cString: strerror(errno)))")
+        let ours: FileDescriptor
+        let theirs: FileDescriptor
+        do throws(SystemError) { (ours, theirs) = try FileDescriptor.socketPair() } catch {
+            throw .unavailable("could not make the render helper's socket: \(error)")
         }
-        defer { close(pair[1]) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        // dup2 clears close-on-exec on the copy; a descriptor that already is 3 is moved away first.
-        var childEnd = pair[1]
-        if childEnd == 3 {
-            childEnd = fcntl(pair[1], F_DUPFD_CLOEXEC, 4)
-        }
-        defer { if childEnd != pair[1] { close(childEnd) } }
-        posix_spawn_file_actions_adddup2(&actions, childEnd, 3)
-        let arguments = [executable, "render-helper", "--socket", "3"]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
         var variables = ProcessInfo.processInfo.environment
         // A crashing decoder is expected here: the helper ends at once instead of having Swift's runtime print a
         // backtrace of it into photodrop's log; photodrop reports the crash with the file.
@@ -120,49 +105,32 @@ public final class RenderHelper {
         // making HEIC thumbnails peaks far lower (BENCHMARKS.md, "Thumbnails and previews").
         if variables["MALLOC_ARENA_MAX"] == nil { variables["MALLOC_ARENA_MAX"] = "2" }
         for (name, value) in environment { variables[name] = value }
-        var envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, &argv, &envp)
-        guard result == 0 else {
-            close(pair[0])
+        do throws(SystemError) {
+            process = try ChildProcess.spawn(
+                executable, arguments: [executable, "render-helper", "--socket", "3"], environment: variables,
+                handOver: theirs)
+        } catch {
             throw .unavailable(
-                "could not start the render helper '\(executable)': \(String(cString: strerror(result))). It is "
-                    + "photodrop itself in its worker mode; set PHOTODROP_EXECUTABLE to photodrop's path if it is not "
-                    + "'photodrop' in the folder of the running program")
+                "could not start the render helper '\(executable)': \(error.code). It is photodrop itself in its "
+                    + "worker mode; set PHOTODROP_EXECUTABLE to photodrop's path if it is not 'photodrop' in the "
+                    + "folder of the running program")
         }
-        process = pid
         starts += 1
-        let channel = RenderChannel(socket: pair[0])
+        let channel = RenderChannel(socket: ours)
         self.channel = channel
         return channel
     }
 
     /// Closes the socket (and sends `signal` first, if any), then reaps the helper: how it ended.
-    private func end(signal: Int32?) -> (signal: Int32?, status: Int32?) {
-        let pid = process
-        process = 0
-        if let channel { close(channel.socket) }
-        channel = nil
-        guard pid > 0 else { return (nil, nil) }
-        if let signal { kill(pid, signal) }
-        var status: Int32 = 0
-        var waited: pid_t = -1
+    private func end(signal: Signal?) -> (signal: Int32?, status: Int32?) {
+        let child = process
+        process = nil
+        channel = nil  // closes the socket
+        guard let child else { return (nil, nil) }
+        if let signal { child.send(signal) }
         // A helper ends at once when its socket closes; one that does not within two seconds is killed.
-        var usage = rusage()
-        for _ in 0..<200 {
-            waited = wait4(pid, &status, WNOHANG, &usage)
-            if waited != 0 { break }
-            usleep(10_000)
-        }
-        if waited == 0 {
-            kill(pid, SIGKILL)
-            waited = wait4(pid, &status, 0, &usage)
-        }
-        guard waited == pid else { return (nil, nil) }
-        peakResidentBytes = max(peakResidentBytes, Int(usage.ru_maxrss) * 1024)
-        let terminatingSignal = status & 0x7f
-        if terminatingSignal != 0 { return (terminatingSignal, nil) }
-        return (nil, (status >> 8) & 0xff)
+        guard let ended = child.waitForExit(graceSeconds: 2) else { return (nil, nil) }
+        peakResidentBytes = max(peakResidentBytes, ended.peakResidentBytes)
+        return (ended.signal, ended.status)
     }
 }

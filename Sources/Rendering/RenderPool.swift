@@ -1,3 +1,4 @@
+import PhotodropSystem
 import Dispatch
 import Synchronization
 
@@ -35,7 +36,7 @@ public final class RenderPool: Sendable {
     /// Renders with the first free helper, once the budget admits `memoryEstimate` bytes (waiting without holding a
     /// helper), and a helper is free.
     public func render(
-        _ request: RenderRequest, descriptor: Int32, memoryEstimate: Int64? = nil, timeout: Duration = .seconds(120)
+        _ request: RenderRequest, descriptor: FileDescriptor, memoryEstimate: Int64? = nil, timeout: Duration = .seconds(120)
     ) throws(RenderError) -> (response: RenderResponse, pictures: [RenderedPicture]) {
         let grant = budget.admit(memoryEstimate ?? Self.defaultEstimate)
         defer { grant.release() }

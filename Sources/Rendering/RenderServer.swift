@@ -1,10 +1,11 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// The helper's side: reads requests (each with the descriptor of the file to render), answers each with the
 /// pictures `render` made or its failure, and returns when photodrop closes the socket.
 public enum RenderServer {
     /// What the helper does with one request: the pictures (their bytes in order), or a failure message.
-    public typealias Renderer = (RenderRequest, Int32) -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
+    public typealias Renderer = (RenderRequest, FileDescriptor) -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
 
     /// Serves on `socket` until it closes. Returns the exit status for the helper's `main`.
     ///
@@ -12,33 +13,27 @@ public enum RenderServer {
     /// memory back. Doing it after every file instead costs each next file its page faults again (in a batch of JPEG
     /// thumbnails, a quarter of the helper's time went to the kernel).
     public static func serve(
-        socket: Int32, idleAfter: Duration = .milliseconds(500), idle: () -> Void = {}, render: Renderer
+        socket: FileDescriptor, idleAfter: Duration = .milliseconds(500), idle: () -> Void = {}, render: Renderer
     ) -> Int32 {
         let channel = RenderChannel(socket: socket)
         var answered = false
         while true {
             if answered {
                 answered = false
-                var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
                 let milliseconds = Int32(idleAfter.components.seconds * 1000 + idleAfter.components.attoseconds / 1_000_000_000_000_000)
-                var ready: Int32
-                repeat { ready = poll(&poller, 1, milliseconds) } while ready < 0 && errno == EINTR
-                if ready == 0 { idle() }
+                if (try? socket.waitUntilReadable(milliseconds: milliseconds)) == false { idle() }
             }
             let message: RenderChannel.Message
             do { message = try channel.receive() } catch .closed { return 0 } catch {
-                FileHandle.standardError.write(Data("photodrop render-helper: \(error)\n".utf8))
+                try? FileSystem.writeAll("photodrop render-helper: \(error)\n", to: .standardError, path: nil)
                 return 2
             }
-            defer { if message.descriptor >= 0 { close(message.descriptor) } }
             var response: RenderResponse
             var parts: [Data] = []
             if let request = try? JSONDecoder().decode(RenderRequest.self, from: message.header) {
                 response = RenderResponse(id: request.id)
-                if message.descriptor < 0 {
-                    response.failure = "the request came without the file's descriptor"
-                } else {
-                    let result = render(request, message.descriptor)
+                if let descriptor = message.descriptor {
+                    let result = render(request, descriptor)
                     response.failure = result.failure
                     response.warnings = result.warnings
                     if result.failure == nil {
@@ -47,6 +42,8 @@ public enum RenderServer {
                         }
                         parts = result.pictures.map(\.data)
                     }
+                } else {
+                    response.failure = "the request came without the file's descriptor"
                 }
             } else {
                 response = RenderResponse(id: 0, failure: "a request the render helper does not understand")

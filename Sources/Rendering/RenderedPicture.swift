@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A picture the helper made: encoded bytes and their pixel size.
 public struct RenderedPicture: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// The titles an album may be given from outside (the API, the command line): readable text that can also name its
 /// inbox folder — not empty, at most 255 bytes, no control or bidirectional formatting characters, no `/` (it
@@ -6,8 +7,8 @@ import Foundation
 public enum AlbumTitle {
     /// The title in NFC, surrounding spaces removed, or why it cannot be one.
     public static func validated(_ raw: String) -> Result<String, UploadNameProblem> {
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
-        let title = trimmed.utf8.allSatisfy({ $0 < 0x80 }) ? trimmed : trimmed.precomposedStringWithCanonicalMapping
+        let trimmed = raw.trimmingWhitespace()
+        let title = trimmed.utf8.allSatisfy({ $0 < 0x80 }) ? trimmed : trimmed.canonicallyComposed
         if title.isEmpty { return .failure(UploadNameProblem("the title must not be blank")) }
         if title == "." || title == ".." { return .failure(UploadNameProblem("'\(title)' cannot be a title")) }
         if let problem = UploadName.unsafeCharacters(in: title, what: "title") { return .failure(problem) }

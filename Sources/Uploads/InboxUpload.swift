@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotodropSystem
 import PhotodropConfiguration
@@ -27,7 +27,7 @@ public final class InboxUpload {
     private let uploads: Directory
     private let inbox: Directory
     private let temporaryName: String
-    private var descriptor: Int32
+    private var descriptor: FileDescriptor?
     private var hasher: SHA256
 
     /// Starts an upload: makes its temporary file.
@@ -45,13 +45,13 @@ public final class InboxUpload {
             throw UploadError.inbox(error)
         }
         temporaryName = "upload-" + UUID().uuidString.lowercased()
-        do {
-            descriptor = try uploads.openFile(temporaryName, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o640)
+        do throws(SystemError) {
+            descriptor = try uploads.open(temporaryName, flags: [.writeOnly, .create, .exclusive], mode: 0o640)
         } catch {
             throw UploadError.inbox(error)
         }
         do { hasher = try SHA256() } catch {
-            LibC.close(descriptor)
+            descriptor = nil
             try? uploads.remove(temporaryName)
             throw UploadError.internal("\(error)")
         }
@@ -64,16 +64,12 @@ public final class InboxUpload {
 
     /// Appends a piece of the body.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(UploadError) {
-        guard descriptor >= 0 else { throw UploadError.internal("the upload was already finished") }
+        guard let descriptor else { throw UploadError.internal("the upload was already finished") }
         guard byteCount + Int64(bytes.count) <= maximumBytes else { throw UploadError.tooLarge(maximumBytes) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = LibC.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw UploadError.write(SystemError.current("write", path: Path.join(uploads.path, temporaryName)))
-            }
-            offset += written
+        do throws(SystemError) {
+            try descriptor.writeAll(bytes, path: Path.join(uploads.path, temporaryName))
+        } catch {
+            throw UploadError.write(error)
         }
         byteCount += Int64(bytes.count)
         do { try hasher.update(bytes) } catch { throw UploadError.internal("\(error)") }
@@ -83,15 +79,19 @@ public final class InboxUpload {
     /// (made when missing). `expectedSHA256`: the digest the client announced; a different body is refused.
     public func finish(library: PhotoLibrary, expectedSHA256: SHA256Digest? = nil) throws(UploadError) -> UploadReceipt {
         defer { abandon() }
-        guard descriptor >= 0 else { throw UploadError.internal("the upload was already finished") }
+        guard let descriptor else { throw UploadError.internal("the upload was already finished") }
         let digest: SHA256Digest
         do { digest = try hasher.finalize() } catch { throw UploadError.internal("\(error)") }
         if let expectedSHA256, expectedSHA256 != digest {
             throw UploadError.digestMismatch(expected: expectedSHA256, received: digest)
         }
-        var info = stat()
-        guard fsync(descriptor) == 0, fstat(descriptor, &info) == 0 else {
-            throw UploadError.write(SystemError.current("fsync", path: Path.join(uploads.path, temporaryName)))
+        let info: FileStatus
+        do throws(SystemError) {
+            let path = Path.join(uploads.path, temporaryName)
+            try descriptor.sync(path: path)
+            info = try descriptor.status(path: path)
+        } catch {
+            throw UploadError.write(error)
         }
         let target: Directory
         do {
@@ -123,9 +123,8 @@ public final class InboxUpload {
 
     /// Gives the upload up: closes and removes the temporary file (nothing when it was finished).
     public func abandon() {
-        guard descriptor >= 0 else { return }
-        LibC.close(descriptor)
-        descriptor = -1
+        guard descriptor != nil else { return }
+        descriptor = nil
         try? uploads.remove(temporaryName)
     }
 
@@ -140,7 +139,7 @@ public final class InboxUpload {
         let cutoff = Date().timeIntervalSince1970 - age
         while let entry = try? stream.next() {
             guard entry.name.hasPrefix("upload-"), entry.type == .regular,
-                let info = (try? uploads.status(entry.name)) ?? nil, Double(info.st_mtim.tv_sec) < cutoff
+                let info = (try? uploads.status(entry.name)) ?? nil, Double(info.modification.seconds) < cutoff
             else { continue }
             if (try? uploads.remove(entry.name)) != nil { removed += 1 }
         }

@@ -27,7 +27,7 @@ public enum UploadError: Error, Sendable, CustomStringConvertible {
         case .inbox(let error):
             return "cannot put the file into the inbox: \(error.description); check that serve may write the inbox"
         case .write(let error):
-            return error.code == ENOSPC || error.code == EDQUOT
+            return error.code == Errno.noSpace || error.code == Errno.diskQuotaExceeded
                 ? "the inbox's disk is full; nothing was kept" : "cannot write the upload: \(error.description)"
         case .catalog(let message): return "cannot record the upload in the library: \(message)"
         case .internal(let message): return message

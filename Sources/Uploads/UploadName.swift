@@ -1,4 +1,5 @@
-import Foundation
+import PhotodropSystem
+import FoundationEssentials
 
 /// The rules for a file name given by an uploader, and for an album title used as the name of a new inbox folder:
 /// one path component, in Unicode NFC (a decomposed name, as macOS sends, is composed), at most 255 bytes, not
@@ -7,7 +8,7 @@ import Foundation
 public enum UploadName {
     /// The name in NFC, or why it cannot be one.
     public static func validated(_ raw: String) -> Result<String, UploadNameProblem> {
-        let name = raw.utf8.allSatisfy({ $0 < 0x80 }) ? raw : raw.precomposedStringWithCanonicalMapping
+        let name = raw.utf8.allSatisfy({ $0 < 0x80 }) ? raw : raw.canonicallyComposed
         if name.isEmpty { return .failure(UploadNameProblem("the name is empty")) }
         if name == "." || name == ".." { return .failure(UploadNameProblem("'\(name)' is not a file name")) }
         if name.utf8.contains(0) { return .failure(UploadNameProblem("the name contains a NUL byte")) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtures
 import Testing
 
 /// The layers the README draws, as a rule on the sources: every module of ours may import only the modules listed
@@ -7,9 +8,10 @@ import Testing
 /// import whom is a decision, made here and in the README's module map.
 @Suite("Layers: who may import whom", .timeLimit(.minutes(1)))
 struct LayeringTests {
-    /// The toolchain's modules, which any layer may use.
+    /// The toolchain's modules, which any layer may use. Not the whole `Foundation`: on Linux it re-exports Glibc
+    /// (every libc call would be one import away) and loads ICU; FoundationEssentials is what the modules need.
     static let toolchain: Set<String> = [
-        "Foundation", "FoundationEssentials", "FoundationInternationalization", "Dispatch", "Synchronization",
+        "FoundationEssentials", "FoundationInternationalization", "Dispatch", "Synchronization",
     ]
 
     /// Module → what it may import besides the toolchain.
@@ -20,7 +22,7 @@ struct LayeringTests {
         "BuildInfo": [],
         "PhotoCatalog": ["PhotodropSystem", "CSQLite"],
         "MediaProbe": ["PhotodropSystem", "CMagic", "CBrotli", "CXMP", "CZlib"],
-        "PhotoImaging": ["CVips", "CFFmpeg", "CLibRaw"],
+        "PhotoImaging": ["CVips", "CFFmpeg", "CLibRaw", "PhotodropSystem"],
         "Rendering": ["PhotodropSystem"],
         "PhotoImageManager": [
             "PhotodropSystem", "PhotodropConcurrency", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "Rendering",
@@ -41,7 +43,8 @@ struct LayeringTests {
             "Ingest", "LibraryJSON", "PhotoServer", "PhotoCatalog", "MediaProbe", "PhotoImageManager", "Rendering",
             "BuildInfo",
         ],
-        "photodrop": ["PhotodropCLI", "PhotodropSystem", "PhotoImaging", "Rendering", "MediaProbe"],
+        "RenderHelperProcess": ["PhotoImaging", "Rendering", "MediaProbe", "PhotodropSystem"],
+        "photodrop": ["PhotodropCLI", "PhotodropSystem", "RenderHelperProcess", "Rendering"],
     ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -88,6 +91,19 @@ struct LayeringTests {
             }
         }
         #expect(violations.isEmpty, "imports across the layers:\n\(violations.joined(separator: "\n"))")
+    }
+
+    @Test("no module but PhotodropSystem calls the C library: the compiled objects say so")
+    func systemCallsGoThroughPhotodropSystem() async throws {
+        let root = Self.sources.deletingLastPathComponent()
+        let build = root.appendingPathComponent(".build/debug")
+        try skipUnless(
+            FileManager.default.fileExists(atPath: build.appendingPathComponent("PhotodropSystem.build").path),
+            "no debug build at \(build.path) to read (the release-only test run)")
+        let result = try await ProcessRunner.run(
+            root.appendingPathComponent("scripts/check-system-boundary.sh"), [build.path], timeout: 300)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("call the system through PhotodropSystem only"), "\(result)")
     }
 
     @Test("the rule catches what it is for: a server file importing Ingest is a violation")

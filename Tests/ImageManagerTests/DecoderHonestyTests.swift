@@ -52,7 +52,7 @@ struct DecoderHonestyTests {
         defer { if fd >= 0 { close(fd) } }
         let request = RenderRequest(
             outputs: [.init(width: 512, height: 512, mimeType: "image/jpeg", quality: 85)], mimeType: mime)
-        return try helper.render(request, descriptor: fd, timeout: .seconds(60)).pictures
+        return try helper.render(request, descriptor: FileDescriptor(borrowing: fd), timeout: .seconds(60)).pictures
     }
 
     private func failure(_ helper: RenderHelper, _ name: String, mime: String) -> String? {

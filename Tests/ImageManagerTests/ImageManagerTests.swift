@@ -201,10 +201,10 @@ struct ImageManagerTests {
         let request = RenderRequest(
             outputs: [.init(width: 3000, height: 3000, mimeType: "image/jpeg", quality: 95)], mimeType: "image/jpeg")
         #expect(throws: RenderError.timedOut(seconds: 0)) {
-            try helper.render(request, descriptor: original.rawValue, timeout: .microseconds(1))
+            try helper.render(request, descriptor: original, timeout: .microseconds(1))
         }
         #expect(helper.processID == nil, "the stopped helper is gone")
-        let again = try helper.render(request, descriptor: original.rawValue, timeout: .seconds(60))
+        let again = try helper.render(request, descriptor: original, timeout: .seconds(60))
         #expect(again.pictures.first.map { ($0.width, $0.height) } ?? (0, 0) == (3000, 2000))
         #expect(helper.starts == 2)
     }

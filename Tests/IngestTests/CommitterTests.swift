@@ -159,7 +159,7 @@ struct ClaimJournalTests {
             let path = try JPEGFixture.write(index, to: "Inbox/Card/\(name)", in: folder)
             var info = stat()
             stat(path, &info)
-            return ClaimJournal.SettledFile(relativePath: "Card/\(name)", identity: FileIdentity(info))
+            return ClaimJournal.SettledFile(relativePath: "Card/\(name)", identity: FileIdentity(FileStatus(info)))
         }
         // IMG_0001.CR2 is claimed while IMG_0001.JPG is still in the folder; the JPEG comes in the next batch, when
         // the RAW has left the folder: both know of each other. IMG_0002 has no partner.
@@ -195,7 +195,7 @@ struct ClaimJournalTests {
             let path = try JPEGFixture.write(index, to: "Inbox/Trip/IMG_\(index).jpg", in: folder)
             var info = stat()
             stat(path, &info)
-            files.append(ClaimJournal.SettledFile(relativePath: "Trip/IMG_\(index).jpg", identity: FileIdentity(info)))
+            files.append(ClaimJournal.SettledFile(relativePath: "Trip/IMG_\(index).jpg", identity: FileIdentity(FileStatus(info))))
         }
         files.append(
             ClaimJournal.SettledFile(
@@ -248,7 +248,7 @@ struct ClaimJournalTests {
         let path = try JPEGFixture.write(1, to: "Inbox/A/x.jpg", in: folder)
         var info = stat()
         stat(path, &info)
-        let claimed = try await claims.claim([.init(relativePath: "A/x.jpg", identity: FileIdentity(info))])
+        let claimed = try await claims.claim([.init(relativePath: "A/x.jpg", identity: FileIdentity(FileStatus(info)))])
         try JPEGFixture.write(2, to: "Inbox/A/x.jpg", in: folder)  // a new upload under the same name
         let relative = try claims.unclaim(try #require(claimed.jobs.first))
         #expect(relative == "A/x (2).jpg")

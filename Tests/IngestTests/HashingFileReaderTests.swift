@@ -1,3 +1,4 @@
+import Glibc
 import Foundation
 import MediaProbe
 import PhotodropSystem
@@ -108,7 +109,7 @@ struct HashingFileReaderTests {
         var info = stat()
         #expect(stat(path, &info) == 0)
         let digest = try HashingFileReader().read(path: path)
-        #expect(digest.identity == FileIdentity(info))
+        #expect(digest.identity == FileIdentity(FileStatus(info)))
     }
 
     @Test func aFileGrowingDuringTheReadIsRefused() throws {
@@ -125,7 +126,7 @@ struct HashingFileReaderTests {
             defer { close(fd) }
             var byte: UInt8 = 7
             while appending.load(ordering: .relaxed) {
-                _ = LibC.write(fd, &byte, 1)
+                _ = Glibc.write(fd, &byte, 1)
                 appended.add(1, ordering: .relaxed)
                 usleep(50)
             }
@@ -163,7 +164,7 @@ struct HashingFileReaderTests {
             Issue.record("missing file: \(String(describing: missing)), not an I/O error")
             return
         }
-        #expect(cause.code == ENOENT)
+        #expect(cause.code == Errno(rawValue: ENOENT))
     }
 
     // MARK: FileLook

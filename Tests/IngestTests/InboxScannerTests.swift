@@ -132,8 +132,7 @@ struct InboxScannerTests {
         // The Latin-1 name is taken: its stray byte is held as an escape that system calls turn back into 0xE9.
         #expect(files.map(\.relativePath) == ["Trip/caf\u{0}E9.jpg"])
         let location = try #require(files.first?.location)
-        let opened = try location.open(flags: O_RDONLY)
-        close(opened)
+        _ = try location.open(flags: .readOnly)
         #expect(FileNameEncoding.bytes(of: location.name) == Array("caf".utf8) + [0xE9] + Array(".jpg".utf8))
         let kinds = problems.map(\.kind)
         #expect(kinds.filter { $0 == .symbolicLink }.count == 2)
@@ -167,7 +166,7 @@ struct InboxScannerTests {
             Issue.record("expected an unreadable-folder problem, got \(problems)")
             return
         }
-        #expect(error.code == ENOENT)
+        #expect(error.code == Errno(rawValue: ENOENT))
     }
 
     @Test func startingAtASubfolderKeepsTheAlbumOfTheRoot() throws {

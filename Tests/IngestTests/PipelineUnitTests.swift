@@ -218,7 +218,7 @@ struct IngestWorkerTests {
         let path = try JPEGFixture.write(3, to: "a.jpg", in: folder)
         var info = stat()
         stat(path, &info)
-        var identity = FileIdentity(info)
+        var identity = FileIdentity(FileStatus(info))
         identity.size -= 1
         let job = try IngestJob(
             path: path, displayPath: "a.jpg", album: nil, originalName: "a.jpg", expectedIdentity: identity)
@@ -260,7 +260,7 @@ struct IngestWorkerTests {
             Issue.record("expected an I/O failure, got \(failure)")
             return
         }
-        #expect(error.code == ENOENT)
+        #expect(error.code == Errno(rawValue: ENOENT))
         #expect(error.path?.hasSuffix("x.jpg") == true)
         #expect(failure.healthKind == .file)
         #expect(failure.description.contains("x.jpg"))

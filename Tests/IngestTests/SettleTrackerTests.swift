@@ -300,7 +300,7 @@ struct SettleTrackerTests {
         let result1 = tracker.inspect(check, .notRegularFile, at: .zero)
         #expect(result1 == .forgotten(.notRegularFile))
         _ = tracker.observe(.movedIn, path: "secret.jpg", at: .zero)
-        let error = SystemError(code: 13, call: "open", path: "secret.jpg")
+        let error = SystemError(code: .permissionDenied, call: "open", path: "secret.jpg")
         let result2 = tracker.inspect(tracker.dueChecks(at: .zero)[0], .failed(error), at: .zero)
         #expect(result2 == .forgotten(.unreadable(error)))
     }

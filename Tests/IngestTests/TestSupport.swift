@@ -18,12 +18,11 @@ func run(_ tool: String, _ arguments: String...) throws -> Int32 {
 extension HashingFileReader {
     /// Opens `path` as the workers do (never through a link), reads and hashes it, and closes it.
     func read(path: String) throws -> FileDigest {
-        let fd = SourceFileOpener.openForReading(path)
-        guard fd >= 0 else {
-            if errno == ELOOP { throw IngestFailure.notRegularFile(path: path) }
-            throw IngestFailure.io(.current("open", path: path))
+        let fd: FileDescriptor
+        do { fd = try SourceFileOpener.openForReading(path) } catch {
+            if error.code == .tooManySymbolicLinkLevels { throw IngestFailure.notRegularFile(path: path) }
+            throw IngestFailure.io(error)
         }
-        defer { close(fd) }
         return try read(fileDescriptor: fd, path: path)
     }
 }

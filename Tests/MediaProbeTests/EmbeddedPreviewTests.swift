@@ -1,5 +1,6 @@
 import Foundation
 import TestFixtures
+import PhotodropSystem
 import Testing
 
 @testable import MediaProbe
@@ -20,7 +21,7 @@ struct EmbeddedPreviewTests {
         try data.write(to: URL(fileURLWithPath: path))
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         defer { close(descriptor) }
-        return EmbeddedPreviewLocator.largestJPEG(in: descriptor)
+        return EmbeddedPreviewLocator.largestJPEG(in: FileDescriptor(borrowing: descriptor))
     }
 
     @Test("TIFF-based RAW: the largest baseline JPEG of IFD0, sub-IFDs and JPEGInterchangeFormat; never lossless data")
@@ -66,7 +67,7 @@ struct EmbeddedPreviewTests {
         func located(_ name: String) -> EmbeddedPreviewLocator.Preview? {
             let descriptor = open(Corpus.path(name), O_RDONLY | O_CLOEXEC)
             defer { close(descriptor) }
-            return EmbeddedPreviewLocator.largestJPEG(in: descriptor)
+            return EmbeddedPreviewLocator.largestJPEG(in: FileDescriptor(borrowing: descriptor))
         }
         #expect(located("FujiFilm.raf").map { ($0.width, $0.height) } ?? (0, 0) == (8, 8))
         // ExifTool's samples: their previews were cut down to a few bytes ("Dummy preview image").

@@ -1,5 +1,6 @@
 import Foundation
 import TestFixtures
+import PhotodropSystem
 import Testing
 
 @testable import MediaProbe
@@ -144,18 +145,18 @@ struct HEIFTests {
             let made = try HDRPhoto.make("t\(transfer)", width: 64, height: 32, transfer: transfer, in: folder)
             let fd = open(made.heic, O_RDONLY | O_CLOEXEC)
             defer { close(fd) }
-            let colour = HEIFColourReader.colour(in: fd)
+            let colour = HEIFColourReader.colour(in: FileDescriptor(borrowing: fd))
             #expect(colour == ColourDescription(primaries: 9, transfer: transfer, matrix: 9, fullRange: true))
             #expect(colour?.isHighDynamicRange == true)
             // The file as heif-enc wrote it has no colr box.
             let plain = open(folder.url("t\(transfer)-plain.heic"), O_RDONLY | O_CLOEXEC)
             defer { close(plain) }
-            #expect(HEIFColourReader.colour(in: plain) == nil)
+            #expect(HEIFColourReader.colour(in: FileDescriptor(borrowing: plain)) == nil)
         }
         let jpeg = folder.url("not.heic")
         try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: URL(fileURLWithPath: jpeg))
         let fd = open(jpeg, O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
-        #expect(HEIFColourReader.colour(in: fd) == nil)
+        #expect(HEIFColourReader.colour(in: FileDescriptor(borrowing: fd)) == nil)
     }
 }

@@ -64,7 +64,7 @@ struct JPEGTests {
             let fd = open(url.path, O_RDONLY)
             defer { close(fd) }
             let (result, read, _) = try MediaProber().probe(
-                descriptor: fd, size: Int64(bytes.count), prefix: nil, path: nil)
+                descriptor: FileDescriptor(borrowing: fd), size: Int64(bytes.count), prefix: nil, path: nil)
             #expect(result.kind == .photo)
             #expect(read <= 64 * 1024 + 2, "read \(read) of \(bytes.count) bytes")
             // Without the end marker at the end (a motion photo), the scan is read to find it.
@@ -73,7 +73,7 @@ struct JPEGTests {
             let fd2 = open(url.path, O_RDONLY)
             defer { close(fd2) }
             let (again, readAgain, _) = try MediaProber().probe(
-                descriptor: fd2, size: Int64(motion.count), prefix: nil, path: nil)
+                descriptor: FileDescriptor(borrowing: fd2), size: Int64(motion.count), prefix: nil, path: nil)
             #expect(again.kind == .photo)
             #expect(readAgain >= Int64(bytes.count) - 64 * 1024)
         }

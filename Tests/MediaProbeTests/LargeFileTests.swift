@@ -28,7 +28,7 @@ struct LargeFileTests {
         let payload = UInt64(samples * sampleSize)
         let mdatHeader: [UInt8] = .be32(1) + .fourCC("mdat") + .be64(16 + payload)
         let fd = open(url.path, O_CREAT | O_TRUNC | O_WRONLY, 0o644)
-        guard fd >= 0 else { throw ProbeError.io("create", errno: errno, path: url.path) }
+        guard fd >= 0 else { throw ProbeError.io("create", errno: Errno(rawValue: errno), path: url.path) }
         defer { close(fd) }
         func write(_ bytes: [UInt8], at offset: Int64) {
             _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
@@ -59,7 +59,7 @@ struct LargeFileTests {
             defer { close(fd) }
             let prober = try MediaProber()
             let start = DispatchTime.now().uptimeNanoseconds
-            let (result, bytesRead, calls) = try prober.probe(descriptor: fd, size: size, prefix: nil, path: url.path)
+            let (result, bytesRead, calls) = try prober.probe(descriptor: FileDescriptor(borrowing: fd), size: size, prefix: nil, path: url.path)
             let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             print(
                 "4 GB sparse movie (moov \(moovFirst ? "first" : "last")): \(result.message); read \(bytesRead) "
@@ -69,7 +69,7 @@ struct LargeFileTests {
             #expect(result.metadata.frameCount == Self.samples)
             #expect(bytesRead < 4 << 20, "read \(bytesRead) bytes of a \(size)-byte file")
             // Cut one byte short: the last sample is missing.
-            let cut = try prober.probe(fileDescriptor: fd, fileSize: size - 1, prefix: nil)
+            let cut = try prober.probe(fileDescriptor: FileDescriptor(borrowing: fd), fileSize: size - 1, prefix: nil)
             #expect(cut.rejection == .corrupt && cut.isTruncated)
         }
     }

@@ -14,7 +14,7 @@ struct ProbeAPITests {
             try prober.probe(path: missing)
         } throws: { error in
             guard let error = error as? ProbeError else { return false }
-            return error.errno == ENOENT && error.path == missing && error.message.contains(missing)
+            return error.errno == Errno(rawValue: ENOENT) && error.path == missing && error.message.contains(missing)
                 && error.message.contains("moved or deleted")
         }
         try Probe.withTemporaryDirectory { dir in
@@ -37,12 +37,12 @@ struct ProbeAPITests {
                 #expect {
                     try prober.probe(path: locked.path)
                 } throws: { error in
-                    (error as? ProbeError)?.errno == EACCES
+                    (error as? ProbeError)?.errno == Errno(rawValue: EACCES)
                 }
             }
         }
         #expect(throws: ProbeError.self) {
-            try prober.probe(fileDescriptor: -1, fileSize: 100, prefix: nil)
+            try prober.probe(fileDescriptor: FileDescriptor(borrowing: -1), fileSize: 100, prefix: nil)
         }
     }
 
@@ -96,7 +96,7 @@ struct ProbeAPITests {
                     let length = min(prefixLength, bytes.count)
                     let (result, read, _) = try bytes.withUnsafeBytes { raw in
                         try prober.probe(
-                            descriptor: fd, size: Int64(bytes.count),
+                            descriptor: FileDescriptor(borrowing: fd), size: Int64(bytes.count),
                             prefix: UnsafeRawBufferPointer(rebasing: raw[0..<length]), path: nil)
                     }
                     #expect(result == byPath, "file \(i), prefix \(length)")
@@ -104,13 +104,13 @@ struct ProbeAPITests {
                     // The same bytes as a head array, longer than its valid part (as a reused buffer is).
                     let head = Array(bytes[0..<length]) + [UInt8](repeating: 0xEE, count: 300)
                     let inPlace = try prober.probe(
-                        fileDescriptor: fd, fileSize: Int64(bytes.count), head: head, headCount: length)
+                        fileDescriptor: FileDescriptor(borrowing: fd), fileSize: Int64(bytes.count), head: head, headCount: length)
                     #expect(inPlace == byPath, "file \(i), head array of \(length)")
                 }
                 let whole = try prober.probe(
-                    fileDescriptor: -1, fileSize: Int64(bytes.count), head: bytes, headCount: bytes.count)
+                    fileDescriptor: FileDescriptor(borrowing: -1), fileSize: Int64(bytes.count), head: bytes, headCount: bytes.count)
                 #expect(whole == byPath, "file \(i): a head array with the whole file needs no descriptor")
-                let noPrefix = try prober.probe(fileDescriptor: fd, fileSize: Int64(bytes.count), prefix: nil)
+                let noPrefix = try prober.probe(fileDescriptor: FileDescriptor(borrowing: fd), fileSize: Int64(bytes.count), prefix: nil)
                 #expect(noPrefix == byPath)
                 #expect(lseek(fd, 0, SEEK_CUR) == 0, "the descriptor's offset is left alone")
             }
@@ -168,7 +168,7 @@ struct ProbeAPITests {
                     // The whole file is in the prefix: the descriptor is never read.
                     return try bytes.withUnsafeBytes { raw in
                         try (0..<50).map { _ in
-                            try prober.probe(fileDescriptor: -1, fileSize: Int64(bytes.count), prefix: raw)
+                            try prober.probe(fileDescriptor: FileDescriptor(borrowing: -1), fileSize: Int64(bytes.count), prefix: raw)
                         }
                     }
                 }

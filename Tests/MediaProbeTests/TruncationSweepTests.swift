@@ -46,7 +46,7 @@ struct TruncationSweepTests {
             for k in 0..<100 {
                 let cut = bytes.count * k / 100
                 let start = DispatchTime.now().uptimeNanoseconds
-                let result = try prober.probe(fileDescriptor: fd, fileSize: Int64(cut), prefix: nil)
+                let result = try prober.probe(fileDescriptor: FileDescriptor(borrowing: fd), fileSize: Int64(cut), prefix: nil)
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 if seconds > slowest.0 { slowest = (seconds, "\(file) at \(cut)") }
                 probes += 1

@@ -28,7 +28,7 @@ struct BackupTests {
         let snapshot = try library.writeCatalogSnapshot(to: target)
 
         #expect(snapshot.databasePath == target && snapshot.assetCount == 3)
-        #expect(snapshot.databaseBytes == Int64(try FileSystem.status(atPath: target).st_size))
+        #expect(snapshot.databaseBytes == (try FileSystem.status(atPath: target).size))
         for leftover in [".partial", "-wal", "-shm", "-journal", ".partial-journal"] {
             #expect(!FileSystem.exists(atPath: target + leftover), "\(leftover) left beside the copy")
         }
@@ -107,7 +107,7 @@ struct BackupTests {
         for path in LibraryBackup.recordedFiles(first.path).keys {
             let old = try FileSystem.status(atPath: first.path + "/" + path)
             let new = try FileSystem.status(atPath: second.path + "/" + path)
-            #expect(old.st_ino == new.st_ino && new.st_nlink == 2, "\(path) is one file in both backups")
+            #expect(old.node == new.node && new.linkCount == 2, "\(path) is one file in both backups")
         }
 
         // A new original missing from the library (one the previous backup has is linked from it, never read):

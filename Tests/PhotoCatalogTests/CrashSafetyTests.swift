@@ -172,7 +172,7 @@ struct CrashSafetyTests {
         if inIntentLog {
             let descriptor = open(deadLog, O_RDWR | O_CREAT, 0o644)
             defer { close(descriptor) }
-            try IntentLog.write(logged, batch: 1, to: descriptor, path: deadLog)
+            try IntentLog.write(logged, batch: 1, to: FileDescriptor(borrowing: descriptor), path: deadLog)
         }
 
         let second = PhotoLibrary(url: library.url)

@@ -28,9 +28,9 @@ struct IntentLogTests {
                 action: .place, method: .move, source: "/inbox/A/\($0).jpg", inode: UInt64($0),
                 destination: "originals/00/\($0).jpg")
         }
-        try IntentLog.write(many, batch: 1, to: descriptor, path: path)
+        try IntentLog.write(many, batch: 1, to: FileDescriptor(borrowing: descriptor), path: path)
         #expect(IntentLog.read(path: path)?.entries == many)
-        try IntentLog.write(Self.entries, batch: 7, to: descriptor, path: path)
+        try IntentLog.write(Self.entries, batch: 7, to: FileDescriptor(borrowing: descriptor), path: path)
         let read = try #require(IntentLog.read(path: path))
         #expect(read.batch == 7 && read.entries == Self.entries)
         #expect(
@@ -38,7 +38,7 @@ struct IntentLogTests {
                 == IntentLog.encode(
                     Self.entries, batch: 7
                 ).count)
-        try IntentLog.write([], batch: 8, to: descriptor, path: path)
+        try IntentLog.write([], batch: 8, to: FileDescriptor(borrowing: descriptor), path: path)
         #expect(IntentLog.read(path: path)?.entries == [])
     }
 
@@ -85,7 +85,7 @@ struct IntentLogTests {
                 IntentLog.Entry(
                     action: .place, method: .move, source: source.path, inode: TestFiles.inode(placed),
                     destination: "originals/0c/" + placed.lastPathComponent)
-            ], batch: 1, to: descriptor, path: log)
+            ], batch: 1, to: FileDescriptor(borrowing: descriptor), path: log)
         close(descriptor)
 
         let report = try library.verify()

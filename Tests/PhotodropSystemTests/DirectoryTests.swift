@@ -1,6 +1,6 @@
 import CLinux
 import Foundation
-import PhotodropSystem
+@testable import PhotodropSystem
 import TestFixtures
 import Testing
 
@@ -26,22 +26,22 @@ struct DirectoryTests {
         #expect(symlink(scratch.url("outside/a.jpg"), scratch.url("root/Trip/b.jpg")) == 0)
         let root = try Directory.open(atPath: scratch.url("root"))
 
-        let fd = try root.openFile("Trip/a.jpg", flags: O_RDONLY)
+        let fd = try root.openFile("Trip/a.jpg", flags: OpenFlags(rawValue: O_RDONLY))
         var bytes = [UInt8](repeating: 0, count: 16)
         let count = read(fd, &bytes, 16)
         close(fd)
         #expect(String(decoding: bytes[0..<count], as: UTF8.self) == "inside")
 
-        #expect(throws: SystemError.self) { try root.openFile("Link/a.jpg", flags: O_RDONLY) }
+        #expect(throws: SystemError.self) { try root.openFile("Link/a.jpg", flags: OpenFlags(rawValue: O_RDONLY)) }
         do {
-            _ = try root.openFile("Link/a.jpg", flags: O_RDONLY)
+            _ = try root.openFile("Link/a.jpg", flags: OpenFlags(rawValue: O_RDONLY))
         } catch {
-            #expect(error.code == ELOOP || error.code == ENOTDIR, "\(error)")
+            #expect(error.code == Errno(rawValue: ELOOP) || error.code == Errno(rawValue: ENOTDIR), "\(error)")
         }
-        #expect(throws: SystemError.self) { try root.openFile("Trip/b.jpg", flags: O_RDONLY) }
+        #expect(throws: SystemError.self) { try root.openFile("Trip/b.jpg", flags: OpenFlags(rawValue: O_RDONLY)) }
         #expect(throws: SystemError.self) { try root.directory("Link") }
         for escape in ["../outside/a.jpg", "Trip/../../outside/a.jpg", "/etc/passwd", "Trip//a.jpg", "./Trip/a.jpg"] {
-            #expect(throws: SystemError.self, "\(escape)") { try root.openFile(escape, flags: O_RDONLY) }
+            #expect(throws: SystemError.self, "\(escape)") { try root.openFile(escape, flags: OpenFlags(rawValue: O_RDONLY)) }
         }
     }
 
@@ -57,7 +57,7 @@ struct DirectoryTests {
         let swapped = renameat2(
             AT_FDCWD, scratch.url("root/A"), AT_FDCWD, scratch.url("root/S"), RENAME_EXCHANGE)
         #expect(swapped == 0)
-        #expect(throws: SystemError.self) { try root.openFile("A/x.jpg", flags: O_RDONLY) }
+        #expect(throws: SystemError.self) { try root.openFile("A/x.jpg", flags: OpenFlags(rawValue: O_RDONLY)) }
         let staging = try root.directory("staging", creating: true)
         #expect(try album.rename("x.jpg", to: staging, as: "1"))
         #expect(FileManager.default.fileExists(atPath: scratch.url("outside/x.jpg")), "the outside file stays")
@@ -87,7 +87,7 @@ struct DirectoryTests {
         let root = try Directory.open(atPath: scratch.path)
         let latin1 = FileNameEncoding.string(fromBytes: Array("M".utf8) + [0xFC] + Array("nchen.jpg".utf8))
         #expect(!latin1.isValidUTF8 && latin1.text == "M\u{0}FCnchen.jpg")
-        let fd = try root.openFile(latin1.text, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+        let fd = try root.openFile(latin1.text, flags: OpenFlags(rawValue: O_WRONLY | O_CREAT | O_EXCL), mode: 0o644)
         close(fd)
         let names = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
         #expect(names.count == 1)

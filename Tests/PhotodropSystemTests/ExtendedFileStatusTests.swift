@@ -1,5 +1,5 @@
 import Foundation
-import PhotodropSystem
+@testable import PhotodropSystem
 import TestFixtures
 import Testing
 
@@ -12,15 +12,15 @@ struct ExtendedFileStatusTests {
         #expect(link(scratch.url("a.jpg"), scratch.url("b.jpg")) == 0)
         let plain = try FileSystem.status(atPath: scratch.url("a.jpg"))
         let byPath = try ExtendedFileStatus.of(scratch.url("a.jpg"))
-        let descriptor = FileDescriptor(owning: try FileSystem.open(scratch.url("a.jpg"), O_RDONLY))
+        let descriptor = try FileSystem.open(scratch.url("a.jpg"), .readOnly)
         let byDescriptor = try ExtendedFileStatus.of(descriptor)
         #expect(byPath == byDescriptor)
-        #expect(byPath.isRegularFile && byPath.size == 12_345 && Int64(plain.st_size) == 12_345)
-        #expect(byPath.mode == UInt32(plain.st_mode) && byPath.linkCount == 2)
-        #expect(byPath.owner == plain.st_uid && byPath.group == plain.st_gid)
+        #expect(byPath.isRegularFile && byPath.size == 12_345 && plain.size == 12_345)
+        #expect(byPath.mode == plain.mode && byPath.linkCount == 2)
+        #expect(byPath.owner == plain.owner && byPath.group == plain.group)
         #expect(byPath.node == FileNode(plain), "device and inode, with the device number built as stat builds it")
-        #expect(byPath.modification.seconds == Int64(plain.st_mtim.tv_sec))
-        #expect(byPath.modification.nanoseconds == UInt32(plain.st_mtim.tv_nsec))
+        #expect(byPath.modification.seconds == plain.modification.seconds)
+        #expect(byPath.modification.nanoseconds == plain.modification.nanoseconds)
         if let birth = byPath.birth {
             #expect(birth <= byPath.modification, "born no later than last written")
         }
@@ -36,6 +36,6 @@ struct ExtendedFileStatusTests {
         let followed = try ExtendedFileStatus.of(scratch.url("link.jpg"), followLinks: true)
         #expect(followed.isRegularFile && followed.size == 4)
         let error = #expect(throws: SystemError.self) { try ExtendedFileStatus.of(scratch.url("missing.jpg")) }
-        #expect(error?.code == ENOENT && error?.description.contains("missing.jpg") == true, "\(String(describing: error))")
+        #expect(error?.code == Errno(rawValue: ENOENT) && error?.description.contains("missing.jpg") == true, "\(String(describing: error))")
     }
 }

@@ -67,7 +67,9 @@ int pd_ffmpeg_preview(int descriptor, long long max_pixels, int short_side, doub
 
 void pd_ffmpeg_free_preview(pd_video_preview *preview);
 
-/// What FFmpeg logged (warnings and errors) since the last call, one message per line (to free with free()).
+/// What FFmpeg logged (warnings and errors) since the last call, one message per line (to free with pd_ffmpeg_free_text).
 char *pd_ffmpeg_take_log(void);
+/// Frees a text returned by pd_ffmpeg_take_log.
+void pd_ffmpeg_free_text(char *text);
 
 #endif

@@ -12,9 +12,9 @@ typedef struct _VipsSource VipsSource;
 /// operation cache (every request is a different file), one thread per image pipeline. 0, or -1 (then
 /// pd_vips_take_error says why).
 int pd_vips_start(const char *argv0);
-/// The error text of this thread's last failure (to free with free()), and clears it.
+/// The error text of this thread's last failure (to free with pd_vips_free_text), and clears it.
 char *pd_vips_take_error(void);
-/// What libvips and its libraries logged since the last call, one message per line (to free with free()); they
+/// What libvips and its libraries logged since the last call, one message per line (to free with pd_vips_free_text); they
 /// are kept from stderr.
 char *pd_vips_take_warnings(void);
 /// Forgets what earlier files left in libvips's error buffer and the kept warnings: call before each file.
@@ -25,6 +25,8 @@ void pd_vips_forget_messages_keeping_warnings(void);
 void pd_vips_add_warning(const char *line);
 /// Frees memory libvips handed out (encoded bytes, pixels).
 void pd_vips_free(void *memory);
+/// Frees a text returned by pd_vips_take_error or pd_vips_take_warnings.
+void pd_vips_free_text(char *text);
 void pd_vips_unref(void *object);
 /// A source over a descriptor (libvips duplicates it: the caller closes its own).
 VipsSource *pd_vips_source(int descriptor);

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
@@ -101,13 +101,13 @@ public struct ClaimJournal: Sendable {
 
     /// The staging folder, held open; opened again only when it was deleted (an inbox removed and made anew).
     func stagingFolder() throws(SystemError) -> Directory {
-        if let current = staging.current(), (try? current.status().st_nlink) ?? 0 > 0 { return current }
+        if let current = staging.current(), (try? current.status().linkCount) ?? 0 > 0 { return current }
         let root = try inbox.directory(creating: true)
         let folder = try root.directory(ClaimJournal.stagingRelativePath, creating: true, mode: 0o700)
         // Only the daemon's user may enter the staging folder (folders made by an older photodrop were 0755);
         // .photodrop itself stays readable: it may hold the daemon's status when the library cannot be written.
-        _ = fchmod(folder.descriptor.rawValue, 0o700)
-        if let parent = try? root.directory(".photodrop") { _ = fchmod(parent.descriptor.rawValue, 0o755) }
+        try? folder.descriptor.setPermissions(0o700)
+        if let parent = try? root.directory(".photodrop") { try? parent.descriptor.setPermissions(0o755) }
         staging.set(folder)
         return folder
     }
@@ -182,7 +182,7 @@ public struct ClaimJournal: Sendable {
                 }
                 guard try folder.rename(name, to: target, as: String(id)) else {
                     // Only a stale file from a damaged staging folder can be in the way; never overwrite it.
-                    throw SystemError(code: EEXIST, call: "renameat2", path: Path.join(stagingPath, String(id)))
+                    throw SystemError(code: Errno.fileExists, call: "renameat2", path: Path.join(stagingPath, String(id)))
                 }
             } catch {
                 orphans.append(id)
@@ -216,7 +216,7 @@ public struct ClaimJournal: Sendable {
             let candidate = attempt == 1 ? job.originalName : Quarantine.suffixed(job.originalName, attempt)
             if try from.rename(name, to: folder, as: candidate) { return prefix + candidate }
         }
-        throw SystemError(code: EEXIST, call: "renameat2", path: inboxPath(relative))
+        throw SystemError(code: Errno.fileExists, call: "renameat2", path: inboxPath(relative))
     }
 
     /// Reconciles the journal with the staging folder after a crash. Run it after
@@ -256,7 +256,7 @@ public struct ClaimJournal: Sendable {
                     IngestJob(
                         source: staged(entry.id, in: folder), displayPath: payload.source, album: payload.album,
                         originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
-                        graceExpired: payload.graceExpired, sizeHint: Int64(info.st_size),
+                        graceExpired: payload.graceExpired, sizeHint: Int64(info.size),
                         hasSameStemSibling: payload.hasSameStemSibling, sameStemCount: payload.sameStemCount,
                         node: FileNode(info)))
             } else if root.exists(payload.source) {
@@ -275,7 +275,7 @@ public struct ClaimJournal: Sendable {
             }
         }
         if !dropped.isEmpty { try await library.appendFileRecords(unrecorded, removingJournalEntries: dropped) }
-        var strays: [(name: String, info: stat)] = []
+        var strays: [(name: String, info: FileStatus)] = []
         let stream = try folder.entries()
         while let item = try stream.next() {
             guard let id = Int64(item.name), !known.contains(id), item.type == .regular,
@@ -298,7 +298,7 @@ public struct ClaimJournal: Sendable {
                 IngestJob(
                     source: staged(id, in: folder), displayPath: "recovered-\(stray.name)", album: nil,
                     originalName: "recovered-\(stray.name)", claimID: id, expectedIdentity: FileIdentity(stray.info),
-                    sizeHint: Int64(stray.info.st_size), node: FileNode(stray.info)))
+                    sizeHint: stray.info.size, node: stray.info.node))
         }
         return recovery
     }

@@ -45,7 +45,7 @@ struct Claimer: Sendable {
             }
             // Files that could not be moved (a read-only folder, a file a link replaced): the watch loop retries them
             // with back-off and logs them (a warning the first time only).
-            for missed in claimed.missed where missed.error.code != ENOENT {
+            for missed in claimed.missed where missed.error.code != Errno.noSuchFileOrDirectory {
                 mailbox.post(.claimFailed([missed.path], .io(missed.error)))
             }
             for job in claimed.jobs {

@@ -87,16 +87,9 @@ public struct DaemonStatus: Sendable, Equatable {
     }
 
     static func read(path: String) -> DaemonStatus? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while bytes.count < 1 << 20 {
-            let count = chunk.withUnsafeMutableBytes { LibC.read(fd, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
+        guard let file = try? FileSystem.open(path, [.readOnly, .noFollow]),
+            let bytes = try? file.readToEnd(limit: 1 << 20, path: path)
+        else { return nil }
         guard let value = try? JSONParser.parse(bytes), case .object(let members) = value.kind else { return nil }
         var fields: [String: JSONValue] = [:]
         for member in members { fields[member.key] = member.value }
@@ -143,7 +136,7 @@ public struct DaemonStatus: Sendable, Equatable {
     }
 
     /// Writes the status into `folder`: a temporary file, then a rename over the old one.
-    func write(into library: Directory, mode: mode_t = 0o640) throws(SystemError) {
+    func write(into library: Directory, mode: UInt32 = 0o640) throws(SystemError) {
         try library.replaceFile(named: DaemonStatus.fileName, with: json, mode: mode)
     }
 }

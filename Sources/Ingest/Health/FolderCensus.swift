@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 import PhotodropConfiguration
 
@@ -57,7 +57,7 @@ public enum FolderCensus {
                     entry.name.hasSuffix(".reason.json") && folder.exists(String(entry.name.dropLast(12)))
                 if !isReason, let info = (try? folder.status(entry.name)) ?? nil {
                     count.files += 1
-                    count.bytes += Int64(info.st_size)
+                    count.bytes += Int64(info.size)
                 }
             }
         }
@@ -65,14 +65,15 @@ public enum FolderCensus {
     }
 
     private static func folderExists(_ path: String, _ count: inout Count) -> Bool {
-        var info = stat()
-        if stat(path, &info) != 0 {
-            let code = errno
+        let info: FileStatus
+        do throws(SystemError) { info = try FileSystem.status(atPath: path) } catch {
             count.exists = false
-            if code != ENOENT { count.problems.append((path, "cannot read \(path): \(String(cString: strerror(code)))")) }
+            if error.code != Errno.noSuchFileOrDirectory {
+                count.problems.append((path, "cannot read \(path): \(error.reason)"))
+            }
             return false
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.isDirectory else {
             count.exists = false
             count.problems.append((path, "\(path) is not a folder"))
             return false

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotodropSystem
 import PhotodropTelemetry
@@ -61,9 +61,8 @@ public struct StatusReport: Sendable {
             case .notDetermined: report.writable = nil
             }
             for suffix in ["", "-wal", "-shm"] {
-                var info = stat()
-                if stat(config.library + "/" + PhotoLibrary.databaseName + suffix, &info) == 0 {
-                    report.databaseBytes += Int64(info.st_size)
+                if let info = try? FileSystem.status(atPath: config.library + "/" + PhotoLibrary.databaseName + suffix) {
+                    report.databaseBytes += info.size
                 }
             }
         }

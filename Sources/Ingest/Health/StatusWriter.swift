@@ -35,7 +35,7 @@ struct StatusWriter: Sendable {
     /// Writes the status once; returns whether it was written anywhere.
     private func write(_ counts: IngestStatistics.Counts, _ budget: InotifyWatcher.Status?) -> Bool {
         let status = DaemonStatus(
-            pid: getpid(), started: startedAt, updated: .now(), waiting: health.waiting,
+            pid: SystemProcess.id, started: startedAt, updated: .now(), waiting: health.waiting,
             waitingForPartner: health.waitingForPartner, counts: counts,
             problems: health.problems(), watches: budget, configFile: configFile)
         if let folder = try? library.directory(), (try? status.write(into: folder)) != nil {

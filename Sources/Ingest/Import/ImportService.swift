@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotodropSystem
 import Synchronization
@@ -52,9 +52,7 @@ public final class ImportService: Sendable {
 
     /// `realpath(3)`, or nil when the path cannot be resolved (e.g. a library that does not exist yet).
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        Path.real(path)
     }
 
     /// Imports everything; `onOutcome` sees each file's outcome as it is committed (from one task at a time).
@@ -70,16 +68,14 @@ public final class ImportService: Sendable {
         onCreatingFolder: (ConfiguredFolders.Folder) -> Void = { _ in },
         onOutcome: @escaping @Sendable (FileOutcome) -> Void = { _ in }
     ) async throws(UsageFailure) -> IngestStatistics.Counts {
-        if let album = request.album, album.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let album = request.album, album.trimmingWhitespace().isEmpty {
             throw UsageFailure(description: "--album needs a name that is not empty")
         }
         let libraryFolder = ImportService.realPath(config.library) ?? config.library
         for path in request.paths {
-            var info = stat()
-            if stat(path, &info) != 0 {
+            do throws(SystemError) { _ = try FileSystem.status(atPath: path) } catch {
                 throw UsageFailure(
-                    description:
-                        "cannot import '\(path)': \(SystemError.describe(errno)); give existing files or folders")
+                    description: "cannot import '\(path)': \(error.reason); give existing files or folders")
             }
             // The library's own originals must never be read as sources: with --move, a "duplicate" would be the
             // stored original itself.
@@ -145,8 +141,7 @@ public final class ImportService: Sendable {
                     for item in InboxScanner(root: path, albums: rule, ignore: ignore) {
                         if Task.isCancelled { return }
                         guard case .file(let candidate) = item else { continue }
-                        var info = stat()
-                        if stat(candidate.path, &info) == 0 { bytes += Int64(info.st_size) }
+                        if let info = try? FileSystem.status(atPath: candidate.path) { bytes += info.size }
                         files += 1
                     }
                 }

@@ -121,14 +121,15 @@ public struct InboxScanner: Sequence {
         /// Decides what the root is; a regular file is the whole result.
         private func start() -> Item? {
             let startPath = Path.join(scanner.root, scanner.startingAt)
-            var info = stat()
             // The root was named by a person (or the config): a link there is followed; links inside are not.
-            guard FileNameEncoding.withPlatformString(scanner.root, { stat($0, &info) }) == 0 else {
-                let error = SystemError.current("stat", path: scanner.root)
+            let info: FileStatus
+            do throws(SystemError) {
+                info = try FileSystem.status(atEncodedPath: scanner.root)
+            } catch {
                 return .problem(ScanProblem(path: startPath, kind: .unreadableFolder(error)))
             }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
+            switch info.kind {
+            case .directory:
                 do {
                     rootDirectory = try Directory.open(atPath: scanner.root)
                     if !scanner.startingAt.isEmpty {
@@ -141,7 +142,7 @@ public struct InboxScanner: Sequence {
                 }
                 pending.append(scanner.startingAt)
                 return nil
-            case S_IFREG where scanner.startingAt.isEmpty:
+            case .regular where scanner.startingAt.isEmpty:
                 let name = Path.lastComponent(of: scanner.root)
                 let album: String?
                 if case .fixed(let fixed) = scanner.albums { album = fixed } else { album = nil }

@@ -136,7 +136,7 @@ public struct Quarantine: Sendable {
             return RejectedFile(path: targetPath, reasonPath: targetPath + Quarantine.reasonSuffix)
         }
         throw QuarantineError(
-            file: file.path, cause: SystemError(code: EEXIST, call: "reject", path: target.path), movedTo: nil)
+            file: file.path, cause: SystemError(code: Errno.fileExists, call: "reject", path: target.path), movedTo: nil)
     }
 
     /// ``reject(_:album:name:reason:source:at:)`` for a file named by its path (its folder opened as named).
@@ -157,26 +157,22 @@ public struct Quarantine: Sendable {
         let (from, sourceName) = try file.parent()
         do {
             return try from.rename(sourceName, to: folder, as: name)
-        } catch where error.code == EXDEV {
-            let input = try from.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
-            defer { close(input) }
-            var info = stat()
-            guard fstat(input, &info) == 0 else { throw SystemError.current("fstat", path: file.path) }
-            let temporary = ".\(name).photodrop-copy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            let output = try folder.openFile(
-                temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode_t(info.st_mode & 0o777))
+        } catch where error.code == Errno.improperLink {
+            let input = try from.open(sourceName, flags: [.readOnly, .nonBlocking, .noControllingTerminal])
+            let info = try input.status(path: file.path)
+            let temporary = ".\(name).photodrop-copy-\(SystemProcess.id)-\(UInt32.random(in: 0...UInt32.max))"
+            let output = try folder.open(
+                temporary, flags: [.writeOnly, .create, .exclusive], mode: info.mode & 0o777)
             var keep = false
             defer { if !keep { try? folder.remove(temporary) } }
             do {
-                defer { close(output) }
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
                 defer { buffer.deallocate() }
                 try FileCopy.copyContents(
                     from: input, to: output, buffer: buffer, source: file.path,
                     destination: Path.join(folder.path, name))
-                var times = [info.st_atim, info.st_mtim]
-                _ = futimens(output, &times)
-                guard fsync(output) == 0 else { throw SystemError.current("fsync", path: temporary) }
+                try? output.setTimes(access: info.access, modification: info.modification)
+                try output.sync(path: temporary)
             }
             guard try folder.rename(temporary, to: folder, as: name) else { return false }
             keep = true
@@ -229,7 +225,7 @@ public struct Quarantine: Sendable {
 
     /// `/` (never part of a name) becomes `_`; a name that would be hidden or special gets a `_` in front.
     static func safeFileName(_ name: String) -> String {
-        var result = name.replacingOccurrences(of: "/", with: "_")
+        var result = name.replacing("/", with: "_")
         if result.isEmpty || result == "." || result == ".." { result = "_" + result }
         if result.hasPrefix(".") { result = "_" + result }
         return result
@@ -309,17 +305,16 @@ public struct Quarantine: Sendable {
     private static func writeExclusively(_ text: String, to name: String, in folder: Directory) throws(SystemError)
         -> Bool
     {
-        let fd: Int32
+        let fd: FileDescriptor
         do {
-            fd = try folder.openFile(name, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
-        } catch where error.code == EEXIST {
+            fd = try folder.open(name, flags: [.writeOnly, .create, .exclusive], mode: 0o644)
+        } catch where error.code == Errno.fileExists {
             return false
         }
-        defer { close(fd) }
         let path = Path.join(folder.path, name)
         do {
             try FileSystem.writeAll(text, to: fd, path: path)
-            try FileSystem.check("fsync", path) { fsync(fd) }
+            try fd.sync(path: path)
         } catch {
             try? folder.remove(name)
             throw error

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The time rules of pairing, shared by the desk (files waiting together) and the stored-partner lookup (a late file
 /// against a stored asset), so that a pair is the same pair whichever half came first and however late.

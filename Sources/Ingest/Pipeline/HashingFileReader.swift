@@ -72,18 +72,18 @@ public final class HashingFileReader {
     /// Reads and hashes an open descriptor from offset 0 (with `pread`, so its file offset does not matter);
     /// `path` is only used in errors. `progress` hears of every chunk after the head (bytes done, file size).
     public func read(
-        fileDescriptor fd: Int32, path: String, progress: ((_ done: Int64, _ size: Int64) -> Void)? = nil
+        fileDescriptor fd: FileDescriptor, path: String, progress: ((_ done: Int64, _ size: Int64) -> Void)? = nil
     ) throws(IngestFailure) -> FileDigest {
         headLength = 0
-        var before = stat()
-        guard fstat(fd, &before) == 0 else { throw IngestFailure.io(.current("fstat", path: path)) }
-        guard before.st_mode & S_IFMT == S_IFREG else { throw IngestFailure.notRegularFile(path: path) }
+        let before: FileStatus
+        do throws(SystemError) { before = try fd.status(path: path) } catch { throw .io(error) }
+        guard before.isRegularFile else { throw IngestFailure.notRegularFile(path: path) }
         // Read-ahead hint for the chunked part only: a file that fits the head costs one pread and no hint.
-        if before.st_size > headCapacity { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) }
+        if before.size > headCapacity { fd.advise(.sequential) }
 
         // Reads stop at the size fstat gave, so a small file costs one pread (no extra read to see the end). A file
         // that grows or shrinks meanwhile is caught by the second fstat below.
-        let size = Int64(before.st_size)
+        let size = before.size
         // The head: fill its region completely (or to the end of the file).
         let headWanted = Int(min(Int64(headCapacity), size))
         // (Array's `withUnsafe…Bytes` rethrow untyped errors: the results travel out as `Result`s.)
@@ -119,8 +119,8 @@ public final class HashingFileReader {
             }
         }
 
-        var after = stat()
-        guard fstat(fd, &after) == 0 else { throw IngestFailure.io(.current("fstat", path: path)) }
+        let after: FileStatus
+        do throws(SystemError) { after = try fd.status(path: path) } catch { throw .io(error) }
         let identity = FileIdentity(before)
         guard FileIdentity(after) == identity, offset == identity.size else {
             throw IngestFailure.changedWhileReading(path: path)
@@ -128,8 +128,8 @@ public final class HashingFileReader {
         let digest: SHA256Digest
         do { digest = try hasher.finalize() } catch { throw IngestFailure.crypto(error.call) }
         return FileDigest(
-            sha256: digest, identity: identity, links: UInt64(after.st_nlink), owner: after.st_uid, group: after.st_gid,
-            mode: after.st_mode)
+            sha256: digest, identity: identity, links: after.linkCount, owner: after.owner, group: after.group,
+            mode: after.mode)
     }
 
     /// The head of the file read last (its first bytes, up to ``headCapacity``; the whole file if it is smaller), as
@@ -142,18 +142,11 @@ public final class HashingFileReader {
     }
 
     /// Reads until `region` is full or the file ends; returns the byte count.
-    private func fill(_ region: UnsafeMutableRawBufferPointer, from fd: Int32, at start: Int64, path: String)
+    private func fill(_ region: UnsafeMutableRawBufferPointer, from fd: FileDescriptor, at start: Int64, path: String)
         throws(IngestFailure) -> Int
     {
-        var filled = 0
-        while filled < region.count {
-            let count = retryingOnInterrupt {
-                pread(fd, region.baseAddress! + filled, region.count - filled, off_t(start + Int64(filled)))
-            }
-            if count < 0 { throw .io(.current("read", path: path)) }
-            if count == 0 { break }
-            filled += count
+        do throws(SystemError) { return try fd.readFully(into: region, at: start, path: path) } catch {
+            throw .io(error)
         }
-        return filled
     }
 }

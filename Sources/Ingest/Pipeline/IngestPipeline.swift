@@ -1,10 +1,11 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import MediaProbe
 import PhotoCatalog
 import Synchronization
 import PhotodropConcurrency
 import PhotodropConfiguration
+import PhotodropSystem
 
 /// The stages after the source: a bounded job queue, `workers` worker tasks (each with its own ``IngestWorker``), a
 /// bounded queue of findings, and the ``Committer``.
@@ -142,7 +143,7 @@ public final class IngestPipeline: Sendable {
         if let stall = stallingFileName, job.originalName == stall {
             // Test-only fault (PHOTODROP_TEST_STALL_FILE): this worker wedges, as a deadlock would, so that the
             // watchdog test sees a pipeline that stops making progress. No real input is known to wedge a worker.
-            while true { sleep(3600) }
+            while true { SystemThread.sleep(seconds: 3600) }
         }
         var reported: Int64 = 0
         return worker.process(job) { done, size in

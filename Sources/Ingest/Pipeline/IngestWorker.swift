@@ -49,18 +49,16 @@ public final class IngestWorker {
     }
 
     private func examine(_ job: IngestJob, progress: ((Int64, Int64) -> Void)?) -> WorkerFinding {
-        let fd: Int32
-        do {
+        let fd: FileDescriptor
+        do throws(SystemError) {
             fd = try SourceFileOpener.openForReading(job.source)
         } catch {
-            if error.code == ELOOP { return .failed(.symbolicLink(path: job.path)) }
+            if error.code == Errno.tooManySymbolicLinkLevels { return .failed(.symbolicLink(path: job.path)) }
             return .failed(.io(error))
         }
-        defer { close(fd) }
         if job.graceExpired, let verdict = job.incompleteVerdict {
             // Judged incomplete before and waited out its grace period: unchanged, it is rejected unread.
-            var info = stat()
-            if fstat(fd, &info) == 0 && FileIdentity(info) == verdict.identity { return .stillIncomplete(verdict) }
+            if let info = try? fd.status(), FileIdentity(info) == verdict.identity { return .stillIncomplete(verdict) }
         }
         let digest: FileDigest
         do {
@@ -77,7 +75,7 @@ public final class IngestWorker {
             if let known { return .known(digest, known) }
         }
         var result: ProbeResult
-        do {
+        do throws(ProbeError) {
             let head = reader.head
             result = try prober.probe(
                 fileDescriptor: fd, fileSize: digest.size, head: head.bytes, headCount: head.count)

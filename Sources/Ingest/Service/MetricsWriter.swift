@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 import PhotodropTelemetry
 import PhotodropConcurrency

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 import Synchronization
 import PhotodropTelemetry
@@ -62,10 +62,10 @@ public final class ServiceHeartbeat: Sendable {
         notifier.send(["STATUS=starting: \(what)"])
         let notifier = self.notifier
         let done = startupDone
-        Thread.detachNewThread {
+        SystemThread.start(name: "start-up notice") {
             while !done.isRaised {
                 notifier.send([ServiceNotifier.extendTimeout(.seconds(30))])
-                for _ in 0..<100 where !done.isRaised { usleep(100_000) }
+                for _ in 0..<100 where !done.isRaised { SystemThread.sleep(seconds: 0.1) }
             }
         }
     }

@@ -50,38 +50,37 @@ public final class DaemonLock: Sendable {
             throw .system(error)
         }
         let path = Path.join(library, DaemonLock.fileName)
-        let raw = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640) }
-        guard raw >= 0 else { throw .system(.current("open", path: path)) }
-        let fd = FileDescriptor(owning: raw)
-        if retryingOnInterrupt({ flock(raw, LOCK_EX | LOCK_NB) }) != 0 {
-            let code = errno
-            let pid = DaemonLock.readPid(raw)
-            if code == EWOULDBLOCK { throw .held(path: path, pid: pid) }
-            throw .system(SystemError(code: code, call: "flock", path: path))
+        let fd: FileDescriptor
+        let locked: Bool
+        do throws(SystemError) {
+            fd = try FileSystem.open(path, [.readWrite, .create, .noFollow], mode: 0o640)
+            locked = try fd.lock(.exclusive, wait: false, path: path)
+        } catch {
+            throw .system(error)
         }
+        guard locked else { throw .held(path: path, pid: DaemonLock.readPid(fd)) }
         self.path = path
         self.fd = fd
-        let text = Array("\(getpid())\n".utf8)
-        _ = ftruncate(raw, 0)
-        _ = text.withUnsafeBytes { pwrite(raw, $0.baseAddress, $0.count, 0) }
-        _ = fsync(raw)
+        let text = Array("\(SystemProcess.id)\n".utf8)
+        try? fd.truncate(to: 0)
+        try? text.withUnsafeBytes { try fd.writeAll($0, at: 0) }
+        try? fd.sync()
     }
 
     /// Throws when the lock file at ``path`` is no longer the file this daemon locked (deleted with its library, or
     /// replaced): another daemon could then start beside this one, so this one must stop.
     public func checkStillHeld() throws(Failure) {
-        var onDisk = stat()
-        var held = stat()
-        guard fstat(fd.rawValue, &held) == 0 else { throw .system(.current("fstat", path: path)) }
-        if lstat(path, &onDisk) != 0 || FileNode(onDisk) != FileNode(held) {
+        let held: FileStatus
+        do throws(SystemError) { held = try fd.status(path: path) } catch { throw .system(error) }
+        guard let onDisk = try? FileSystem.linkStatus(atPath: path), onDisk.node == held.node else {
             throw .lost(path: path)
         }
     }
 
     /// Clears the pid and gives the lock up (also happens when the process exits).
     public func release() {
-        _ = ftruncate(fd.rawValue, 0)
-        _ = flock(fd.rawValue, LOCK_UN)
+        try? fd.truncate(to: 0)
+        fd.unlock()
     }
 
     /// What a look from another process finds.
@@ -98,34 +97,35 @@ public final class DaemonLock: Sendable {
     /// once; the file is opened read-only and never created.
     public static func inspect(library: String) -> State {
         let path = Path.join(library, fileName)
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW) }
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return .notRunning(stalePID: nil) }
-            return .unknown("cannot open '\(path)': \(SystemError.describe(code))")
+        let fd: FileDescriptor
+        do throws(SystemError) {
+            fd = try FileSystem.open(path, [.readOnly, .noControllingTerminal, .noFollow])
+        } catch {
+            if error.code == Errno.noSuchFileOrDirectory || error.code == Errno.notDirectory {
+                return .notRunning(stalePID: nil)
+            }
+            return .unknown("cannot open '\(path)': \(error.reason)")
         }
-        defer { close(fd) }
         let pid = readPid(fd)
-        if retryingOnInterrupt({ flock(fd, LOCK_SH | LOCK_NB) }) == 0 {
-            _ = flock(fd, LOCK_UN)
+        do throws(SystemError) {
+            guard try fd.lock(.shared, wait: false, path: path) else { return .running(pid: pid) }
+            fd.unlock()
             return .notRunning(stalePID: pid)
+        } catch {
+            return .unknown("cannot test the lock on '\(path)': \(error.reason)")
         }
-        let code = errno
-        if code == EWOULDBLOCK { return .running(pid: pid) }
-        return .unknown("cannot test the lock on '\(path)': \(SystemError.describe(code))")
     }
 
     /// When the daemon holding the lock took it (the lock file's modification time: the daemon writes its pid then).
     public static func lockedSince(library: String) -> UTCTimestamp? {
-        var info = stat()
-        guard lstat(Path.join(library, fileName), &info) == 0 else { return nil }
-        return UTCTimestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec))
+        guard let info = try? FileSystem.linkStatus(atPath: Path.join(library, fileName)) else { return nil }
+        return UTCTimestamp(seconds: Int64(info.modification.seconds), nanoseconds: Int32(info.modification.nanoseconds))
     }
 
     /// The first decimal number in the file (the daemon writes its pid and a newline); nil for none or zero.
-    private static func readPid(_ fd: Int32) -> Int32? {
+    private static func readPid(_ fd: FileDescriptor) -> Int32? {
         var bytes = [UInt8](repeating: 0, count: 64)
-        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        let count = bytes.withUnsafeMutableBytes { (try? fd.read(into: $0, at: 0)) ?? 0 }
         guard count > 0 else { return nil }
         let text = String(decoding: bytes[0..<count], as: UTF8.self)
         let digits = text.drop { !$0.isNumber }.prefix { $0.isNumber }

@@ -259,7 +259,7 @@ final class WatchLoop {
                 _ = tracker.observe(.listed, path: candidate.relativePath, at: now)
             case .problem(let problem):
                 if case .unreadableFolder(let error) = problem.kind {
-                    if error.code == ENOENT { continue }
+                    if error.code == Errno.noSuchFileOrDirectory { continue }
                     health.folderUnreadable(problem.path, message: problem.description)
                 }
                 if reportedProblems.count < 1000 && reportedProblems.insert(problem.path).inserted {

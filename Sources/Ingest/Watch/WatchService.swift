@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotoImageManager
 import PhotodropSystem
@@ -387,7 +387,7 @@ public final class WatchService: Sendable {
                     metadata: [
                         "inbox": .string(config.inbox), "library": .string(config.library),
                         "workers": .count(config.workerCount),
-                        "settle_ms": .count(config.settleMilliseconds), "pid": .count(getpid()),
+                        "settle_ms": .count(config.settleMilliseconds), "pid": .count(SystemProcess.id),
                         "resolution": .string(Directory.usesOpenat2 ? "openat2" : "componentWalk"),
                     ])
                 for job in recovery.jobs {

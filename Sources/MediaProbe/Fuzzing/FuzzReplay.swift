@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// The replay tool behind every fuzz target when it is built without libFuzzer (`PHOTODROP_FUZZ` unset): runs each
 /// file named on the command line, or each file in a named folder, through the target's entry point, e.g. to
@@ -9,21 +10,20 @@ public enum FuzzReplay {
     public static func run(
         target: String, arguments: [String], entryPoint: (UnsafeRawBufferPointer) -> Void
     ) {
-        if arguments.isEmpty {
-            FileHandle.standardError.write(Data("usage: \(target) FILE_OR_FOLDER…\n".utf8))
-            exit(2)
+        func fail(_ message: String, status: Int32) -> Never {
+            try? FileSystem.writeAll(message, to: FileDescriptor.standardError, path: nil)
+            SystemProcess.exit(status)
         }
+        if arguments.isEmpty { fail("usage: \(target) FILE_OR_FOLDER…\n", status: 2) }
         var count = 0
         for path in arguments {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-                FileHandle.standardError.write(Data("\(target): no such file: \(path)\n".utf8))
-                exit(1)
+            guard let info = try? FileSystem.status(atPath: path) else {
+                fail("\(target): no such file: \(path)\n", status: 1)
             }
             let files =
-                isFolder.boolValue
+                info.isDirectory
                 ? ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().map {
-                    (path as NSString).appendingPathComponent($0)
+                    Path.join(path, $0)
                 } : [path]
             for file in files {
                 guard let bytes = FileManager.default.contents(atPath: file) else { continue }

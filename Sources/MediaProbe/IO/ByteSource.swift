@@ -7,7 +7,7 @@ import PhotodropSystem
 /// probe reads headers, not whole files.
 final class ByteSource {
     enum Backing {
-        case descriptor(Int32)
+        case descriptor(FileDescriptor)
         case memory([UInt8])
     }
 
@@ -32,7 +32,7 @@ final class ByteSource {
 
     /// A source over a descriptor whose first `headCount` bytes are already in `head`.
     init(
-        descriptor: Int32, size: Int64, head: [UInt8], headCount: Int, prefix: UnsafeRawBufferPointer?,
+        descriptor: FileDescriptor, size: Int64, head: [UInt8], headCount: Int, prefix: UnsafeRawBufferPointer?,
         path: String?, headBytesRead: Int64
     ) {
         self.size = size
@@ -73,19 +73,22 @@ final class ByteSource {
             if let prefix, end <= Int64(prefix.count) {
                 return Array(UnsafeRawBufferPointer(rebasing: prefix[Int(offset)..<Int(end)]))
             }
-            var failure: Int32 = 0
+            var failure: Errno?
             var complete = true
             let result = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 var done = 0
                 while done < count {
-                    let n = retryingOnInterrupt {
-                        pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                    }
-                    readCalls += 1
-                    if n < 0 {
-                        failure = errno
+                    let n: Int
+                    do throws(SystemError) {
+                        n = try fd.read(
+                            into: UnsafeMutableRawBufferPointer(start: buffer.baseAddress! + done, count: count - done),
+                            at: offset + Int64(done))
+                    } catch {
+                        readCalls += 1
+                        failure = error.code
                         break
                     }
+                    readCalls += 1
                     if n == 0 {
                         complete = false
                         break
@@ -95,7 +98,7 @@ final class ByteSource {
                 bytesRead += Int64(done)
                 initialized = done
             }
-            if failure != 0 { throw ProbeError.io("read", errno: failure, path: path) }
+            if let failure { throw ProbeError.io("read", errno: failure, path: path) }
             if !complete { return nil }  // the file shrank while being probed
             return result
         }

@@ -88,8 +88,7 @@ struct SequentialReader {
             let start = index
             let count = blockCount - start
             let found: Int? = block.withUnsafeBytes { raw in
-                guard let hit = memchr(raw.baseAddress! + start, Int32(byte), count) else { return nil }
-                return raw.baseAddress!.distance(to: UnsafeRawPointer(hit))
+                UnsafeRawBufferPointer(rebasing: raw[start..<start + count]).firstIndex(of: byte).map { start + $0 }
             }
             if let found {
                 index = found

@@ -17,10 +17,9 @@ public enum EmbeddedPreviewLocator {
     }
 
     /// The largest embedded JPEG of the RAW file open at `descriptor`, or nil when it has none that can be shown.
-    public static func largestJPEG(in descriptor: Int32) -> Preview? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        let reader = Reader(descriptor: descriptor, size: Int64(info.st_size))
+    public static func largestJPEG(in descriptor: FileDescriptor) -> Preview? {
+        guard let size = try? descriptor.status().size else { return nil }
+        let reader = Reader(descriptor: descriptor, size: size)
         guard let head = reader.bytes(at: 0, count: 16) else { return nil }
         var candidates: [(Int64, Int64)] = []
         if head.starts(with: Array("FUJIFILMCCD-RAW".utf8)) {
@@ -149,13 +148,13 @@ public enum EmbeddedPreviewLocator {
 
     /// Small reads at offsets of a file.
     struct Reader {
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         let size: Int64
 
         func bytes(at offset: Int64, count: Int) -> [UInt8]? {
             guard offset >= 0, count >= 0, offset + Int64(count) <= size else { return nil }
             var bytes = [UInt8](repeating: 0, count: count)
-            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
+            let read = bytes.withUnsafeMutableBytes { try? descriptor.readFully(into: $0, at: offset) }
             return read == count ? bytes : nil
         }
     }

@@ -6,13 +6,11 @@ import PhotodropSystem
 public enum HEIFColourReader {
     /// The colour description of the primary image in the file open at `descriptor` (of a grid's first tile when
     /// the grid has none), or nil when the file has none or is not a HEIF file.
-    public static func colour(in descriptor: Int32) -> ColourDescription? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        let size = Int64(info.st_size)
+    public static func colour(in descriptor: FileDescriptor) -> ColourDescription? {
+        guard let size = try? descriptor.status().size else { return nil }
         let headCount = Int(min(size, Int64(ByteSource.headLimit)))
         var head = [UInt8](repeating: 0, count: headCount)
-        let read = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        let read = head.withUnsafeMutableBytes { try? descriptor.readFully(into: $0, at: 0) }
         guard read == headCount else { return nil }
         let source = ByteSource(
             descriptor: descriptor, size: size, head: head, headCount: headCount, prefix: nil, path: nil,

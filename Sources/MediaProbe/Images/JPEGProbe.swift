@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Probes a JPEG: complete when its segments lie inside the file and its end-of-image marker is present.
 enum JPEGProbe {

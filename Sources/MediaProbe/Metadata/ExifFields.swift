@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The EXIF/TIFF tags photodrop cares about, as read from one TIFF stream; each is `nil` when absent or malformed.
 struct ExifFields: Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Choosing the capture date among the several a file may record, by ``MediaMetadata/CaptureDateSource`` precedence,
 /// and giving a floating local time its zone from the file's own GPS time.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a probe learned about a file besides its kind: capture date, size, orientation, duration, location, Live Photo
 /// identifier, animation and codecs.

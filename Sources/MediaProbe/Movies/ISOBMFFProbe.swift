@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Probes ISO-BMFF and QuickTime files: movies (MOV, MP4, M4V, 3GP, also fragmented and without `ftyp`), HEIF/AVIF
 /// photos and Canon CR3 RAW photos, told apart by brand and structure, never by name.

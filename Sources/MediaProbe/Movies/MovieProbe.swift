@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Probes a QuickTime / ISO-BMFF movie: codecs against the ``VideoPolicy``, then completeness (boxes, sample data and
 /// fragments inside the file, samples present), then metadata.

@@ -1,4 +1,5 @@
-import Foundation
+import PhotodropSystem
+import FoundationEssentials
 
 /// Decides whether a parsed movie plays on Apple devices under a ``VideoPolicy`` — photodrop's
 /// `UIVideoAtPathIsCompatibleWithSavedPhotosAlbum` — and describes accepted movies.
@@ -89,7 +90,7 @@ enum VideoCompatibility {
             codecs += "/" + audioName(audio)
         }
         var text = "\(codecs) \(container) movie"
-        if let duration = metadata.duration { text += " " + String(format: "%.1f s", duration) }
+        if let duration = metadata.duration { text += " " + NumberText.fixed(duration, places: 1) + " s" }
         if let w = metadata.pixelWidth, let h = metadata.pixelHeight { text += ", \(w)×\(h)" }
         if movie.audioTracks.isEmpty { text += ", no audio" }
         return text

@@ -32,7 +32,7 @@ public enum DecodeCost {
     /// The estimate for the file open at `descriptor` (read from offset 0, at most its first 64 KiB): a JPEG's frame
     /// header says whether it is progressive and how its colour is sampled, a PNG's whether it is interlaced and
     /// how deep its pixels are.
-    public static func estimate(fileDescriptor: Int32, mimeType: String?, pixelWidth: Int, pixelHeight: Int) -> Int64 {
+    public static func estimate(fileDescriptor: FileDescriptor, mimeType: String?, pixelWidth: Int, pixelHeight: Int) -> Int64 {
         let pixels = pixelCount(pixelWidth, pixelHeight)
         switch kind(mimeType) {
         case .jpeg:
@@ -98,7 +98,7 @@ public enum DecodeCost {
 
     /// A JPEG's frame header: its size, whether it is sequential Huffman (which libjpeg streams), and how many
     /// samples a pixel has across its components (3 for 4:4:4, 1.5 for 4:2:0).
-    private static func jpegFrame(_ descriptor: Int32) -> (width: Int, height: Int, isSequential: Bool, samplesPerPixel: Double)? {
+    private static func jpegFrame(_ descriptor: FileDescriptor) -> (width: Int, height: Int, isSequential: Bool, samplesPerPixel: Double)? {
         guard let bytes = head(descriptor), bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var i = 2
         while i + 4 <= bytes.count {
@@ -134,7 +134,7 @@ public enum DecodeCost {
     }
 
     /// A PNG's IHDR: size, whether it is interlaced, bytes per pixel.
-    private static func pngHeader(_ descriptor: Int32) -> (width: Int, height: Int, interlaced: Bool, bytesPerPixel: Int)? {
+    private static func pngHeader(_ descriptor: FileDescriptor) -> (width: Int, height: Int, interlaced: Bool, bytesPerPixel: Int)? {
         guard let bytes = head(descriptor, count: 33), bytes.count >= 29, bytes[12..<16].elementsEqual("IHDR".utf8)
         else { return nil }
         let width = Int(ByteReader.load32(bytes, 16, false))
@@ -144,9 +144,9 @@ public enum DecodeCost {
         return (width, height, bytes[28] == 1, max(1, channels * depth / 8))
     }
 
-    private static func head(_ descriptor: Int32, count: Int = 64 * 1024) -> [UInt8]? {
+    private static func head(_ descriptor: FileDescriptor, count: Int = 64 * 1024) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: count)
-        let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, 0) }
+        let read = bytes.withUnsafeMutableBytes { (try? descriptor.readFully(into: $0, at: 0)) ?? 0 }
         guard read > 0 else { return nil }
         return Array(bytes.prefix(read))
     }

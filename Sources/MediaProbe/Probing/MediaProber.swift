@@ -31,17 +31,22 @@ public final class MediaProber {
     /// - Throws: ``ProbeError`` only when the file cannot be read at all (`ENOENT`, `EACCES`, `EIO` …) or is not a
     ///   regular file. Content problems — truncated, broken, unsupported, empty — are rejections in the result.
     public func probe(path: String) throws(ProbeError) -> ProbeResult {
-        let fd = SourceFileOpener.openForReading(path, followingLinks: true)
-        guard fd >= 0 else { throw ProbeError.io("open", errno: errno, path: path) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw ProbeError.io("stat", errno: errno, path: path) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        let fd: FileDescriptor
+        let info: FileStatus
+        do throws(SystemError) {
+            fd = try SourceFileOpener.openForReading(path, followingLinks: true)
+        } catch {
+            throw ProbeError.io("open", errno: error.code, path: path)
+        }
+        do throws(SystemError) { info = try fd.status() } catch {
+            throw ProbeError.io("stat", errno: error.code, path: path)
+        }
+        guard info.isRegularFile else {
             throw ProbeError(
                 code: .notRegularFile, path: path,
                 message: "'\(path)' is not a regular file (a directory, FIFO, device or socket); nothing to probe")
         }
-        return try probe(descriptor: fd, size: Int64(info.st_size), prefix: nil, path: path).result
+        return try probe(descriptor: fd, size: info.size, prefix: nil, path: path).result
     }
 
     /// Probes an open descriptor without moving its file offset.
@@ -52,7 +57,7 @@ public final class MediaProber {
     ///   - prefix: bytes `0..<prefix.count` of the file that the caller already read (e.g. while hashing); they are
     ///     used instead of reading again, and only what lies beyond them is read with `pread`.
     /// - Throws: ``ProbeError`` for I/O errors only.
-    public func probe(fileDescriptor: Int32, fileSize: Int64, prefix: UnsafeRawBufferPointer?) throws(ProbeError)
+    public func probe(fileDescriptor: FileDescriptor, fileSize: Int64, prefix: UnsafeRawBufferPointer?) throws(ProbeError)
         -> ProbeResult
     {
         try probe(descriptor: fileDescriptor, size: fileSize, prefix: prefix, path: nil).result
@@ -66,7 +71,7 @@ public final class MediaProber {
     ///     that reads files into one reused array pays no copy per file; with ``probe(fileDescriptor:fileSize:prefix:)``
     ///     the prober copies the first 64 KiB into its own buffer.
     /// - Throws: ``ProbeError`` for I/O errors only.
-    public func probe(fileDescriptor: Int32, fileSize: Int64, head: [UInt8], headCount: Int) throws(ProbeError)
+    public func probe(fileDescriptor: FileDescriptor, fileSize: Int64, head: [UInt8], headCount: Int) throws(ProbeError)
         -> ProbeResult
     {
         let valid = max(0, min(headCount, head.count, Int(clamping: max(0, fileSize))))
@@ -92,7 +97,7 @@ public final class MediaProber {
 
     /// The probe, plus how many bytes it read from the descriptor and in how many `pread` calls (for tests and
     /// benchmarks).
-    func probe(descriptor fd: Int32, size: Int64, prefix: UnsafeRawBufferPointer?, path: String?) throws(ProbeError)
+    func probe(descriptor fd: FileDescriptor, size: Int64, prefix: UnsafeRawBufferPointer?, path: String?) throws(ProbeError)
         -> (result: ProbeResult, bytesRead: Int64, readCalls: Int)
     {
         let size = max(0, size)
@@ -103,13 +108,16 @@ public final class MediaProber {
             buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: base, byteCount: have) }
         }
         var readBytes: Int64 = 0
-        var failure: Int32 = 0
+        var failure: Errno?
         if have < wanted {
             buffer.withUnsafeMutableBytes { raw in
                 while have < wanted {
-                    let n = retryingOnInterrupt { pread(fd, raw.baseAddress! + have, wanted - have, off_t(have)) }
-                    if n < 0 {
-                        failure = errno
+                    let n: Int
+                    do throws(SystemError) {
+                        n = try fd.read(
+                            into: UnsafeMutableRawBufferPointer(rebasing: raw[have..<wanted]), at: Int64(have))
+                    } catch {
+                        failure = error.code
                         return
                     }
                     if n == 0 { return }
@@ -118,7 +126,7 @@ public final class MediaProber {
                 }
             }
         }
-        if failure != 0 { throw ProbeError.io("read", errno: failure, path: path) }
+        if let failure { throw ProbeError.io("read", errno: failure, path: path) }
         let source = ByteSource(
             descriptor: fd, size: size, head: buffer, headCount: have, prefix: prefix, path: path,
             headBytesRead: readBytes)

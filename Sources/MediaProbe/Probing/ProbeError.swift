@@ -31,19 +31,19 @@ public struct ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 
     /// The `errno` of an I/O failure.
-    public var errno: Int32? {
+    public var errno: Errno? {
         if case .system(let error) = code { return error.code }
         return nil
     }
 
-    static func io(_ operation: String, errno e: Int32, path: String?) -> ProbeError {
+    static func io(_ operation: String, errno e: Errno, path: String?) -> ProbeError {
         let what = path.map { "'\($0)'" } ?? "the file"
         let reason = SystemError.describe(e)
         var hint = ""
         switch e {
-        case ENOENT: hint = "; it was moved or deleted before it could be read"
-        case EACCES, EPERM: hint = "; give photodrop's user read permission on it"
-        case EIO: hint = "; the disk or network share reported a read error, retry later"
+        case Errno.noSuchFileOrDirectory: hint = "; it was moved or deleted before it could be read"
+        case Errno.permissionDenied, Errno.notPermitted: hint = "; give photodrop's user read permission on it"
+        case Errno.ioError: hint = "; the disk or network share reported a read error, retry later"
         default: break
         }
         return ProbeError(

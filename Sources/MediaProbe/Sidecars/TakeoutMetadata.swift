@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// What a Google Takeout JSON sidecar says about its photo (`photoTakenTime`, `geoData`, `favorited`,
 /// `description`, `title`), or about its album (an album's `metadata.json`: `title`, `description`).
@@ -31,41 +32,49 @@ public struct TakeoutMetadata: Sendable, Equatable {
         guard bytes.count <= maximumBytes else {
             throw ParseFailure(description: "larger than \(maximumBytes >> 20) MB; not a Takeout sidecar")
         }
-        let object: [String: Any]
-        do {
-            guard let parsed = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-                throw ParseFailure(description: "not a JSON object")
-            }
-            object = parsed
-        } catch let failure as ParseFailure {
-            throw failure
-        } catch {
-            throw ParseFailure(description: "not valid JSON")
-        }
+        let parsed: JSONValue
+        do { parsed = try JSONParser.parse(bytes) } catch { throw ParseFailure(description: "not valid JSON") }
+        guard let object = members(parsed) else { throw ParseFailure(description: "not a JSON object") }
         var result = TakeoutMetadata()
-        if let taken = object["photoTakenTime"] as? [String: Any], let seconds = number(taken["timestamp"]),
+        if let taken = object["photoTakenTime"].flatMap(members), let seconds = number(taken["timestamp"]),
             seconds > 0, seconds < 7_258_118_400
         {
             result.photoTakenTime = Date(timeIntervalSince1970: seconds)
         }
         for key in ["geoData", "geoDataExif"] where result.location == nil {
-            guard let geo = object[key] as? [String: Any], let latitude = number(geo["latitude"]),
+            guard let geo = object[key].flatMap(members), let latitude = number(geo["latitude"]),
                 let longitude = number(geo["longitude"]), latitude != 0 || longitude != 0, abs(latitude) <= 90,
                 abs(longitude) <= 180
             else { continue }
             result.location = MediaMetadata.Location(
                 latitude: latitude, longitude: longitude, altitude: number(geo["altitude"]).flatMap { $0 == 0 ? nil : $0 })
         }
-        result.isFavorite = object["favorited"] as? Bool
-        if let text = object["description"] as? String, !text.isEmpty { result.description = text }
-        if let text = object["title"] as? String, !text.isEmpty { result.title = text }
+        if case .bool(let favourite)? = object["favorited"]?.kind { result.isFavorite = favourite }
+        if let text = string(object["description"]), !text.isEmpty { result.description = text }
+        if let text = string(object["title"]), !text.isEmpty { result.title = text }
         return result
     }
 
-    /// A number written as a JSON number or as a decimal string (Takeout's timestamps are strings).
-    private static func number(_ value: Any?) -> Double? {
-        if let number = value as? NSNumber, !(value is Bool) { return number.doubleValue.isFinite ? number.doubleValue : nil }
-        if let text = value as? String, let number = Double(text), number.isFinite { return number }
+    /// An object's members by key (the last of a repeated key wins, as in most JSON readers); nil for another value.
+    private static func members(_ value: JSONValue) -> [String: JSONValue]? {
+        guard case .object(let list) = value.kind else { return nil }
+        var members: [String: JSONValue] = [:]
+        for member in list { members[member.key] = member.value }
+        return members
+    }
+
+    private static func string(_ value: JSONValue?) -> String? {
+        if case .string(let text)? = value?.kind { return text }
         return nil
+    }
+
+    /// A number written as a JSON number or as a decimal string (Takeout's timestamps are strings).
+    private static func number(_ value: JSONValue?) -> Double? {
+        switch value?.kind {
+        case .number(let text)?, .string(let text)?:
+            guard let number = Double(text), number.isFinite else { return nil }
+            return number
+        default: return nil
+        }
     }
 }

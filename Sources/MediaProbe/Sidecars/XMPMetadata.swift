@@ -1,5 +1,6 @@
 import CXMP
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// What an XMP packet says about its photo: an XMP sidecar (`IMG_0001.xmp`, `IMG_0001.CR2.xmp`, as darktable,
 /// Lightroom, digiKam and exiftool write them), or the packet embedded in the file itself (a JPEG's APP1 segments, a
@@ -105,7 +106,7 @@ public struct XMPMetadata: Sendable, Equatable {
             guard let separator = entry.firstIndex(of: 0x1F) else { continue }
             let key = String(decoding: entry[entry.startIndex..<separator], as: UTF8.self)
             let value = String(decoding: entry[(separator + 1)...], as: UTF8.self)
-            properties[key, default: []].append(value.trimmingCharacters(in: .whitespacesAndNewlines))
+            properties[key, default: []].append(value.trimmingWhitespaceAndNewlines())
         }
         return XMPMetadata(properties)
     }
@@ -217,7 +218,7 @@ public struct XMPMetadata: Sendable, Equatable {
             body = body.dropLast()
         default: return Double(text).flatMap { $0.isFinite ? $0 : nil }
         }
-        let parts = body.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = body.split(separator: ",").map { Double($0.trimmingWhitespace()) }
         guard !parts.isEmpty, parts.count <= 3, parts.allSatisfy({ $0 != nil && $0!.isFinite && $0! >= 0 }) else {
             return nil
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// The folder `photodrop backup DEST` writes into, and how its backups are named (a photodrop addition).
@@ -31,7 +31,7 @@ public enum BackupFolder {
         let stream = try folder.entries()
         while let entry = try stream.next() {
             guard let parsed = parse(entry.name) else { continue }
-            guard let info = try folder.status(entry.name), info.st_mode & S_IFMT == S_IFDIR else { continue }
+            guard let info = try folder.status(entry.name), info.isDirectory else { continue }
             entries.append(parsed)
         }
         return entries.sorted { ($0.date, $0.sequence, $0.name) < ($1.date, $1.sequence, $1.name) }
@@ -44,12 +44,10 @@ public enum BackupFolder {
 
     /// The name for a backup started at `date`, as the `sequence`th of its second.
     public static func name(for date: Date, sequence: Int = 1) -> String {
-        var time = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let stamp = String(
-            format: "%04d-%02d-%02dT%02d-%02d-%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+        let parts = UTCDateFields(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
+        func two(_ value: Int) -> String { NumberText.decimal(value, width: 2) }
+        let stamp = "\(NumberText.decimal(parts.year, width: 4))-\(two(parts.month))-\(two(parts.day))T"
+            + "\(two(parts.hour))-\(two(parts.minute))-\(two(parts.second))Z"
         return sequence > 1 ? "\(stamp)-\(sequence)" : stamp
     }
 
@@ -76,17 +74,13 @@ public enum BackupFolder {
             else { return nil }
             sequence = number
         }
-        func field(_ start: Int, _ length: Int) -> Int32 {
-            Int32(String(decoding: bytes[start..<start + length], as: UTF8.self)) ?? 0
+        func field(_ start: Int, _ length: Int) -> Int {
+            Int(String(decoding: bytes[start..<start + length], as: UTF8.self)) ?? 0
         }
-        var parts = tm()
-        parts.tm_year = field(0, 4) - 1900
-        parts.tm_mon = field(5, 2) - 1
-        parts.tm_mday = field(8, 2)
-        parts.tm_hour = field(11, 2)
-        parts.tm_min = field(14, 2)
-        parts.tm_sec = field(17, 2)
-        let seconds = timegm(&parts)
+        let seconds = UTCDateFields(
+            year: field(0, 4), month: field(5, 2), day: field(8, 2), hour: field(11, 2), minute: field(14, 2),
+            second: field(17, 2)
+        ).secondsSince1970
         guard seconds >= 0 else { return nil }
         return Entry(
             name: name, isComplete: isComplete, date: Date(timeIntervalSince1970: TimeInterval(seconds)),

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// The file work of one ``LibraryBackup``: each stored file hard-linked from the previous backup or copied from the
@@ -87,8 +87,8 @@ final class FileTransfer {
         for (path, sha256) in copied {
             let fullPath = Path.join(target.path, path)
             do {
-                let descriptor = try target.open(path, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)
-                _ = posix_fadvise(descriptor.rawValue, 0, 0, POSIX_FADV_DONTNEED)
+                let descriptor = try target.open(path, flags: [.readOnly, .noControllingTerminal, .nonBlocking])
+                descriptor.advise(.dontNeed)
                 let (digest, _) = try SHA256.digest(ofFile: descriptor, path: fullPath, buffer: buffer)
                 if digest.hex != sha256 {
                     problems.append(
@@ -119,14 +119,14 @@ final class FileTransfer {
     {
         guard !linksRefused, previousFiles[file.path] == Recorded(byteCount: file.byteCount, sha256: file.sha256),
             let source = previousFolder(folder),
-            let info = try? source.status(name), info.st_mode & S_IFMT == S_IFREG,
-            Int64(info.st_size) == file.byteCount
+            let info = try? source.status(name), info.isRegularFile,
+            Int64(info.size) == file.byteCount
         else { return false }
         do {
             guard try source.link(name, to: destination, as: name) else { return false }
         } catch {
             // Another file system, too many links to one file, or links not allowed (protected_hardlinks): copy.
-            if [EXDEV, EMLINK, EPERM, EACCES, ENOTSUP].contains(error.code) { linksRefused = error.code != EMLINK }
+            if [Errno.improperLink, Errno.tooManyLinks, Errno.notPermitted, Errno.permissionDenied, Errno.notSupported].contains(error.code) { linksRefused = error.code != Errno.tooManyLinks }
             return false
         }
         linkedFiles += 1
@@ -158,39 +158,31 @@ final class FileTransfer {
         let targetPath = Path.join(destination.path, name)
         let input: FileDescriptor
         do {
-            input = try library.open(file.path, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)
+            input = try library.open(file.path, flags: [.readOnly, .noControllingTerminal, .nonBlocking])
         } catch {
-            return error.code == ENOENT || error.code == ENOTDIR ? .vanished : .failed(error)
+            return error.code == Errno.noSuchFileOrDirectory || error.code == Errno.notDirectory ? .vanished : .failed(error)
         }
         do {
             let info = try input.status(path: sourcePath)
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                return .failed(SystemError(code: EINVAL, call: "open (not a regular file)", path: sourcePath))
+            guard info.isRegularFile else {
+                return .failed(SystemError(code: Errno.invalidArgument, call: "open (not a regular file)", path: sourcePath))
             }
-            _ = posix_fadvise(input.rawValue, 0, 0, POSIX_FADV_SEQUENTIAL)
+            input.advise(.sequential)
             // Derivatives get the originals' mode in the library too.
             let output = try destination.open(
-                name, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, mode: permissions.originalMode)
+                name, flags: [.writeOnly, .create, .exclusive, .noControllingTerminal], mode: permissions.originalMode)
             var hasher = try SHA256()
             var count: Int64 = 0
             while true {
-                let read = retryingOnInterrupt { Foundation.read(input.rawValue, buffer.baseAddress, buffer.count) }
-                if read < 0 { throw SystemError.current("read", path: sourcePath) }
+                let read = try input.read(into: buffer, path: sourcePath)
                 if read == 0 { break }
-                try hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<read]))
-                var written = 0
-                while written < read {
-                    let result = retryingOnInterrupt {
-                        Foundation.write(output.rawValue, buffer.baseAddress! + written, read - written)
-                    }
-                    if result < 0 { throw SystemError.current("write", path: targetPath) }
-                    written += result
-                }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<read])
+                try hasher.update(chunk)
+                try output.writeAll(chunk, path: targetPath)
                 count += Int64(read)
             }
             try output.sync(path: targetPath)
-            var times = [info.st_atim, info.st_mtim]
-            _ = futimens(output.rawValue, &times)
+            try? output.setTimes(access: info.access, modification: info.modification)
             let digest = try hasher.finalize().hex
             copiedBytes += count
             copied.append((file.path, digest))
@@ -203,7 +195,7 @@ final class FileTransfer {
             return .failed(error)
         } catch {
             try? destination.remove(name)
-            return .failed(SystemError(code: EIO, call: "SHA-256 (\(error))", path: sourcePath))
+            return .failed(SystemError(code: Errno.ioError, call: "SHA-256 (\(error))", path: sourcePath))
         }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// A consistent, verified, incremental copy of a library into a backup folder (`photodrop backup DEST`; a photodrop
@@ -145,7 +145,7 @@ public struct LibraryBackup: Sendable {
         if report.problems.isEmpty && verification.isClean {
             do throws(SystemError) {
                 guard try root.rename(workingName, to: root, as: name) else {
-                    throw SystemError(code: EEXIST, call: "renameat2", path: Path.join(destination, name))
+                    throw SystemError(code: Errno.fileExists, call: "renameat2", path: Path.join(destination, name))
                 }
                 try root.sync()
                 report.isComplete = true
@@ -182,7 +182,7 @@ public struct LibraryBackup: Sendable {
 
     /// Makes `<time>.incomplete` in the backup folder, with a sequence number when a backup of the same second
     /// exists. Returns the final name and the working name.
-    private static func makeWorkingFolder(in root: Directory, startedAt date: Date, mode: mode_t) throws(SystemError)
+    private static func makeWorkingFolder(in root: Directory, startedAt date: Date, mode: UInt32) throws(SystemError)
         -> (String, String)
     {
         var sequence = 1

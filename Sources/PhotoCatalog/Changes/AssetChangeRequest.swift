@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Creates, changes or deletes assets (`PHAssetChangeRequest`). Make requests only inside

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Creates, renames, fills and deletes albums (`PHAssetCollectionChangeRequest`). Make requests only inside

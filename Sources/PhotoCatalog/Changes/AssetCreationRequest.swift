@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 import Synchronization
 
@@ -209,23 +209,23 @@ public final class AssetCreationRequest: AssetChangeRequest, @unchecked Sendable
         if let given = options.fileStatus {
             file = given
         } else {
-            let found: stat?
+            let found: FileStatus?
             do { found = try location.status() } catch {
                 throw SystemError(code: error.code, call: error.call, path: path).photosError(action: action)
             }
             guard let info = found else {
-                throw SystemError(code: ENOENT, call: "stat", path: path).photosError(action: action)
+                throw SystemError(code: Errno.noSuchFileOrDirectory, call: "stat", path: path).photosError(action: action)
             }
-            guard info.st_mode & S_IFMT == S_IFREG else {
+            guard info.isRegularFile else {
                 throw PhotosError(
                     .invalidResource, title: "Not a regular file",
                     message: "Could not \(action): it is not a regular file (a folder, device or socket?).",
-                    cause: .io(operation: "stat", path: path, errno: EINVAL))
+                    cause: .io(operation: "stat", path: path, errno: Errno.invalidArgument))
             }
             file = ResourceFileStatus(
-                byteCount: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+                byteCount: Int64(info.size), device: UInt64(info.node.device), inode: UInt64(info.node.inode),
                 modificationDate: Date(
-                    timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+                    timeIntervalSince1970: Double(info.modification.seconds) + Double(info.modification.nanoseconds) / 1e9))
         }
         let sha256: String
         if let given = options.contentSHA256 {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a file becomes a resource of a new asset (`PHAssetResourceCreationOptions`), with photodrop's additions for
 /// callers that already know the file's type and hash.

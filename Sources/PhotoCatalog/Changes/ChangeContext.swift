@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The `performChanges` block that is running: collects the change requests made in it, in order.

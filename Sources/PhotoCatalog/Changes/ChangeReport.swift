@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What one `performChanges` block did, returned when it committed.
 public struct ChangeReport: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Creates, renames, fills and deletes folders (`PHCollectionListChangeRequest`). Make requests only inside

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a fetch result changed (`PHFetchResultChangeDetails`), in PhotoKit's (and `UICollectionView` batch updates')
 /// index conventions:

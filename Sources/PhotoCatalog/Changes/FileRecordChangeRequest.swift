@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// File records (``FileRecord``) written inside a `performChanges` block, so that they commit atomically with the
 /// block's other changes (the ingest pipeline records a file's outcome in the transaction that stores it).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Changes to the library's application journal made inside a `performChanges` block, so that they commit atomically
 /// with the block's other changes (e.g. the ingest pipeline drops its claim in the same transaction that creates the

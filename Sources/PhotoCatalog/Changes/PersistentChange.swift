@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The kinds of object the persistent history reports (`PHObjectType`).
 public enum PhotoObjectType: Int, Sendable, Hashable, Codable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One committed change, as given to observers (`PHChange`): ask it how your fetch results and objects changed.

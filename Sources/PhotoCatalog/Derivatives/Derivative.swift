@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A thumbnail or preview the library keeps of an asset, or the error that stopped it from being made.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a caller hands ``PhotoLibrary/storeDerivatives(_:)``: a rendered picture of an asset, or why none could be
 /// rendered. The library itself never decodes anything.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// The files under `Library/derivatives/`: written by whoever made a derivative (any thread, any process), before
@@ -38,25 +38,19 @@ enum DerivativeFiles {
             folder = try LibraryFiles.makeFolder(name, in: folder, permissions: permissions)
         }
         let name = components[components.count - 1]
-        let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let descriptor = FileDescriptor(
-            owning: try folder.openFile(temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: permissions.originalMode))
+        let temporary = ".\(name).\(SystemProcess.id).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let descriptor = try folder.open(
+            temporary, flags: [.writeOnly, .create, .exclusive], mode: permissions.originalMode)
         do throws(SystemError) {
-            let failed = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int32? in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(descriptor.rawValue, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += written
+            let failed = data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> SystemError? in
+                do throws(SystemError) { try descriptor.writeAll(bytes, path: Path.join(folder.path, temporary)) } catch {
+                    return error
                 }
                 return nil
             }
-            if let failed { throw SystemError(code: failed, call: "write", path: Path.join(folder.path, temporary)) }
+            if let failed { throw failed }
             try LibraryFiles.apply(
-                permissions, descriptor: descriptor.rawValue, mode: permissions.originalMode,
+                permissions, descriptor: descriptor, mode: permissions.originalMode,
                 path: Path.join(folder.path, temporary))
             try folder.replace(temporary, to: folder, as: name)
         } catch {
@@ -80,7 +74,7 @@ enum DerivativeFiles {
     }
 
     /// Whether `info` (of the file found at a derivative's path) is a regular file of the recorded size.
-    static func isIntact(_ file: Derivative.File, _ info: stat) -> Bool {
-        (info.st_mode & S_IFMT) == S_IFREG && Int64(info.st_size) == file.byteCount
+    static func isIntact(_ file: Derivative.File, _ info: FileStatus) -> Bool {
+        info.isRegularFile && info.size == file.byteCount
     }
 }

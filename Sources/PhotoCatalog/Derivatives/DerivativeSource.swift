@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The stored original an asset's derivatives are made from: its current version (the edited rendition when there is
 /// one, else the photo or video).

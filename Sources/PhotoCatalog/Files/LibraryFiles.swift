@@ -8,17 +8,15 @@ import PhotodropSystem
 enum LibraryFiles {
     /// Sets the folder's mode and group.
     static func apply(_ permissions: LibraryPermissions, toFolder folder: Directory) throws(SystemError) {
-        try apply(permissions, descriptor: folder.descriptor.rawValue, mode: permissions.folderMode, path: folder.path)
+        try apply(permissions, descriptor: folder.descriptor, mode: permissions.folderMode, path: folder.path)
     }
 
     /// Sets mode and (when the policy names one) group of an open file or folder.
-    static func apply(_ permissions: LibraryPermissions, descriptor: Int32, mode: mode_t, path: String)
+    static func apply(_ permissions: LibraryPermissions, descriptor: FileDescriptor, mode: UInt32, path: String)
         throws(SystemError)
     {
-        if let group = permissions.groupID {
-            guard fchown(descriptor, uid_t.max, group) == 0 else { throw SystemError.current("fchown", path: path) }
-        }
-        guard fchmod(descriptor, mode) == 0 else { throw SystemError.current("fchmod", path: path) }
+        if let group = permissions.groupID { try descriptor.setOwner(nil, group: group, path: path) }
+        try descriptor.setPermissions(mode, path: path)
     }
 
     /// Makes the folder `name` in `parent` with the library's mode and group, unless it exists.
@@ -34,14 +32,13 @@ enum LibraryFiles {
 
     /// Creates an empty `library.sqlite` with the library's database mode and group, unless it exists.
     static func createDatabaseFile(in library: Directory, permissions: LibraryPermissions) throws(SystemError) {
-        let descriptor: Int32
+        let descriptor: FileDescriptor
         do {
-            descriptor = try library.openFile(
-                PhotoLibrary.databaseName, flags: O_WRONLY | O_CREAT | O_EXCL, mode: permissions.databaseMode)
-        } catch where error.code == EEXIST {
+            descriptor = try library.open(
+                PhotoLibrary.databaseName, flags: [.writeOnly, .create, .exclusive], mode: permissions.databaseMode)
+        } catch where error.code == Errno.fileExists {
             return
         }
-        defer { close(descriptor) }
         try apply(
             permissions, descriptor: descriptor, mode: permissions.databaseMode,
             path: Path.join(library.path, PhotoLibrary.databaseName))
@@ -71,15 +68,12 @@ enum LibraryFiles {
                 // SQLite's locking with it.
                 let isOriginal = relative.hasPrefix("originals/")
                 let mode = isOriginal ? permissions.originalMode : permissions.databaseMode
-                let changed = FileNameEncoding.withPlatformString(entry.name) { name -> Bool in
-                    if let group = permissions.groupID,
-                        fchownat(folder.descriptor.rawValue, name, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0
-                    {
-                        return false
-                    }
-                    return fchmodat(folder.descriptor.rawValue, name, mode, 0) == 0
+                do {
+                    if let group = permissions.groupID { try folder.setOwner(of: entry.name, owner: nil, group: group) }
+                    try folder.setPermissions(of: entry.name, mode)
+                } catch {
+                    complete = false
                 }
-                if !changed { complete = false }
             default:
                 continue
             }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Asset {
     /// The visible assets of a collection (`fetchAssets(in:options:)`): album order for albums, the smart album's

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A photo, GIF or video in the library (`PHAsset`): a snapshot of its properties when it was fetched.
 ///

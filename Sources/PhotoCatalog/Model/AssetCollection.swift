@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An album or smart album (`PHAssetCollection`): a snapshot of it when it was fetched.
 ///

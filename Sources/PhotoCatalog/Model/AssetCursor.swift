@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A place in the newest-first order by capture instant (photodrop): the asset to continue after, for keyset
 /// pagination. Its text form is opaque to clients and stable for the asset (until its capture date changes).

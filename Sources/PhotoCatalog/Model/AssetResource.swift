@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One stored original of an asset (`PHAssetResource`): its role, where it lives, what it is.
 public struct AssetResource: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An album or a folder (`PHCollection`, the common superclass of `PHAssetCollection` and `PHCollectionList`): what a
 /// folder holds and what the top level of the library holds.

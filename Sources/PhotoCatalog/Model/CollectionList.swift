@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A folder of albums and other folders (`PHCollectionList` of type `.folder`): a snapshot of it when it was fetched.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A typed filter for fetches (photodrop's `NSPredicate`), compiled to SQL.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The ordered result of a fetch (`PHFetchResult`), a `RandomAccessCollection` of assets or collections.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A record about a file, kept for a while (``HistoryRetention/fileRecordAge``, 30 days by default) and found by the
 /// file's device and inode: what an application noted about a file it handed to the library or took from it (an

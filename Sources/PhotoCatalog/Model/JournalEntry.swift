@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One entry of the library's application journal: an opaque payload of a kind, with the time it was appended.
 public struct JournalEntry: Sendable, Hashable {

@@ -9,16 +9,16 @@ import PhotodropSystem
 /// A file that cannot be taken over is copied instead (see ``AssetResourceCreationOptions/shouldMoveFile``).
 public struct LibraryPermissions: Sendable, Hashable {
     /// The group the library's files get; nil keeps the writing process's group.
-    public var groupID: gid_t?
+    public var groupID: UInt32?
     /// Mode of folders (`0750`).
-    public var folderMode: mode_t
+    public var folderMode: UInt32
     /// Mode of the database and other files the library writes (`0640`).
-    public var databaseMode: mode_t
+    public var databaseMode: UInt32
     /// Mode of stored originals (`0440`).
-    public var originalMode: mode_t
+    public var originalMode: UInt32
 
     /// The defaults, optionally with a group that may read the library.
-    public init(groupID: gid_t? = nil) {
+    public init(groupID: UInt32? = nil) {
         self.groupID = groupID
         self.folderMode = 0o750
         self.databaseMode = 0o640

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Counts and sizes of a library at one moment (one read transaction), for status displays.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// Builds and parses the opaque identifiers of objects: `<UUID>/L0/001` for assets, `<UUID>/L0/040` for albums and

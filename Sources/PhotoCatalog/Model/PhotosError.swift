@@ -1,5 +1,5 @@
 import PhotodropSystem
-import Foundation
+import FoundationEssentials
 
 /// An error of the photo library: PhotoKit's code (`PHPhotosError.Code`), a short title, a message that says what a
 /// person can do, and the underlying cause (SQLite code and statement, or errno and path).
@@ -57,7 +57,7 @@ public struct PhotosError: Error, Sendable, CustomStringConvertible, LocalizedEr
         /// SQLite failed (result codes, message, statement).
         case database(DatabaseError)
         /// A system call failed on a path.
-        case io(operation: String, path: String, errno: Int32)
+        case io(operation: String, path: String, errno: Errno)
         /// Something else, described in words.
         case other(String)
 
@@ -65,7 +65,7 @@ public struct PhotosError: Error, Sendable, CustomStringConvertible, LocalizedEr
             switch self {
             case .database(let error): return error.description
             case .io(let operation, let path, let code):
-                return "\(operation) '\(path)': \(String(cString: strerror(code))) (errno \(code))"
+                return "\(operation) '\(path)': \(code) (errno \(code.rawValue))"
             case .other(let text): return text
             }
         }
@@ -97,7 +97,7 @@ public struct PhotosError: Error, Sendable, CustomStringConvertible, LocalizedEr
     public var errorDescription: String? { description }
 
     /// The errno of an I/O cause, if any.
-    public var errno: Int32? {
+    public var errno: Errno? {
         if case .io(_, _, let code) = cause { return code }
         return nil
     }
@@ -179,28 +179,28 @@ extension PhotosError {
     }
 
     /// Wraps a failed system call `operation` on `path`.
-    static func io(_ operation: String, path: String, errno code: Int32, action: String) -> PhotosError {
+    static func io(_ operation: String, path: String, errno code: Errno, action: String) -> PhotosError {
         let cause = Cause.io(operation: operation, path: path, errno: code)
         switch code {
-        case ENOSPC, EDQUOT:
+        case Errno.noSpace, Errno.diskQuotaExceeded:
             return PhotosError(
                 .notEnoughSpace, title: "Not enough space",
                 message: "Could not \(action): the disk or quota is full at '\(path)'. Free some space and retry.",
                 cause: cause)
-        case EROFS:
+        case Errno.readOnlyFileSystem:
             return PhotosError(
                 .accessRestricted, title: "Read-only storage",
                 message: "Could not \(action): '\(path)' is on a read-only filesystem.", cause: cause)
-        case EACCES, EPERM:
+        case Errno.permissionDenied, Errno.notPermitted:
             return PhotosError(
                 .accessUserDenied, title: "Permission denied",
                 message: "Could not \(action): this user may not access '\(path)'. Fix its permissions or run as its "
                     + "owner.", cause: cause)
-        case ENOENT:
+        case Errno.noSuchFileOrDirectory:
             return PhotosError(
                 .missingResource, title: "File not found",
                 message: "Could not \(action): '\(path)' does not exist.", cause: cause)
-        case EISDIR, ENOTDIR, ELOOP:
+        case Errno.isDirectory, Errno.notDirectory, Errno.tooManySymbolicLinkLevels:
             return PhotosError(
                 .invalidResource, title: "Not a regular file",
                 message: "Could not \(action): '\(path)' is not a regular file.", cause: cause)

@@ -22,7 +22,7 @@ final class RandomPool: Sendable {
         precondition(buffer.count <= RandomPool.poolSize, "ask for at most 4 KiB at once")
         state.withLock { state in
             if state.used + buffer.count > RandomPool.poolSize {
-                state.bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+                state.bytes.withUnsafeMutableBytes { SystemRandom.fill($0) }
                 state.used = 0
             }
             state.bytes.withUnsafeBytes { pool in

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// One SQLite connection (`sqlite3*`) with a cache of prepared statements.
 ///
@@ -81,9 +82,20 @@ public final class Database {
 
     /// A `file:` URI for `path` with the given query, percent-escaping what URIs reserve.
     static func uri(path: String, query: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "?#%")
-        let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+        // RFC 3986's path characters (unreserved, sub-delims, ":", "@", "/"); everything else, "?", "#" and "%"
+        // included, as %XX of its UTF-8 bytes.
+        var escaped = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            case _ where "-._~!$&'()*+,;=:@/".utf8.contains(byte):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                escaped += "%" + NumberText.hex(byte, width: 2, uppercase: true)
+            }
+        }
         return "file:\(escaped)?\(query)"
     }
 

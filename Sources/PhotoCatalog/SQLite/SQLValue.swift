@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A value bound to a statement parameter or read from a result column.
 public enum SQLValue: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 
 /// A prepared SQLite statement (`sqlite3_stmt`), finalized when it is released.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An asset fetch, described as data so that it can run again (for ``FetchResultChangeDetails``) and compiled to one
 /// SQL statement (plus one for the resources of the rows found).
@@ -131,12 +131,12 @@ struct AssetQuery: Sendable, Hashable {
 
     /// Keywords as stored: a JSON array of strings.
     static func encodeKeywords(_ keywords: [String]) -> String? {
-        guard !keywords.isEmpty, let data = try? JSONSerialization.data(withJSONObject: keywords) else { return nil }
+        guard !keywords.isEmpty, let data = try? JSONEncoder().encode(keywords) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
     static func decodeKeywords(_ text: String) -> [String] {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] ?? []
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 
     /// Decodes a row selected with ``columns``; resources are attached afterwards.

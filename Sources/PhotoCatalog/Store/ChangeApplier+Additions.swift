@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ChangeApplier {
     /// Adds the files of an ``AssetChangeRequest/addResource(with:file:options:primaryBecomes:)`` request to their

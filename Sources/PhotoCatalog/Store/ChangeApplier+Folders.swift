@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The folder (``CollectionList``) half of the applier, and inbox-folder bindings.
 extension ChangeApplier {

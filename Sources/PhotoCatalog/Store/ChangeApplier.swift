@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What one transaction changed, per object, for the change log and for observers.
 struct ChangeSet: Sendable {

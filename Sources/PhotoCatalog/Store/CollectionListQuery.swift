@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A folder fetch compiled to one SQL statement over `collection_lists`.
 struct CollectionListQuery: Sendable, Hashable {

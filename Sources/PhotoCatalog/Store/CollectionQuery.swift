@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A collection fetch, compiled to one SQL statement over the albums table and the smart albums (a `VALUES` list), so
 /// that the same filters, order and limit apply to both.

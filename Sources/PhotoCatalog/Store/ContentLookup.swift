@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// Answers "is this content already in the library?" for many files in a row, cheaply: one read connection and one
@@ -86,11 +86,10 @@ public final class ContentLookup {
     private func isIntact(path: String, byteCount: Int64) -> Bool {
         if libraryFolder == nil { libraryFolder = try? Directory.open(atPath: libraryURL.path) }
         guard let libraryFolder else { return false }
-        var info = stat()
-        let found = FileNameEncoding.withPlatformString(path) {
-            fstatat(libraryFolder.descriptor.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW)
+        guard let info = (try? libraryFolder.status(ofPath: path)) ?? nil else {
+            return false
         }
-        return found == 0 && info.st_mode & S_IFMT == S_IFREG && Int64(info.st_size) == byteCount
+        return info.isRegularFile && info.size == byteCount
     }
 
     private func prepared() throws -> Statement? {

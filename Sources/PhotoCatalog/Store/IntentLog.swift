@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// The placement intents of a writer session's current block, in a file of its own:
@@ -131,35 +131,24 @@ struct IntentLog {
 
     /// Makes `entries` the log's only record, durably: written over the previous one, the file cut to its length,
     /// then `fdatasync`.
-    static func write(_ entries: [Entry], batch: Int64, to descriptor: Int32, path: String) throws {
+    static func write(_ entries: [Entry], batch: Int64, to descriptor: FileDescriptor, path: String) throws {
         let record = encode(entries, batch: batch)
-        try record.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let written = try FileSystem.check("write", path) {
-                    pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(done))
-                }
-                done += written
-            }
-        }
-        _ = try FileSystem.check("ftruncate", path) { ftruncate(descriptor, off_t(record.count)) }
-        _ = try FileSystem.check("fdatasync", path) { fdatasync(descriptor) }
+        try record.withUnsafeBytes { raw in try descriptor.writeAll(raw, at: 0, path: path) }
+        try descriptor.truncate(to: Int64(record.count), path: path)
+        try descriptor.syncData(path: path)
     }
 
     /// The record of the log at `path`, or nil when the file is missing, empty or torn.
     static func read(path: String) -> (batch: Int64, entries: [Entry])? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+        guard let descriptor = try? FileSystem.open(path, .readOnly) else { return nil }
         return read(descriptor: descriptor)
     }
 
     /// The record of an open log, or nil when it is empty or torn.
-    static func read(descriptor: Int32) -> (batch: Int64, entries: [Entry])? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_size >= headerSize, info.st_size < 1 << 30 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+    static func read(descriptor: FileDescriptor) -> (batch: Int64, entries: [Entry])? {
+        guard let info = try? descriptor.status(), info.size >= headerSize, info.size < 1 << 30 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.size))
+        let count = bytes.withUnsafeMutableBytes { try? descriptor.readFully(into: $0, at: 0) }
         guard count == bytes.count else { return nil }
         return decode(bytes)
     }

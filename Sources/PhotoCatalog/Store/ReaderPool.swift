@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A read-only connection lent out by the ``ReaderPool``.

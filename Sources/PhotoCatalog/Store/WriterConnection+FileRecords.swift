@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension WriterConnection {
     /// Inserts file records in the current transaction; returns their ids in order. Records past their age go first,

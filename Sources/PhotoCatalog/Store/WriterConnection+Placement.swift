@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// One original to place into the library: the file of a new asset's resource, or the file that repairs a stored
@@ -14,9 +14,9 @@ struct Placement {
 
     /// Owner and mode of a renamed file before the library took it over, so that an undo gives it back as it was.
     struct PreviousOwner {
-        var uid: uid_t
-        var gid: gid_t
-        var mode: mode_t
+        var uid: UInt32
+        var gid: UInt32
+        var mode: UInt32
     }
 
     let request: AssetCreationRequest
@@ -115,7 +115,7 @@ extension WriterConnection {
             if currentFolder.isEmpty || placementsInCurrentFolder >= WriterConnection.placementsPerFolder {
                 var byte: UInt8 = 0
                 withUnsafeMutableBytes(of: &byte) { RandomPool.shared.fill($0) }
-                currentFolder = "originals/" + String(format: "%02x", byte)
+                currentFolder = "originals/" + NumberText.hex(byte, width: 2)
                 placementsInCurrentFolder = 0
             }
             placementsInCurrentFolder += 1
@@ -248,52 +248,48 @@ extension WriterConnection {
             let privateFolder = sources[index].isPrivate
             // The very file that was hashed, a regular file: as the caller's fstat saw it while hashing (in a folder
             // nobody else can change), or one fstatat on the source's folder (no link followed).
-            let found: stat?
+            let found: FileStatus?
             if privateFolder, let vouched = placement.vouched, let links = vouched.links, let owner = vouched.owner,
                 let group = vouched.group, let mode = vouched.mode
             {
-                var info = stat()
-                info.st_mode = mode_t(mode)
-                info.st_ino = ino_t(vouched.inode)
-                info.st_nlink = nlink_t(links)
-                info.st_uid = uid_t(owner)
-                info.st_gid = gid_t(group)
-                found = info
+                found = FileStatus(
+                    mode: UInt32(mode), node: FileNode(device: 0, inode: UInt64(vouched.inode)),
+                    linkCount: UInt64(links), owner: UInt32(owner), group: UInt32(group))
             } else {
-                do { found = try sourceFolder.status(sourceName) } catch { throw systemError(error) }
+                do throws(SystemError) { found = try sourceFolder.status(sourceName) } catch { throw systemError(error) }
             }
-            guard let info = found, info.st_mode & S_IFMT == S_IFREG, UInt64(info.st_ino) == placement.sourceInode
+            guard let info = found, info.isRegularFile, UInt64(info.node.inode) == placement.sourceInode
             else { throw Self.fileReplaced(placement) }
             if placement.move && canTakeOver(info) {
                 // Another user's file is taken over through a descriptor, after a read lease showed that nobody
                 // still has it open for writing (once renamed into the library's 0750 folders, nobody else can
                 // open it again). The daemon's own files need neither: their owner is the library's owner.
-                let foreign = info.st_uid != Capabilities.effectiveUser
-                var descriptor: Int32 = -1
+                let foreign = info.owner != Capabilities.effectiveUser
+                var descriptor: FileDescriptor?
                 if foreign {
-                    do {
-                        descriptor = try sourceFolder.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+                    do throws(SystemError) {
+                        descriptor = try sourceFolder.open(
+                            sourceName, flags: [.readOnly, .nonBlocking, .noControllingTerminal])
                     } catch {
                         throw systemError(error)
                     }
                 }
-                defer { if descriptor >= 0 { LibC.close(descriptor) } }
-                if foreign { try checkSameFile(descriptor, placement) }
-                if foreign, LeaseProbe.hasWriters(descriptor) == true {
+                if let descriptor { try checkSameFile(descriptor, placement) }
+                if let descriptor, LeaseProbe.hasWriters(descriptor) == true {
                     throw PhotosError(
                         .invalidResource, title: "File still being written",
                         message: "Some process still has '\(placement.sourcePath)' open for writing; it is stored "
                             + "once the writer closed it.",
-                        cause: .io(operation: "fcntl", path: placement.sourcePath, errno: EBUSY))
+                        cause: .io(operation: "fcntl", path: placement.sourcePath, errno: Errno.resourceBusy))
                 }
                 do throws(SystemError) {
                     guard try sourceFolder.rename(sourceName, to: destination, as: placement.name) else {
-                        throw SystemError(code: EEXIST, call: "renameat2", path: placement.sourcePath)
+                        throw SystemError(code: Errno.fileExists, call: "renameat2", path: placement.sourcePath)
                     }
                     placements[index].done = .renamed
                     placements[index].previousOwner = Placement.PreviousOwner(
-                        uid: info.st_uid, gid: info.st_gid, mode: info.st_mode & 0o7777)
-                } catch where error.code == EXDEV {
+                        uid: info.owner, gid: info.group, mode: info.mode & 0o7777)
+                } catch where error.code == Errno.improperLink {
                     // Another file system: copied below.
                 } catch {
                     throw systemError(error)
@@ -313,13 +309,12 @@ extension WriterConnection {
                     continue
                 }
             }
-            let input: Int32
-            do {
-                input = try sourceFolder.openFile(sourceName, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+            let input: FileDescriptor
+            do throws(SystemError) {
+                input = try sourceFolder.open(sourceName, flags: [.readOnly, .nonBlocking, .noControllingTerminal])
             } catch {
                 throw systemError(error)
             }
-            defer { LibC.close(input) }
             try checkSameFile(input, placement)
             try copyToTemporary(input, placement, in: destination)
             copies.append((index, placement.move ? .copiedForMove : .copied))
@@ -327,14 +322,12 @@ extension WriterConnection {
         if !copies.isEmpty {
             do throws(SystemError) {
                 // One flush for the block's copies instead of an fsync each.
-                guard syncfs(originals.descriptor.rawValue) == 0 else {
-                    throw SystemError.current("syncfs", path: originalsPath)
-                }
+                try originals.syncFileSystem()
                 for (index, done) in copies {
                     let (folder, _) = try destinationFolder(placements[index].folder)
                     let name = placements[index].name
                     guard try folder.rename(Self.temporaryName(name), to: folder, as: name) else {
-                        throw SystemError(code: EEXIST, call: "renameat2", path: absolute(placements[index].relative))
+                        throw SystemError(code: Errno.fileExists, call: "renameat2", path: absolute(placements[index].relative))
                     }
                     placements[index].done = done
                 }
@@ -351,26 +344,26 @@ extension WriterConnection {
     }
 
     /// Whether a file can become the library's by a rename: it has one link, and it is ours or we may give it to us.
-    private func canTakeOver(_ info: stat) -> Bool {
-        guard info.st_nlink == 1 else { return false }
-        if info.st_uid == Capabilities.effectiveUser { return true }
+    private func canTakeOver(_ info: FileStatus) -> Bool {
+        guard info.linkCount == 1 else { return false }
+        if info.owner == Capabilities.effectiveUser { return true }
         return Capabilities.canChangeOwner
     }
 
     /// Throws "File replaced" unless `descriptor` is the file that was hashed (its inode).
-    private func checkSameFile(_ descriptor: Int32, _ placement: Placement) throws {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw PhotosError.io("fstat", path: placement.sourcePath, errno: errno, action: "check a file to store")
+    private func checkSameFile(_ descriptor: FileDescriptor, _ placement: Placement) throws {
+        let info: FileStatus
+        do throws(SystemError) { info = try descriptor.status() } catch {
+            throw PhotosError.io("fstat", path: placement.sourcePath, errno: error.code, action: "check a file to store")
         }
-        guard UInt64(info.st_ino) == placement.sourceInode else { throw Self.fileReplaced(placement) }
+        guard UInt64(info.node.inode) == placement.sourceInode else { throw Self.fileReplaced(placement) }
     }
 
     /// Whether the file renamed to `placement.name` in `folder` is the one that was hashed (its inode).
     private func isHashedFile(_ placement: Placement, in folder: Directory) throws -> Bool {
-        let stored: stat?
-        do { stored = try folder.status(placement.name) } catch { throw systemError(error) }
-        return stored.map { UInt64($0.st_ino) == placement.sourceInode } ?? false
+        let stored: FileStatus?
+        do throws(SystemError) { stored = try folder.status(placement.name) } catch { throw systemError(error) }
+        return stored.map { UInt64($0.node.inode) == placement.sourceInode } ?? false
     }
 
     /// The error for a source that is no longer the file that was read.
@@ -379,39 +372,37 @@ extension WriterConnection {
             .invalidResource, title: "File replaced",
             message: "'\(placement.sourcePath)' is no longer the file that was read (another file took its "
                 + "name, or it is gone); add it again.",
-            cause: .io(operation: "fstat", path: placement.sourcePath, errno: ESTALE))
+            cause: .io(operation: "fstat", path: placement.sourcePath, errno: Errno.staleNFSFileHandle))
     }
 
     /// Gives a renamed file to the library's user and group, read-only: through `descriptor` when the file came from
     /// another user (-1 otherwise), else by its new name in the library's own folder, which nobody else can change.
     private func takeOver(
-        _ descriptor: Int32, _ info: stat, in folder: Directory, name: String, path relative: String
+        _ descriptor: FileDescriptor?, _ info: FileStatus, in folder: Directory, name: String, path relative: String
     ) throws {
         func path() -> String { absolute(relative) }
         let user = Capabilities.effectiveUser
         let group = permissions.groupID
-        let owner: uid_t = info.st_uid == user ? uid_t.max : user
-        let changeGroup = group != nil && info.st_gid != group!
-        if owner != uid_t.max || changeGroup {
-            let result =
-                descriptor >= 0
-                ? fchown(descriptor, owner, group ?? gid_t.max)
-                : FileNameEncoding.withPlatformString(name) {
-                    fchownat(folder.descriptor.rawValue, $0, owner, group ?? gid_t.max, AT_SYMLINK_NOFOLLOW)
+        let owner: UInt32 = info.owner == user ? UInt32.max : user
+        let changeGroup = group != nil && info.group != group!
+        if owner != UInt32.max || changeGroup {
+            let newOwner = owner == UInt32.max ? nil : owner
+            do throws(SystemError) {
+                if let descriptor { try descriptor.setOwner(newOwner, group: group) } else {
+                    try folder.setOwner(of: name, owner: newOwner, group: group)
                 }
-            guard result == 0 else {
-                throw PhotosError.io("fchown", path: path(), errno: errno, action: "take over a stored original")
+            } catch {
+                throw PhotosError.io("fchown", path: path(), errno: error.code, action: "take over a stored original")
             }
         }
-        if info.st_mode & 0o7777 != permissions.originalMode {
-            let result =
-                descriptor >= 0
-                ? fchmod(descriptor, permissions.originalMode)
-                : FileNameEncoding.withPlatformString(name) {
-                    fchmodat(folder.descriptor.rawValue, $0, permissions.originalMode, 0)
+        if info.mode & 0o7777 != permissions.originalMode {
+            do throws(SystemError) {
+                if let descriptor { try descriptor.setPermissions(permissions.originalMode) } else {
+                    try folder.setPermissions(of: name, permissions.originalMode)
                 }
-            guard result == 0 else {
-                throw PhotosError.io("fchmod", path: path(), errno: errno, action: "make a stored original read-only")
+            } catch {
+                throw PhotosError.io(
+                    "fchmod", path: path(), errno: error.code, action: "make a stored original read-only")
             }
         }
     }
@@ -449,7 +440,10 @@ extension WriterConnection {
         do throws(SystemError) {
             guard try folder.status(placement.name) != nil else { return nil }
             let (damaged, _) = try destinationFolder(WriterConnection.damagedFolder)
-            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+            let now = UTCDateFields(secondsSince1970: Int64(Date().timeIntervalSince1970.rounded(.down)))
+            func two(_ value: Int) -> String { NumberText.decimal(value, width: 2) }
+            let stamp = "\(NumberText.decimal(now.year, width: 4))-\(two(now.month))-\(two(now.day))T"
+                + "\(two(now.hour))\(two(now.minute))\(two(now.second))Z"
             for attempt in 1...100 {
                 let name = attempt == 1 ? "\(stamp)-\(placement.name)" : "\(stamp)-\(attempt)-\(placement.name)"
                 if try folder.rename(placement.name, to: damaged, as: name) {
@@ -457,7 +451,7 @@ extension WriterConnection {
                     return WriterConnection.damagedFolder + "/" + name
                 }
             }
-            throw SystemError(code: EEXIST, call: "renameat2", path: absolute(placement.relative))
+            throw SystemError(code: Errno.fileExists, call: "renameat2", path: absolute(placement.relative))
         } catch {
             throw systemError(error)
         }
@@ -468,15 +462,14 @@ extension WriterConnection {
 
     /// Copies an open source to its destination's temporary name, without syncing (``place(_:sources:)`` syncs the
     /// batch).
-    private func copyToTemporary(_ input: Int32, _ placement: Placement, in folder: Directory) throws {
+    private func copyToTemporary(_ input: FileDescriptor, _ placement: Placement, in folder: Directory) throws {
         let temporary = Self.temporaryName(placement.name)
         do throws(SystemError) {
             try folder.remove(temporary)
-            let output = try folder.openFile(
-                temporary, flags: O_WRONLY | O_CREAT | O_EXCL, mode: permissions.originalMode)
+            let output = try folder.open(
+                temporary, flags: [.writeOnly, .create, .exclusive], mode: permissions.originalMode)
             var finished = false
             defer {
-                LibC.close(output)
                 if !finished { try? folder.remove(temporary) }
             }
             try FileCopy.copyContents(
@@ -484,15 +477,14 @@ extension WriterConnection {
                 destination: absolute(placement.relative))
             // A writer that kept the source open (a file of another user, whose writers cannot be excluded by a
             // lease) would change its size or modification time: then what was copied is not what was hashed.
-            var after = stat()
-            guard fstat(input, &after) == 0 else { throw SystemError.current("fstat", path: placement.sourcePath) }
+            let after = try input.status(path: placement.sourcePath)
             let modified = Date(
-                timeIntervalSince1970: Double(after.st_mtim.tv_sec) + Double(after.st_mtim.tv_nsec) / 1e9)
-            guard Int64(after.st_size) == placement.sourceSize,
+                timeIntervalSince1970: Double(after.modification.seconds) + Double(after.modification.nanoseconds) / 1e9)
+            guard after.size == placement.sourceSize,
                 abs(modified.timeIntervalSince(placement.sourceModification)) < 1e-6
-            else { throw SystemError(code: ESTALE, call: "copy (the source changed while it was copied)", path: placement.sourcePath) }
-            if let group = permissions.groupID, fchown(output, uid_t.max, group) != 0 {
-                throw SystemError.current("fchown", path: absolute(placement.relative))
+            else { throw SystemError(code: Errno.staleNFSFileHandle, call: "copy (the source changed while it was copied)", path: placement.sourcePath) }
+            if let group = permissions.groupID {
+                try output.setOwner(nil, group: group, path: absolute(placement.relative))
             }
             finished = true
         } catch {
@@ -555,17 +547,16 @@ extension WriterConnection {
     /// Gives a file that was taken over and then put back its old owner and mode (best effort).
     private func restoreOwner(_ placement: Placement, in folder: Directory, name: String) {
         guard let previous = placement.previousOwner,
-            let descriptor = try? folder.openFile(name, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+            let descriptor = try? folder.open(name, flags: [.readOnly, .nonBlocking, .noControllingTerminal])
         else { return }
-        defer { LibC.close(descriptor) }
-        _ = fchown(descriptor, previous.uid, previous.gid)
-        _ = fchmod(descriptor, previous.mode)
+        try? descriptor.setOwner(previous.uid, group: previous.gid)
+        try? descriptor.setPermissions(previous.mode)
     }
 
     /// Empties the ``IntentLog`` once its block is settled, so that a live writer between blocks shows no intents
     /// in flight (`verify`). Not synced: a log that still holds a settled block's intents after a crash is harmless.
     func clearIntentLog() {
-        _ = ftruncate(intentLog, 0)
+        try? intentLog.truncate(to: 0)
     }
 
     private func request(_ request: AssetCreationRequest, clearDestinationAt index: Int) {
@@ -633,7 +624,7 @@ struct SourceFolders {
                 let info = try folder.status()
                 // Only the owner can add, remove or rename entries of a folder of its own without group or other
                 // write permission (root aside).
-                let isPrivate = info.st_uid == Capabilities.effectiveUser && info.st_mode & 0o022 == 0
+                let isPrivate = info.owner == Capabilities.effectiveUser && info.mode & 0o022 == 0
                 entry = (folder, FileNode(info), isPrivate)
             } catch {
                 throw SystemError(code: error.code, call: error.call, path: error.path ?? source.path)

@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PhotodropSystem
 
 /// The library's single write connection and the writer's small caches. Confined to the writer queue.
@@ -38,7 +39,7 @@ final class WriterConnection {
     var currentFolder = ""
     var placementsInCurrentFolder = 0
     /// The session's ``IntentLog`` (open for the session's life) and its path.
-    let intentLog: Int32
+    let intentLog: FileDescriptor
     let intentLogPath: String
     /// Where a block's files are placed while the writer inserts its rows (see ``PlacementStep``).
     let placementQueue = DispatchQueue(label: "photodrop.library.placement", qos: .userInitiated)
@@ -66,7 +67,7 @@ final class WriterConnection {
             let created = try libraryDirectory.makeDirectory("originals", mode: permissions.folderMode)
             originals = try libraryDirectory.directory("originals")
             if created { try LibraryFiles.apply(permissions, toFolder: originals) }
-            originalsDevice = UInt64(try originals.status().st_dev)
+            originalsDevice = UInt64(try originals.status().node.device)
             // The `originals/xx` folders are made when first used (see `plan`): a new library with a few thousand
             // files makes a few dozen of them instead of all 256 (each mkdir costs the file system real CPU time).
             if created { try libraryDirectory.sync() }
@@ -74,7 +75,7 @@ final class WriterConnection {
             // database file's mode and owner.
             try LibraryFiles.createDatabaseFile(in: libraryDirectory, permissions: permissions)
             guard let databaseStatus = try libraryDirectory.status(PhotoLibrary.databaseName) else {
-                throw SystemError(code: ENOENT, call: "stat", path: databasePath)
+                throw SystemError(code: Errno.noSuchFileOrDirectory, call: "stat", path: databasePath)
             }
             databaseNode = FileNode(databaseStatus)
         } catch {
@@ -112,7 +113,7 @@ final class WriterConnection {
             try LibraryFiles.makeFolder("locks", in: libraryDirectory, permissions: permissions)
             session = try WriterSession(locksDirectory: libraryPath + "/locks")
             intentLogPath = IntentLog.path(session: session.id, locksDirectory: session.locksDirectory)
-            intentLog = try FileSystem.open(intentLogPath, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644)
+            intentLog = try FileSystem.open(intentLogPath, [.readWrite, .create, .closeOnExec], mode: 0o644)
             // The log's directory entry must be durable before the first intents in it count.
             try FileSystem.syncDirectory(session.locksDirectory)
         } catch let error as SystemError {
@@ -150,16 +151,20 @@ final class WriterConnection {
     /// once it failed, it always fails.
     func checkLibraryInPlace() throws {
         if let lostLibrary { throw lostLibrary }
-        var info = stat()
         let problem: String?
-        if lstat(libraryPath, &info) != 0 {
-            problem = "the library folder '\(libraryPath)' is gone (\(SystemError.describe(errno)))"
-        } else if FileNode(info) != libraryNode {
+        let library: FileStatus?
+        do { library = try FileSystem.linkStatus(atPath: libraryPath) } catch {
+            library = nil
+        }
+        let database = try? FileSystem.linkStatus(atPath: libraryPath + "/" + PhotoLibrary.databaseName)
+        if library == nil {
+            problem = "the library folder '\(libraryPath)' is gone (or cannot be looked at)"
+        } else if library?.node != libraryNode {
             problem = "the library folder '\(libraryPath)' was replaced by another folder (or a disk was mounted or "
                 + "unmounted there)"
-        } else if lstat(libraryPath + "/" + PhotoLibrary.databaseName, &info) != 0 {
+        } else if database == nil {
             problem = "its database '\(libraryPath)/\(PhotoLibrary.databaseName)' is gone"
-        } else if FileNode(info) != databaseNode {
+        } else if database?.node != databaseNode {
             problem = "its database '\(libraryPath)/\(PhotoLibrary.databaseName)' was replaced by another file"
         } else {
             problem = nil
@@ -170,15 +175,14 @@ final class WriterConnection {
             message: "The library this process opened is no longer there: \(problem). Nothing more is written to it. "
                 + "Restore the folder (or remount its disk), then start photodrop again; to start a new library on "
                 + "purpose, run 'photodrop init'.",
-            cause: .io(operation: "stat", path: libraryPath, errno: ENOENT))
+            cause: .io(operation: "stat", path: libraryPath, errno: Errno.noSuchFileOrDirectory))
         lostLibrary = error
         throw error
     }
     deinit {
         buffer.deallocate()
         // Every block of this session has committed or been undone: its intents are resolved.
-        LibC.close(intentLog)
-        _ = LibC.unlink(intentLogPath)
+        try? FileSystem.remove(intentLogPath)
     }
 
     /// A fresh batch number for this session's placement intents.
@@ -190,7 +194,9 @@ final class WriterConnection {
     /// The SHA-256 of a file, read through the shared buffer.
     func hashFile(_ location: FileLocation) throws -> (String, Int64) {
         let descriptor: FileDescriptor
-        do { descriptor = FileDescriptor(owning: try location.open(flags: O_RDONLY | O_NOCTTY | O_NONBLOCK)) } catch {
+        do throws(SystemError) {
+            descriptor = try location.open(flags: [.readOnly, .noControllingTerminal, .nonBlocking])
+        } catch {
             throw SystemError(code: error.code, call: error.call, path: location.path)
         }
         let (digest, count) = try SHA256.digest(ofFile: descriptor, path: location.path, buffer: buffer)
@@ -218,17 +224,15 @@ final class WriterConnection {
     /// `original` with the reason it must be replaced, when it is missing, not a regular file, of another size than
     /// recorded, or recorded as damaged by `verify --deep`; nil when it looks intact.
     func originalNeedingRepair(_ original: StoredOriginal) -> StoredOriginal? {
-        var info = stat()
-        let found = FileNameEncoding.withPlatformString(original.path) {
-            fstatat(libraryDirectory.descriptor.rawValue, $0, &info, AT_SYMLINK_NOFOLLOW)
-        }
         var original = original
-        if found != 0 {
+        guard let info = try? libraryDirectory.status(ofPath: original.path) else {
             original.problem = .missing
-        } else if info.st_mode & S_IFMT != S_IFREG {
+            return original
+        }
+        if !info.isRegularFile {
             original.problem = .notRegularFile
-        } else if Int64(info.st_size) != original.byteCount {
-            original.problem = .sizeMismatch(found: Int64(info.st_size))
+        } else if Int64(info.size) != original.byteCount {
+            original.problem = .sizeMismatch(found: Int64(info.size))
         } else if original.damage != nil {
             original.problem = .recordedDamage
         } else {
@@ -289,16 +293,15 @@ final class WriterConnection {
         let locks = session.locksDirectory
         for (owner, path) in IntentLog.logs(in: locks) {
             guard owner != session.id, WriterSession.isDead(session: owner, locksDirectory: locks) else { continue }
-            let descriptor = LibC.open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { continue }
-            defer { LibC.close(descriptor) }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            guard let descriptor = try? FileSystem.open(path, .readOnly),
+                (try? descriptor.lock(.exclusive, wait: false, path: path)) == true
+            else { continue }
             for entry in IntentLog.read(descriptor: descriptor)?.entries ?? [] {
                 try reconcile(
                     isRemoval: entry.action == .remove, source: entry.source, sourceInode: entry.inode,
                     sourceFolder: entry.sourceFolder, destination: entry.destination)
             }
-            _ = LibC.unlink(path)
+            try? FileSystem.remove(path)
         }
     }
 
@@ -317,11 +320,11 @@ final class WriterConnection {
         try? folder.remove(WriterConnection.temporaryName(name))
         guard !referenced, let placed = try? folder.status(name) else { return }
         guard let source else { return }
-        if let sourceInode, UInt64(placed.st_ino) == sourceInode {
+        if let sourceInode, UInt64(placed.node.inode) == sourceInode {
             // Renamed: the file is the source itself.
             returnToSource(folder, name, source: source, sourceFolder: sourceFolder)
         } else if let sourceInode, let original = try? FileLocation(path: source).status(),
-            UInt64(original.st_ino) == sourceInode
+            UInt64(original.node.inode) == sourceInode
         {
             // A copy, and the original is still in place: drop the copy.
             try? folder.remove(name)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// Marks a live writer: an exclusive `flock` on `Library/locks/<session>.lock`, held as long as the writer is open
@@ -20,11 +20,11 @@ final class WriterSession {
         while true {
             let id = UUID().uuidString.lowercased()
             let path = locksDirectory + "/" + id + ".lock"
-            let descriptor = FileDescriptor(owning: try FileSystem.open(path, O_RDWR | O_CREAT | O_EXCL, mode: 0o644))
-            _ = try FileSystem.check("flock", path) { flock(descriptor.rawValue, LOCK_EX) }
+            let descriptor = try FileSystem.open(path, [.readWrite, .create, .exclusive], mode: 0o644)
+            _ = try descriptor.lock(.exclusive, wait: true, path: path)
             // A reconciler may have taken and removed the fresh file between open and flock; then start over.
             if let onDisk = try? FileSystem.status(atPath: path), let held = try? descriptor.status(path: path),
-                onDisk.st_ino == held.st_ino, onDisk.st_dev == held.st_dev
+                onDisk.node.inode == held.node.inode, onDisk.node.device == held.node.device
             {
                 self.id = id
                 self.path = path
@@ -38,18 +38,19 @@ final class WriterSession {
     deinit {
         // Unlinked first, so that no other writer can take the lock of a file about to vanish; the descriptor (and
         // the lock) goes after this.
-        _ = LibC.unlink(path)
+        try? FileSystem.remove(path)
     }
 
     /// Whether the writer of `session` is gone: its lock file is missing or its lock can be taken. A taken lock file
     /// is removed.
     static func isDead(session: String, locksDirectory: String) -> Bool {
         let path = locksDirectory + "/" + session + ".lock"
-        let descriptor = LibC.open(path, O_RDWR | O_CLOEXEC)
-        if descriptor < 0 { return LibC.errno == ENOENT }
-        defer { LibC.close(descriptor) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
-        _ = LibC.unlink(path)
+        let descriptor: FileDescriptor
+        do { descriptor = try FileSystem.open(path, .readWrite) } catch {
+            return error.code == Errno.noSuchFileOrDirectory
+        }
+        guard (try? descriptor.lock(.exclusive, wait: false, path: path)) == true else { return false }
+        try? FileSystem.remove(path)
         return true
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// The consistency check behind ``PhotoLibrary/verify(deep:)``: reads, never writes, and tolerates a writer working
@@ -124,18 +124,16 @@ struct LibraryVerifier {
         for original in snapshot.originals {
             let path = absolute(original.path)
             let assetID = LocalIdentifier.asset(uuid: original.assetUUID)
-            var info = stat()
-            if lstat(path, &info) != 0 {
-                let code = errno
-                if code == ENOENT || code == ENOTDIR {
-                    missingCandidates.append(original)
-                } else {
-                    issues.append(
-                        unreadable(path, assetID, SystemError(code: code, call: "stat", path: path)))
-                }
+            let found: FileStatus?
+            do throws(SystemError) { found = try FileSystem.linkStatus(atPath: path) } catch {
+                issues.append(unreadable(path, assetID, SystemError(code: error.code, call: "stat", path: path)))
                 continue
             }
-            guard info.st_mode & S_IFMT == S_IFREG else {
+            guard let info = found else {
+                missingCandidates.append(original)
+                continue
+            }
+            guard info.isRegularFile else {
                 issues.append(
                     VerificationIssue(
                         kind: .unreadableOriginal, path: path, assetIdentifier: assetID,
@@ -143,11 +141,11 @@ struct LibraryVerifier {
                             + "or link stands in its place). Restore the file from a backup."))
                 continue
             }
-            if Int64(info.st_size) != original.byteCount {
+            if Int64(info.size) != original.byteCount {
                 issues.append(
                     VerificationIssue(
                         kind: .sizeMismatch, path: path, assetIdentifier: assetID,
-                        message: "The original of asset \(assetID) at '\(path)' has \(info.st_size) bytes, the "
+                        message: "The original of asset \(assetID) at '\(path)' has \(info.size) bytes, the "
                             + "catalog recorded \(original.byteCount): the file was changed or truncated. Restore it "
                             + "from a backup, or drop (or import) a good copy of the file: photodrop then replaces "
                             + "the damaged one and keeps it under damaged/."))
@@ -155,7 +153,7 @@ struct LibraryVerifier {
             }
             guard let buffer else { continue }
             do {
-                let descriptor = FileDescriptor(owning: try FileSystem.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK))
+                let descriptor = try FileSystem.open(path, [.readOnly, .noControllingTerminal, .nonBlocking])
                 let (sha256, count) = try SHA256.digest(ofFile: descriptor, path: path, buffer: buffer)
                 let digest = sha256.hex
                 hashedBytes += count
@@ -202,7 +200,7 @@ struct LibraryVerifier {
         for relative in listing.files.subtracting(originalPaths).subtracting(inFlight).sorted() {
             let path = absolute(relative)
             guard FileSystem.exists(atPath: path) else { continue }
-            let name = (relative as NSString).lastPathComponent
+            let name = Path.lastComponent(of: relative)
             let message: String
             if name.hasPrefix(".") && name.hasSuffix(".partial") {
                 message = "'\(path)' is an unfinished copy that no change in flight owns; it is safe to delete."
@@ -320,16 +318,15 @@ struct LibraryVerifier {
         for derivative in recorded {
             let path = absolute(derivative.path)
             let assetID = LocalIdentifier.asset(uuid: derivative.assetUUID)
-            var info = stat()
+            let found = try? FileSystem.linkStatus(atPath: path)
             var problem: String?
-            if lstat(path, &info) != 0 || info.st_mode & S_IFMT != S_IFREG {
+            if found == nil || found?.isRegularFile == false {
                 problem = "is missing"
-            } else if Int64(info.st_size) != derivative.byteCount {
-                problem = "has \(info.st_size) bytes, the catalog recorded \(derivative.byteCount)"
+            } else if let info = found, info.size != derivative.byteCount {
+                problem = "has \(info.size) bytes, the catalog recorded \(derivative.byteCount)"
             } else if let buffer {
-                if let descriptor = try? FileSystem.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK),
-                    let (digest, count) = try? SHA256.digest(
-                        ofFile: FileDescriptor(owning: descriptor), path: path, buffer: buffer)
+                if let descriptor = try? FileSystem.open(path, [.readOnly, .noControllingTerminal, .nonBlocking]),
+                    let (digest, count) = try? SHA256.digest(ofFile: descriptor, path: path, buffer: buffer)
                 {
                     hashed += count
                     if digest.hex != derivative.sha256 { problem = "does not have the bytes the catalog recorded" }
@@ -348,8 +345,9 @@ struct LibraryVerifier {
         let settled = Date().timeIntervalSince1970 - 600
         for relative in listing.subtracting(referenced).sorted() {
             let path = absolute(relative)
-            var info = stat()
-            guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < settled else { continue }
+            guard let info = try? FileSystem.linkStatus(atPath: path),
+                Double(info.modification.seconds) < settled
+            else { continue }
             issues.append(
                 VerificationIssue(
                     kind: .orphanDerivative, path: path,
@@ -378,21 +376,19 @@ struct LibraryVerifier {
             do {
                 return try FileManager.default.contentsOfDirectory(atPath: path)
             } catch {
-                var info = stat()
-                if lstat(path, &info) != 0 && errno == ENOENT { return [] }
+                do { if try FileSystem.linkStatus(atPath: path) == nil { return [] } } catch {}
                 problems.append(
                     VerificationIssue(
                         kind: .unreadableFolder, path: path,
                         message: "'\(path)' cannot be listed, so the files in it were not checked: "
-                            + "\(error.localizedDescription). Check its permissions."))
+                            + "\(error). Check its permissions."))
                 return nil
             }
         }
         guard let top = list(root) else { return (files, problems) }
         for name in top {
             let path = root + "/" + name
-            var info = stat()
-            let isDirectory = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            let isDirectory = (try? FileSystem.linkStatus(atPath: path))?.isDirectory ?? false
             guard isDirectory else {
                 files.insert(folder + "/" + name)
                 continue
@@ -420,14 +416,16 @@ struct LibraryVerifier {
 
     static func isWriterAlive(session: String, libraryPath: String) -> Bool {
         let path = libraryPath + "/locks/" + session + ".lock"
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
-            _ = flock(descriptor, LOCK_UN)
-            return false
+        guard let descriptor = try? FileSystem.open(path, .readOnly) else { return false }
+        do {
+            if try descriptor.lock(.shared, wait: false, path: path) {
+                descriptor.unlock()
+                return false
+            }
+            return true
+        } catch {
+            return error.code == Errno.interrupted
         }
-        return errno == EWOULDBLOCK || errno == EINTR
     }
 
     /// The hidden name a copy is written under before it is renamed into place (see

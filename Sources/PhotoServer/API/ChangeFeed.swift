@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LibraryJSON
 import PhotoCatalog
 import PhotodropSystem
@@ -14,7 +14,7 @@ public final class ChangeFeed: Sendable {
     /// Bumped on every write inotify reports; streams wait for it to move, cached answers are checked again after.
     /// An atomic: the picture path reads it on every request.
     private let generation = Atomic<UInt64>(0)
-    private let watcher: Int32
+    private let watcher: Inotify?
     private let stopped = Atomic<Bool>(false)
     /// Called on every change seen (set once, before the server starts).
     private let observer = Mutex<(@Sendable () -> Void)?>(nil)
@@ -24,15 +24,10 @@ public final class ChangeFeed: Sendable {
 
     public init(library: PhotoLibrary) {
         self.library = library
-        let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        watcher = descriptor
-        if descriptor >= 0 {
-            _ = inotify_add_watch(
-                descriptor, library.url.path, UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE))
-        }
-        let thread = Thread { [self] in watch() }
-        thread.name = "photodrop.serve.changes"
-        thread.start()
+        let inotify = try? Inotify()
+        watcher = inotify
+        _ = try? inotify?.addWatch(library.url.path, for: [.modified, .closedWrite, .movedTo, .created])
+        SystemThread.start(name: "photodrop.serve.changes") { [self] in watch() }
     }
 
     /// Ends the watcher and every stream.
@@ -42,18 +37,20 @@ public final class ChangeFeed: Sendable {
     }
 
     private func watch() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+        defer { buffer.deallocate() }
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            var ready = pollfd(fd: watcher, events: Int16(POLLIN), revents: 0)
-            // A bounded wait, so that stop() is seen within a second even with no writes.
-            guard poll(&ready, 1, 1000) > 0 else {
-                if watcher < 0 { usleep(500_000); wake() }
+            guard let watcher else {
+                // No inotify: the streams look every half second.
+                SystemThread.sleep(seconds: 0.5)
+                wake()
                 continue
             }
-            while read(watcher, &buffer, buffer.count) > 0 {}
+            // A bounded wait, so that stop() is seen within a second even with no writes.
+            guard (try? watcher.descriptor.waitUntilReadable(milliseconds: 1000)) == true else { continue }
+            while ((try? watcher.read(into: buffer)) ?? 0) > 0 {}
             wake()
         }
-        if watcher >= 0 { close(watcher) }
     }
 
     /// Tells the feed that this process just committed a change (the streams and caches need not wait for inotify).
@@ -95,7 +92,7 @@ public final class ChangeFeed: Sendable {
         }
         // Checked now, so that an expired token gets a status instead of a stream that ends at once.
         do { _ = try library.fetchPersistentChanges(since: start, limit: 1) } catch let error as PhotosError {
-            throw APIFailure(410, "\(error.localizedDescription); list the assets again and follow /api/events without 'since'")
+            throw APIFailure(410, "\(error); list the assets again and follow /api/events without 'since'")
         }
         return HTTPResponse(
             status: 200,

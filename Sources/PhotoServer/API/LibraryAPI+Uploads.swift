@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 import LibraryJSON
 import PhotoCatalog
@@ -23,7 +23,7 @@ public struct UploadSettings: Sendable {
 }
 
 /// Serialises the binding of inbox folders to albums (``LibraryAPI/inboxFolder(for:)``).
-private let inboxBinding = NSLock()
+private let inboxBinding = ConditionLock()
 
 extension LibraryAPI {
     /// `PUT /api/upload/{album}/{name}` streams into the inbox (``UploadReceiver``); every other body is collected.
@@ -237,7 +237,7 @@ final class UploadReceiver: BodyReceiver, @unchecked Sendable {
         case .tooLarge: return 413
         case .nameTaken: return 409
         case .digestMismatch: return 400
-        case .write(let cause) where cause.code == ENOSPC || cause.code == EDQUOT: return 507
+        case .write(let cause) where cause.code == Errno.noSpace || cause.code == Errno.diskQuotaExceeded: return 507
         case .inbox, .write, .catalog, .internal: return 500
         }
     }

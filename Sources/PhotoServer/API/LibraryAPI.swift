@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 import LibraryJSON
 import PhotoCatalog
@@ -194,17 +194,14 @@ public final class LibraryAPI: Sendable {
                 help: "Requests refused with 429: their client had too many in progress.", Double(counts.refusedBusyClient))
         }
         if let file = watchMetricsFile {
-            let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            if descriptor >= 0 {
-                defer { close(descriptor) }
-                var info = stat()
-                if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size < 4 << 20,
-                    let data = try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd()
+            if let descriptor = try? FileSystem.open(file, [.readOnly, .noFollow]) {
+                if let info = try? descriptor.status(), info.isRegularFile, info.size < 4 << 20,
+                    let data = try? descriptor.readToEnd(limit: 4 << 20)
                 {
                     text.single(
                         "photodrop_watch_metrics_age_seconds", type: "gauge",
                         help: "Age of the metrics photodrop watch last wrote (metrics.textfile).",
-                        max(0, Date().timeIntervalSince1970 - Double(info.st_mtim.tv_sec)).rounded())
+                        max(0, Date().timeIntervalSince1970 - Double(info.modification.seconds)).rounded())
                     text.append(raw: String(decoding: data, as: UTF8.self))
                 }
             }
@@ -375,7 +372,7 @@ public final class LibraryAPI: Sendable {
             }
             let changes: [PersistentChange]
             do { changes = try library.fetchPersistentChanges(since: start) } catch let error as PhotosError {
-                throw APIFailure(410, "\(error.localizedDescription); list the assets again without 'since'")
+                throw APIFailure(410, "\(error); list the assets again without 'since'")
             }
             var changed: Set<String> = []
             for change in changes {
@@ -545,7 +542,7 @@ public final class LibraryAPI: Sendable {
     private func perform(_ change: @escaping @Sendable () throws -> Void) throws {
         defer { events.noteChange() }
         do { _ = try library.performChangesAndWait(change) } catch let error as PhotosError {
-            throw APIFailure(409, error.localizedDescription)
+            throw APIFailure(409, "\(error)")
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotoImageManager
 import PhotodropSystem
@@ -88,14 +88,8 @@ struct MediaResponder {
     ) -> KeptResponse? {
         guard cache.keeps(byteCount: Int(file.byteCount)) else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(file.byteCount))
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeMutableBytes {
-                pread(descriptor.rawValue, $0.baseAddress! + done, $0.count - done, off_t(done))
-            }
-            guard count > 0 else { return nil }
-            done += count
-        }
+        let done = bytes.withUnsafeMutableBytes { (try? descriptor.readFully(into: $0, at: 0)) ?? 0 }
+        guard done == bytes.count else { return nil }
         let answer = secured(
             HTTPResponse(
                 status: 200,
@@ -128,16 +122,15 @@ struct MediaResponder {
         do { video = try images.playableVideo(of: asset.localIdentifier, livePhotoMotion: asset.mediaType != .video) }
         catch { throw APIFailure(422, "no playable video: \(error)") }
         // A path the library handed out (its original or a derivative), opened without following a link.
-        let raw = open(video.fileURL.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard raw >= 0 else { throw APIFailure(410, "the video cannot be opened") }
-        let descriptor = FileDescriptor(owning: raw)
-        var info = stat()
-        guard fstat(raw, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        guard let descriptor = try? FileSystem.open(video.fileURL.path, [.readOnly, .noFollow]) else {
+            throw APIFailure(410, "the video cannot be opened")
+        }
+        guard let info = try? descriptor.status(), info.isRegularFile else {
             throw APIFailure(410, "the video is not a file")
         }
         return respond(
-            with: descriptor, size: UInt64(info.st_size), type: video.mimeType ?? "video/mp4",
-            etag: "\(info.st_size)-\(info.st_mtim.tv_sec)-\(info.st_ino)", cache: "private, no-cache")
+            with: descriptor, size: UInt64(info.size), type: video.mimeType ?? "video/mp4",
+            etag: "\(info.size)-\(info.modification.seconds)-\(info.node.inode)", cache: "private, no-cache")
     }
 
     /// The file, or the part the `Range` header asks for; 304 when the client's `If-None-Match` names it.
@@ -153,19 +146,20 @@ struct MediaResponder {
             }
         }
         let range = ByteRange(header: request.header("Range"), size: size)
+        if case .unsatisfiable = range {
+            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")])
+        }
         // libmicrohttpd closes the descriptor it is given: it gets a duplicate of the library's.
-        let copy = dup(descriptor.rawValue)
-        guard copy >= 0 else { return .error(503, "out of file descriptors; try again") }
+        guard let copy = descriptor.duplicateForHandOver() else {
+            return .error(503, "out of file descriptors; try again")
+        }
         switch range {
-        case .whole:
+        case .whole, .unsatisfiable:
             return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: copy, offset: 0, length: size))
         case .part(let offset, let length):
             headers.append(("Content-Range", "bytes \(offset)-\(offset + length - 1)/\(size)"))
             return HTTPResponse(
                 status: 206, headers: headers, body: .file(descriptor: copy, offset: offset, length: length))
-        case .unsatisfiable:
-            close(copy)
-            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")])
         }
     }
 
@@ -185,7 +179,7 @@ struct MediaResponder {
             let safe =
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || "-._~".utf8.contains(byte)
-            out += safe ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+            out += safe ? String(UnicodeScalar(byte)) : "%" + NumberText.hex(byte, width: 2, uppercase: true)
         }
         return out
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a request path under `/api/assets/` or `/api/albums/` names: an object's UUID (or a smart album's name) and
 /// the action after it.

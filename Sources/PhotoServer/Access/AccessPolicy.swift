@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotodropSystem
 
 /// Who may do what: every request but the login carries the token (an `Authorization: Bearer` header, or the
@@ -202,8 +202,8 @@ public struct AccessPolicy: Sendable {
         // Swift's system generator reads getrandom(2): the kernel's cryptographic source.
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Data(bytes).base64EncodedString().replacing("+", with: "-")
+            .replacing("/", with: "_").replacing("=", with: "")
     }
 }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// Who sent a request, for the per-client limits and the log: the connection's address, or behind a trusted reverse
 /// proxy the client that proxy saw — the rightmost address of the last `X-Forwarded-For` header, the one the proxy
@@ -18,20 +19,15 @@ public struct ClientIdentity: Sendable {
         guard !trustedProxies.isEmpty, trustedProxies.contains(Self.normalized(peer)), let forwardedFor = forwardedFor(),
             let last = forwardedFor.split(separator: ",").last
         else { return peer }
-        let hop = last.trimmingCharacters(in: .whitespaces)
+        let hop = last.trimmingWhitespace()
         guard let address = Self.address(hop) else { return peer }
         return address
     }
 
     /// An IP address in its canonical text (IPv4-mapped IPv6 as IPv4), or nil when `text` is not one.
     static func address(_ text: String) -> String? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return text }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        return normalized(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        if NetworkAddress.isIPv4(text) { return text }
+        return NetworkAddress.canonicalIPv6(text).map(normalized)
     }
 
     /// `::ffff:127.0.0.1` (how an IPv6 socket sees an IPv4 client) as `127.0.0.1`.

@@ -1,5 +1,6 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 import Synchronization
 
 /// Keeps slow and idle clients from holding the server: every connection is known here from its accept to its close,
@@ -136,14 +137,12 @@ final class ConnectionGuard: @unchecked Sendable {
         self.clock = clock
         self.log = log
         guard runsWatchdog else { return }
-        let thread = Thread { [weak self] in
-            while let self, !self.state.withLock({ $0.stopped }) {
-                usleep(UInt32(limits.tick / .microseconds(1)))
-                self.watch()
+        SystemThread.start(name: "photodrop.serve.watchdog") { [weak self] in
+            while let guardian = self, !guardian.state.withLock({ $0.stopped }) {
+                SystemThread.sleep(seconds: Double(limits.tick / .microseconds(1)) / 1e6)
+                guardian.watch()
             }
         }
-        thread.name = "photodrop.serve.watchdog"
-        thread.start()
     }
 
     func stop() { state.withLock { $0.stopped = true } }
@@ -159,7 +158,6 @@ final class ConnectionGuard: @unchecked Sendable {
     }
 
     /// POLLRDHUP (the peer closed its end), which Glibc's Swift module leaves out (it needs _GNU_SOURCE).
-    private static let readHangUp: Int16 = 0x2000
 
     private static func key(_ connection: UnsafeMutableRawPointer) -> UInt { UInt(bitPattern: connection) }
 
@@ -315,10 +313,9 @@ final class ConnectionGuard: @unchecked Sendable {
             // Suspended streams: a client that left (its socket reports a hang-up), or a keep-alive due.
             if !state.streams.isEmpty {
                 let entries = Array(state.streams)
-                var polled = entries.map { pollfd(fd: $0.value.socket, events: Self.readHangUp, revents: 0) }
-                _ = poll(&polled, nfds_t(polled.count), 0)
+                let gonePeers = ForeignSocket.peersGone(entries.map(\.value.socket))
                 for (index, entry) in entries.enumerated() {
-                    if polled[index].revents & (Self.readHangUp | Int16(POLLHUP | POLLERR | POLLNVAL)) != 0 {
+                    if gonePeers[index] {
                         state.streams[entry.key] = nil
                         state.counts.streamsLeft += 1
                         gone.append(entry.value)
@@ -383,6 +380,6 @@ final class ConnectionGuard: @unchecked Sendable {
         state.connections[key]?.phase = .closing
         if case .waiting = connection.phase { dequeued(&state, address: connection.address) }
         // The socket is still open: libmicrohttpd reports the close (and takes the record) before it closes it.
-        _ = Glibc.shutdown(connection.socket, Int32(SHUT_RDWR))
+        ForeignSocket.shutDown(connection.socket)
     }
 }

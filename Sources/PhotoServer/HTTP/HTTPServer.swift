@@ -1,5 +1,6 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 import Synchronization
 
 /// An HTTP server on libmicrohttpd: a few threads with an epoll set each move the bytes of every connection; answers
@@ -177,15 +178,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Raises the soft limit on open files to the hard one (systemd's default soft limit is 1,024; each connection is
     /// one); returns the limit in force.
     private static func raiseOpenFileLimit() -> Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
-        let wanted = min(limit.rlim_max, 1 << 20)
-        if limit.rlim_cur < wanted {
-            var raised = limit
-            raised.rlim_cur = wanted
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
-        }
-        return Int(min(limit.rlim_cur, 1 << 20))
+        SystemProcess.raiseOpenFileLimit()
     }
 
     /// What one request collects between the calls libmicrohttpd makes for it.
@@ -401,7 +394,7 @@ public final class HTTPServer: @unchecked Sendable {
         let stream: any HTTPStream
         let connection: UnsafeMutableRawPointer
         unowned let server: HTTPServer
-        private let lock = NSLock()
+        private let lock = ConditionLock()
         private var suspended = false
         private var owesKeepAlive = false
         private var clientGone = false

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 import Synchronization
 
 /// serve's log, which no client can flood: lines of one kind (the line with its numbers and addresses taken out, or a
@@ -25,14 +26,12 @@ public final class RateLimitedLog: Sendable {
         self.burst = burst
         self.window = window
         self.write = write
-        let thread = Thread { [weak self] in
-            while let self, !self.stopped.load(ordering: .relaxed) {
-                usleep(250_000)
-                self.flush(now: .now)
+        SystemThread.start(name: "photodrop.serve.log") { [weak self] in
+            while let log = self, !log.stopped.load(ordering: .relaxed) {
+                SystemThread.sleep(seconds: 0.25)
+                log.flush(now: .now)
             }
         }
-        thread.name = "photodrop.serve.log"
-        thread.start()
     }
 
     public func stop() {

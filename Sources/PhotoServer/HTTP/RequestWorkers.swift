@@ -1,23 +1,20 @@
-import Foundation
+import FoundationEssentials
+import PhotodropSystem
 
 /// A fixed set of threads that make the answers which take time (reading the catalog, a change through the writer, a
 /// picture made on demand, an upload's last steps), while their connections wait suspended: the server's own threads
 /// only move bytes, and a waiting connection costs no thread. Jobs run in the order they came.
 final class RequestWorkers: @unchecked Sendable {
     // @unchecked: `jobs`, `running` and `stopping` are guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var jobs: [@Sendable () -> Void] = []
     private var head = 0
     private var running = 0
     private var stopping = false
-    private var threads: [Thread] = []
 
     init(count: Int) {
         for index in 0..<max(1, count) {
-            let thread = Thread { [self] in work() }
-            thread.name = "photodrop.serve.worker.\(index)"
-            threads.append(thread)
-            thread.start()
+            SystemThread.start(name: "photodrop.serve.worker.\(index)") { [self] in work() }
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Ingest
 import LibraryJSON
 import PhotoCatalog
@@ -54,7 +54,7 @@ enum BackupCommand {
             "\(report.isComplete ? "Backed up" : "Incomplete backup of") \(TextFormat.plural(report.assetCount, "asset")) "
             + "(\(TextFormat.plural(report.originalCount, "original")), "
             + "\(TextFormat.plural(report.derivativeCount, "thumbnail or preview", "thumbnails and previews"))) to "
-            + "\(report.path) in \(String(format: "%.1f", report.seconds)) s.\n"
+            + "\(report.path) in \(NumberText.fixed(report.seconds, places: 1)) s.\n"
         if let previous = report.previousPath {
             text +=
                 "Linked \(TextFormat.plural(report.linkedFiles, "unchanged file")) "

@@ -1,4 +1,5 @@
-import Foundation
+import PhotodropSystem
+import FoundationEssentials
 import LibraryJSON
 import PhotoCatalog
 import PhotodropConfiguration
@@ -155,7 +156,7 @@ enum BrowseCommands {
                 lines.append(("Deleted", TextFormat.date(deleted) + " (in Recently Deleted)"))
             }
             if let location = asset.location {
-                lines.append(("Location", String(format: "%.6f, %.6f", location.latitude, location.longitude)))
+                lines.append(("Location", NumberText.fixed(location.latitude, places: 6) + ", " + NumberText.fixed(location.longitude, places: 6)))
             }
             lines.append(
                 (

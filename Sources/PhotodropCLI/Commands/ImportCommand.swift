@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Ingest
 import PhotoCatalog
 import PhotoImageManager
@@ -92,7 +92,7 @@ enum ImportCommand {
             console.output(summary(counts, dryRun: dryRun, elapsed: ingested))
             if let pictures, pictures.made + pictures.failed > 0 {
                 var line = "Made thumbnails and previews of \(plural(pictures.made, "asset")) in "
-                    + String(format: "%.2f s", pictures.seconds)
+                    + NumberText.fixed(pictures.seconds, places: 2) + " s"
                 if pictures.failed > 0 {
                     line += " (\(pictures.failed) could not be decoded: stored without them)"
                 }
@@ -170,7 +170,7 @@ enum ImportCommand {
         let verb = dryRun ? "Would import" : "Imported"
         let attached = counts.attached > 0 ? "\(counts.attached) attached to them, " : ""
         return "\(verb) \(counts.imported)\(breakdown), \(attached)\(plural(counts.duplicates, "duplicate")), "
-            + "\(counts.rejected) rejected, \(counts.failed) failed in \(String(format: "%.2f", seconds)) s "
+            + "\(counts.rejected) rejected, \(counts.failed) failed in \(NumberText.fixed(seconds, places: 2)) s "
             + "(\(rate) files/s)\n"
     }
 

@@ -1,5 +1,5 @@
 import PhotodropSystem
-import Foundation
+import FoundationEssentials
 import Ingest
 import PhotoCatalog
 import PhotodropConfiguration
@@ -106,8 +106,8 @@ struct LibraryAccess {
 
     /// Regular albums and smart albums whose title equals `title` in NFC.
     func albums(titled title: String) throws -> [AssetCollection] {
-        let wanted = title.precomposedStringWithCanonicalMapping
-        return try allCollections().filter { $0.title.precomposedStringWithCanonicalMapping == wanted }
+        let wanted = title.canonicallyComposed
+        return try allCollections().filter { $0.title.canonicallyComposed == wanted }
     }
 
     /// Regular albums (creation order), then smart albums (fixed order).
@@ -152,10 +152,10 @@ struct LibraryAccess {
 
     /// Looks up the full identifier that `text` names.
     private func resolve(_ text: String, objectType: PhotoObjectType) throws -> Resolution {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         let matches = try library.localIdentifiers(
             withPrefix: trimmed, objectType: objectType, limit: LibraryAccess.candidatesShown + 1)
-        if let exact = matches.first(where: { $0.caseInsensitiveCompare(trimmed) == .orderedSame }) {
+        if let exact = matches.first(where: { $0.lowercased() == trimmed.lowercased() }) {
             return .found(exact)
         }
         switch matches.count {
@@ -185,7 +185,7 @@ struct LibraryAccess {
                     "'\(text)' is ambiguous: it starts the identifiers of several \(noun)s (\(shown)\(more)); type "
                         + "more of the identifier")
             case .notFound:
-                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                let trimmed = text.trimmingWhitespace()
                 var message = "no \(noun) has the identifier '\(text)'"
                 if trimmed.count < 36 { message += " or one starting with it" }
                 let other: PhotoObjectType = objectType == .asset ? .assetCollection : .asset

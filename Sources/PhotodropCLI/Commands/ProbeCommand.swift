@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Ingest
 import LibraryJSON
 import MediaProbe
@@ -115,7 +115,7 @@ enum ProbeCommand {
                     }
                     do {
                         var result = try prober.probe(path: path)
-                        result.metadata.adoptFileNameDate((path as NSString).lastPathComponent)
+                        result.metadata.adoptFileNameDate(Path.lastComponent(of: path))
                         shared.slots[index] = (result, nil)
                     } catch {
                         shared.slots[index] = (nil, "\(error)")
@@ -172,12 +172,12 @@ enum ProbeCommand {
         _ path: String, ignoring rules: IgnoreRules = IgnoreRules(), skipped: inout Int,
         visit: (String, String?) -> Void
     ) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            visit(path, "cannot read '\(path)': \(SystemError.describe(errno))")
+        let info: FileStatus
+        do throws(SystemError) { info = try FileSystem.status(atPath: path) } catch {
+            visit(path, "cannot read '\(path)': \(error.reason)")
             return
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.isDirectory else {
             visit(path, nil)
             return
         }
@@ -207,8 +207,7 @@ enum ProbeCommand {
                 let child = Path.join(path, relative)
                 if entry.type == .directory { continue }
                 // A link to a folder is not followed; a link to a file is probed, as a named file would be.
-                var target = stat()
-                if entry.type == .symbolicLink, stat(child, &target) == 0, target.st_mode & S_IFMT == S_IFDIR {
+                if entry.type == .symbolicLink, (try? FileSystem.status(atPath: child))?.isDirectory == true {
                     continue
                 }
                 if rules.skipsFile(named: entry.name, relativePath: relative) {
@@ -270,8 +269,8 @@ enum ProbeCommand {
         let camera = [metadata.make, metadata.model].compactMap { $0 }
         if !camera.isEmpty { lines.append(("camera", camera.joined(separator: " "))) }
         if let location = metadata.location {
-            var text = String(format: "%.6f, %.6f", location.latitude, location.longitude)
-            if let altitude = location.altitude { text += String(format: ", %.1f m", altitude) }
+            var text = NumberText.fixed(location.latitude, places: 6) + ", " + NumberText.fixed(location.longitude, places: 6)
+            if let altitude = location.altitude { text += ", " + NumberText.fixed(altitude, places: 1) + " m" }
             lines.append(("location", text))
         }
         if let identifier = metadata.contentIdentifier { lines.append(("live photo", identifier)) }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Ingest
 import PhotoCatalog
 import PhotodropSystem
@@ -19,11 +19,11 @@ final class ServeWatchdog: Sendable {
     func start() {
         guard let interval = notifier.watchdogInterval else { return }
         let (notifier, library, stopped) = (self.notifier, self.library, self.stopped)
-        let pause = UInt32(max(100_000, (interval / 2) / .microseconds(1)))
-        Thread.detachNewThread {
+        let pause = Double(max(100_000, (interval / 2) / .microseconds(1))) / 1e6
+        SystemThread.start(name: "serve watchdog") {
             while !stopped.isRaised {
                 if (try? library.statistics()) != nil { notifier.send(["WATCHDOG=1"]) }
-                usleep(pause)
+                SystemThread.sleep(seconds: pause)
             }
         }
     }

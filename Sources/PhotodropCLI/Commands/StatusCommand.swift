@@ -1,5 +1,5 @@
 import BuildInfo
-import Foundation
+import FoundationEssentials
 import Ingest
 import LibraryJSON
 import PhotoCatalog

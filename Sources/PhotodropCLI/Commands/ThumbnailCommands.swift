@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LibraryJSON
 import PhotoCatalog
 import PhotoImageManager
@@ -111,7 +111,7 @@ enum ThumbnailCommands {
         let seconds = (ContinuousClock.now - since).seconds
         var parts = ["\(TextFormat.count(tally.examined))/\(TextFormat.count(total)) assets", "made \(TextFormat.count(tally.made))"]
         if !tally.failed.isEmpty { parts.append("failed \(tally.failed.count)") }
-        if seconds >= 0.2 { parts.append(String(format: "%.0f/s", Double(tally.made + tally.failed.count) / seconds)) }
+        if seconds >= 0.2 { parts.append(NumberText.fixed(Double(tally.made + tally.failed.count) / seconds, places: 0) + "/s") }
         let fraction = total == 0 ? 1 : Double(tally.examined) / Double(total)
         return ProgressRenderer.line(parts.joined(separator: "  "), fraction: fraction, width: width)
     }
@@ -142,7 +142,7 @@ enum ThumbnailCommands {
             }
             let output = context.command.value("output")
             let format: ImageFormat = output.map { $0.lowercased().hasSuffix(".webp") } == true ? .webp : .jpeg
-            if output == nil && isatty(1) == 1 {
+            if output == nil && FileDescriptor.standardOutput.isTerminal {
                 throw CommandFailure(
                     "the picture is binary: write it to a file with -o FILE (.jpg or .webp), or pipe the output",
                     status: ExitStatus.usage)
@@ -161,12 +161,12 @@ enum ThumbnailCommands {
             }
             if let output {
                 do { try result.data.write(to: URL(fileURLWithPath: output)) } catch {
-                    throw CommandFailure("cannot write '\(output)': \(error.localizedDescription)")
+                    throw CommandFailure("cannot write '\(output)': \(error)")
                 }
                 context.console.error(
                     "Wrote \(result.pixelWidth) × \(result.pixelHeight) \(result.mimeType) (\(TextFormat.bytes(Int64(result.data.count)))) to \(output).\n")
             } else {
-                FileHandle.standardOutput.write(result.data)
+                try? result.data.withUnsafeBytes { try FileDescriptor.standardOutput.writeAll($0) }
             }
             return ExitStatus.success
         }

@@ -11,9 +11,9 @@ public struct Console: Sendable {
     }
 
     /// The process's stdout and stderr.
-    public static let standard = Console(output: { write($0, to: 1) }, error: { write($0, to: 2) })
+    public static let standard = Console(output: { write($0, to: .standardOutput) }, error: { write($0, to: .standardError) })
 
-    private static func write(_ text: String, to fd: Int32) {
+    private static func write(_ text: String, to fd: FileDescriptor) {
         try? FileSystem.writeAll(text, to: fd, path: nil)  // a closed stdout (`| head`) is not an error here
     }
 }

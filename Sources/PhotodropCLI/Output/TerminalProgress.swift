@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Ingest
 import PhotodropSystem
 import Synchronization
@@ -13,7 +14,7 @@ public final class TerminalProgress: Sendable {
         var drawn = false
     }
 
-    private let fd: Int32
+    private let fd: FileDescriptor
     private let minimumInterval: Duration
     private let state = Mutex(State())
 
@@ -22,10 +23,11 @@ public final class TerminalProgress: Sendable {
         fileDescriptor: Int32 = 2, minimumInterval: Duration = .milliseconds(100),
         environment: [String: String]? = nil
     ) {
-        guard isatty(fileDescriptor) == 1 else { return nil }
-        let term = environment?["TERM"] ?? getenv("TERM").map { String(cString: $0) }
+        let descriptor = FileDescriptor(borrowing: fileDescriptor)
+        guard descriptor.isTerminal else { return nil }
+        let term = environment?["TERM"] ?? ProcessInfo.processInfo.environment["TERM"]
         if term == "dumb" { return nil }
-        self.fd = fileDescriptor
+        self.fd = descriptor
         self.minimumInterval = minimumInterval
     }
 
@@ -58,9 +60,8 @@ public final class TerminalProgress: Sendable {
     }
 
     private func columns() -> Int {
-        var size = winsize()
-        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
-        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let value = Int(text), value > 0 { return value }
+        if let columns = fd.terminalColumns { return columns }
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(text), value > 0 { return value }
         return 80
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import PhotodropSystem
+import FoundationEssentials
 import LibraryJSON
 import PhotoCatalog
 
@@ -28,7 +29,7 @@ enum TextFormat {
             value /= 1000
             unit += 1
         }
-        return String(format: value < 9.995 ? "%.2f" : value < 99.95 ? "%.1f" : "%.0f", value) + " " + units[unit]
+        return NumberText.fixed(value, places: value < 9.995 ? 2 : value < 99.95 ? 1 : 0) + " " + units[unit]
     }
 
     /// ``bytes(_:)`` for a right-aligned table column: the unit padded to two characters (`512 B ` above `1.03 MB`),
@@ -68,11 +69,12 @@ enum TextFormat {
 
     /// `12.3 s`, `1:02:03`.
     static func duration(_ seconds: Double) -> String {
-        if seconds < 60 { return String(format: "%.1f s", seconds) }
+        if seconds < 60 { return NumberText.fixed(seconds, places: 1) + " s" }
         let total = Int(seconds.rounded())
         let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
         return hours > 0
-            ? String(format: "%d:%02d:%02d", hours, minutes, rest) : String(format: "%d:%02d", minutes, rest)
+            ? "\(hours):\(NumberText.decimal(minutes, width: 2)):\(NumberText.decimal(rest, width: 2))"
+            : "\(minutes):\(NumberText.decimal(rest, width: 2))"
     }
 
     /// `5 minutes ago`, for a date in the past.
@@ -97,19 +99,19 @@ enum TextFormat {
 
     /// `1/250 s` for short exposures, `2.5 s` for long ones.
     static func exposure(_ seconds: Double) -> String {
-        seconds >= 0.3 ? String(format: "%g s", (seconds * 10).rounded() / 10) : "1/\(Int((1 / seconds).rounded())) s"
+        seconds >= 0.3 ? NumberText.compact((seconds * 10).rounded() / 10) + " s" : "1/\(Int((1 / seconds).rounded())) s"
     }
 
     /// The lines `show` prints of how an asset was made: exposure, lens, artist, copyright, direction, frame rate.
     static func captureLines(_ details: CaptureDetails) -> [(String, String)] {
         var lines: [(String, String)] = []
         var exposure: [String] = []
-        if let f = details.fNumber { exposure.append(String(format: "f/%g", (f * 10).rounded() / 10)) }
+        if let f = details.fNumber { exposure.append("f/" + NumberText.compact((f * 10).rounded() / 10)) }
         if let time = details.exposureTime { exposure.append(Self.exposure(time)) }
         if let iso = details.iso { exposure.append("ISO \(iso)") }
         if let focal = details.focalLength {
-            var text = String(format: "%g mm", (focal * 10).rounded() / 10)
-            if let equivalent = details.focalLength35mm { text += String(format: " (%g mm in 35 mm film)", equivalent.rounded()) }
+            var text = NumberText.compact((focal * 10).rounded() / 10) + " mm"
+            if let equivalent = details.focalLength35mm { text += " (" + NumberText.compact(equivalent.rounded()) + " mm in 35 mm film)" }
             exposure.append(text)
         }
         if let fired = details.flashFired { exposure.append(fired ? "flash fired" : "no flash") }
@@ -119,8 +121,8 @@ enum TextFormat {
         }
         if let artist = details.artist { lines.append(("Artist", artist)) }
         if let copyright = details.copyright { lines.append(("Copyright", copyright)) }
-        if let direction = details.imageDirection { lines.append(("Direction", String(format: "%.0f°", direction))) }
-        if let rate = details.frameRate { lines.append(("Frame rate", String(format: "%g fps", (rate * 100).rounded() / 100))) }
+        if let direction = details.imageDirection { lines.append(("Direction", NumberText.fixed(direction, places: 0) + "°")) }
+        if let rate = details.frameRate { lines.append(("Frame rate", NumberText.compact((rate * 100).rounded() / 100) + " fps")) }
         return lines
     }
 }

@@ -8,21 +8,14 @@ public struct UnixSignal: Sendable, Hashable, CustomStringConvertible {
     public init(_ number: Int32) { self.number = number }
 
     /// SIGINT (Ctrl-C): stop taking new files, finish those in flight, exit 0.
-    public static let interrupt = UnixSignal(SIGINT)
+    public static let interrupt = UnixSignal(Signal.interrupt.rawValue)
     /// SIGTERM (systemd, `kill`): the same.
-    public static let terminate = UnixSignal(SIGTERM)
+    public static let terminate = UnixSignal(Signal.terminate.rawValue)
     /// SIGHUP (`systemctl reload`): `watch` and `serve` read config.json again.
-    public static let hangup = UnixSignal(SIGHUP)
+    public static let hangup = UnixSignal(Signal.hangUp.rawValue)
 
     /// `SIGTERM`, `SIGINT`, … (`signal 40` for one without a name here).
     public var description: String {
-        switch number {
-        case SIGINT: return "SIGINT"
-        case SIGTERM: return "SIGTERM"
-        case SIGHUP: return "SIGHUP"
-        case SIGUSR1: return "SIGUSR1"
-        case SIGUSR2: return "SIGUSR2"
-        default: return "signal \(number)"
-        }
+        Signal(rawValue: number).description
     }
 }

@@ -31,7 +31,7 @@ public struct UnixSignalSequence: AsyncSequence, Sendable {
         let (stream, continuation) = AsyncStream<UnixSignal>.makeStream(bufferingPolicy: .bufferingOldest(64))
         var sources: [any DispatchSourceSignal] = []
         for signal in Set(signals) {
-            LibC.signal(signal.number, SIG_IGN)
+            Signal(rawValue: signal.number).ignore()
             let source = DispatchSource.makeSignalSource(signal: signal.number, queue: queue)
             source.setEventHandler {
                 for _ in 0..<Swift.max(1, Int(source.data)) { continuation.yield(signal) }

@@ -1,8 +1,9 @@
+import Glibc
 /// Reading a file's bytes in order, once, for hashing: the part both the workers' hashing reader and the library's
 /// own checks share.
 public enum FileContent {
     /// Whether a file has holes (fewer blocks than bytes).
-    public static func isSparse(_ info: stat) -> Bool { Int64(info.st_blocks) * 512 < Int64(info.st_size) }
+    public static func isSparse(_ info: FileStatus) -> Bool { info.allocatedBlocks * 512 < info.size }
 
     /// Calls `body` with the bytes of `descriptor` from `start` up to `end`, in order, as `(chunk, offset)`, with
     /// `pread` into `buffer` (the descriptor's offset does not matter). In a sparse file, holes are passed as the
@@ -10,6 +11,15 @@ public enum FileContent {
     /// nothing. Stops early at the file's end; returns the offset reached.
     @discardableResult
     public static func forEachChunk(
+        of file: FileDescriptor, from start: Int64, to end: Int64, isSparse: Bool, buffer: UnsafeMutableRawBufferPointer,
+        path: String, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void
+    ) throws -> Int64 {
+        try forEachChunk(
+            of: file.rawValue, from: start, to: end, isSparse: isSparse, buffer: buffer, path: path, body)
+    }
+
+    @discardableResult
+    static func forEachChunk(
         of descriptor: Int32, from start: Int64, to end: Int64, isSparse: Bool, buffer: UnsafeMutableRawBufferPointer,
         path: String, _ body: (UnsafeRawBufferPointer, Int64) throws -> Void
     ) throws -> Int64 {

@@ -1,3 +1,4 @@
+import Glibc
 import CCrypto
 
 /// OpenSSL refused a call (it should not: SHA-256 needs no resources beyond its context).
@@ -82,7 +83,7 @@ public struct SHA256: ~Copyable {
         let info = try descriptor.status(path: path)
         _ = posix_fadvise(descriptor.rawValue, 0, 0, POSIX_FADV_SEQUENTIAL)
         let count = try FileContent.forEachChunk(
-            of: descriptor.rawValue, from: 0, to: Int64(info.st_size), isSparse: FileContent.isSparse(info), buffer: buffer,
+            of: descriptor.rawValue, from: 0, to: info.size, isSparse: FileContent.isSparse(info), buffer: buffer,
             path: path
         ) { bytes, _ in try hasher.update(bytes) }
         return (try hasher.finalize(), count)

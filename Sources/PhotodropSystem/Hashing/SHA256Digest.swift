@@ -1,3 +1,4 @@
+import Glibc
 /// A SHA-256 digest: 32 bytes, compared and hashed as four words, printed as 64 lowercase hex digits.
 public struct SHA256Digest: Sendable, Hashable, Comparable, CustomStringConvertible {
     // Big-endian words, so that comparing them compares the bytes.

@@ -1,3 +1,4 @@
+import Glibc
 /// A strict RFC 8259 JSON parser that keeps positions, made for configuration files.
 ///
 /// Differences from `JSONSerialization` that matter for a config file: errors carry a line and column and say what

@@ -1,3 +1,4 @@
+import Glibc
 /// A parsed JSON value that remembers where in its text it started.
 ///
 /// ``IngestConfig`` walks these instead of `JSONSerialization` results so that every error can name the key, the

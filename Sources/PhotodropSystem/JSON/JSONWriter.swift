@@ -1,3 +1,4 @@
+import Glibc
 /// The one JSON writer of photodrop: log lines, `reason.json`, the claim journal's old entries, the daemon's status
 /// file, `import --json` and every `--json` of the command line go through it, so that they agree on escaping and
 /// numbers. Members keep the order they are written in; output is compact, or indented by two spaces (``pretty``).

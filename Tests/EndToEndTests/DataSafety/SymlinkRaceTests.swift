@@ -1,6 +1,6 @@
 import Foundation
 import PhotoCatalog
-import PhotodropSystem
+@testable import PhotodropSystem
 import Synchronization
 import TestFixtures
 import Testing

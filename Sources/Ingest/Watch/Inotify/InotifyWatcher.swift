@@ -78,12 +78,13 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
     ///
     /// Throws when no inotify instance can be created (`EMFILE`: `fs.inotify.max_user_instances` reached).
     public init(inbox: String, options: Options = Options(), logger: Logger = .disabled) throws(SystemError) {
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw SystemError.current("inotify_init1") }
+        let inotify = try Inotify()
         let absolute = Path.resolve(inbox, against: Path.currentDirectory())
         self.inbox = absolute
-        self.core = Mutex(InotifyWatcherCore(fd: fd, inbox: absolute, options: options, logger: logger))
-        self.readiness = ReadinessSignal(fileDescriptor: fd, label: "photodrop.inotify") { _ = LibC.close(fd) }
+        self.core = Mutex(InotifyWatcherCore(inotify: inotify, inbox: absolute, options: options, logger: logger))
+        // The instance stays open until the readiness source is cancelled (its handler holds the last reference).
+        self.readiness = ReadinessSignal(
+            fileDescriptor: inotify.descriptor.rawValue, label: "photodrop.inotify") { withExtendedLifetime(inotify) {} }
     }
 
     deinit {
@@ -155,18 +156,15 @@ final class InotifyWatcherCore {
     }
 
     /// Everything the watcher asks the kernel to report on a folder.
-    private static let mask: UInt32 = {
-        let events: Int32 =
-            Int32(IN_CLOSE_WRITE) | Int32(IN_MOVED_TO) | Int32(IN_MOVED_FROM) | Int32(IN_CREATE) | Int32(IN_DELETE)
-            | Int32(IN_MODIFY) | Int32(IN_ATTRIB) | Int32(IN_DELETE_SELF) | Int32(IN_MOVE_SELF)
-        let flags: Int32 = Int32(IN_ONLYDIR) | Int32(IN_DONT_FOLLOW) | Int32(IN_EXCL_UNLINK)
-        return UInt32(bitPattern: events | flags)
-    }()
+    private static let mask: Inotify.Events = [
+        .closedWrite, .movedTo, .movedFrom, .created, .deleted, .modified, .attributesChanged, .deletedSelf,
+        .movedSelf, .onlyDirectory, .doNotFollow, .excludeUnlinked,
+    ]
 
     private static let bufferSize = 64 * 1024
     private static let listingChunk = 256
 
-    private let fd: Int32
+    private let inotify: Inotify
     private let inbox: String
     private let options: InotifyWatcher.Options
     private let logger: Logger
@@ -193,8 +191,8 @@ final class InotifyWatcherCore {
     private var nextFallbackPoll: ContinuousClock.Instant?
     private var warnedAboutLimit = false
 
-    init(fd: Int32, inbox: String, options: InotifyWatcher.Options, logger: Logger) {
-        self.fd = fd
+    init(inotify: Inotify, inbox: String, options: InotifyWatcher.Options, logger: Logger) {
+        self.inotify = inotify
         self.inbox = inbox
         self.options = options
         self.logger = logger
@@ -293,13 +291,12 @@ final class InotifyWatcherCore {
 
     /// Reads one batch: the number of records handled, 0 when drained (`EAGAIN`), -1 when the descriptor failed.
     private func readKernelEvents() -> Int {
-        let count = retryingOnInterrupt { read(fd, buffer.baseAddress, buffer.count) }
-        if count < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
-            logger.error(
-                "reading inotify events failed; the watcher stops", metadata: ["error": .string(SystemError.describe(errno))])
+        let count: Int
+        do throws(SystemError) { count = try inotify.read(into: buffer) } catch {
+            logger.error("reading inotify events failed; the watcher stops", metadata: ["error": .string(error.reason)])
             return -1
         }
+        if count == 0 { return 0 }
         let records = InotifyRecord.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         for record in records { handle(record) }
         return max(records.count, 1)
@@ -308,53 +305,53 @@ final class InotifyWatcherCore {
     // MARK: - Events
 
     private func handle(_ record: InotifyRecord) {
-        let mask = Int32(bitPattern: record.mask)
-        if mask & Int32(IN_Q_OVERFLOW) != 0 {
+        let mask = Inotify.Events(rawValue: record.mask)
+        if mask.contains(.queueOverflowed) {
             handleOverflow()
             return
         }
         guard let directory = table.path(for: record.watch) else { return }  // a watch we already dropped
-        if mask & Int32(IN_IGNORED) != 0 {
+        if mask.contains(.ignored) {
             table.remove(watch: record.watch)
             if directory.isEmpty { inboxGone() }
             return
         }
         if record.name.isEmpty {
-            if directory.isEmpty && mask & (Int32(IN_DELETE_SELF) | Int32(IN_MOVE_SELF) | Int32(IN_UNMOUNT)) != 0 {
+            if directory.isEmpty && !mask.isDisjoint(with: [.deletedSelf, .movedSelf, .unmounted]) {
                 inboxGone()
             }
             // A subfolder's own DELETE_SELF/MOVE_SELF is handled through its parent's DELETE/MOVED_FROM.
             return
         }
         let relative = directory.isEmpty ? record.name : directory + "/" + record.name
-        if mask & Int32(IN_ISDIR) != 0 {
+        if mask.contains(.isDirectory) {
             handleDirectory(mask: mask, name: record.name, relative: relative)
             return
         }
         if options.ignore.skipsFile(named: record.name, relativePath: relative) { return }
-        if mask & (Int32(IN_MOVED_FROM) | Int32(IN_DELETE)) != 0 {
+        if !mask.isDisjoint(with: [.movedFrom, .deleted]) {
             emit(.removed(relative))
-        } else if mask & Int32(IN_CLOSE_WRITE) != 0 {
+        } else if mask.contains(.closedWrite) {
             emit(.file(relative, .closedWrite))
-        } else if mask & Int32(IN_MOVED_TO) != 0 {
+        } else if mask.contains(.movedTo) {
             emit(.file(relative, .movedIn))
-        } else if mask & Int32(IN_CREATE) != 0 {
+        } else if mask.contains(.created) {
             emit(.file(relative, .created))
-        } else if mask & Int32(IN_MODIFY) != 0 {
+        } else if mask.contains(.modified) {
             emit(.file(relative, .modified))
-        } else if mask & Int32(IN_ATTRIB) != 0 {
+        } else if mask.contains(.attributesChanged) {
             emit(.file(relative, .attributesChanged))
         }
     }
 
-    private func handleDirectory(mask: Int32, name: String, relative: String) {
-        if mask & (Int32(IN_CREATE) | Int32(IN_MOVED_TO)) != 0 {
+    private func handleDirectory(mask: Inotify.Events, name: String, relative: String) {
+        if !mask.isDisjoint(with: [.created, .movedTo]) {
             if options.ignore.skipsDirectory(named: name, relativePath: relative) { return }
             newDirectory(relative)
-        } else if mask & (Int32(IN_DELETE) | Int32(IN_MOVED_FROM)) != 0 {
+        } else if !mask.isDisjoint(with: [.deleted, .movedFrom]) {
             forgetDirectory(relative)
             emit(.directoryRemoved(relative))
-        } else if mask & Int32(IN_ATTRIB) != 0, table.watch(for: relative) == nil, !unwatched.contains(relative),
+        } else if mask.contains(.attributesChanged), table.watch(for: relative) == nil, !unwatched.contains(relative),
             !options.ignore.skipsDirectory(named: name, relativePath: relative)
         {
             // A folder that could not be watched (no permission) may be readable now: watch it, list it, and have the
@@ -376,7 +373,7 @@ final class InotifyWatcherCore {
     }
 
     private func forgetDirectory(_ relative: String) {
-        for watch in table.removeSubtree(relative) { _ = inotify_rm_watch(fd, watch) }
+        for watch in table.removeSubtree(relative) { inotify.removeWatch(watch) }
         let prefix = relative + "/"
         unwatched = unwatched.filter { $0 != relative && !$0.hasPrefix(prefix) }
         if let current = currentListing,
@@ -404,9 +401,9 @@ final class InotifyWatcherCore {
     }
 
     private func checkInboxIdentity(now: ContinuousClock.Instant) {
-        var info = stat()
-        if stat(inbox, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR
-            || inboxIdentity.map({ $0.device != UInt64(info.st_dev) || $0.inode != UInt64(info.st_ino) }) ?? true
+        let info = try? FileSystem.status(atPath: inbox)
+        if info?.isDirectory != true
+            || inboxIdentity.map({ $0.device != info?.node.device || $0.inode != info?.node.inode }) ?? true
         {
             inboxGone()
         } else {
@@ -435,7 +432,7 @@ final class InotifyWatcherCore {
     }
 
     private func removeAllWatches() {
-        for watch in table.removeSubtree("") { _ = inotify_rm_watch(fd, watch) }
+        for watch in table.removeSubtree("") { inotify.removeWatch(watch) }
         unwatched.removeAll()
         currentListing = nil
         listings.removeAll()
@@ -450,9 +447,8 @@ final class InotifyWatcherCore {
     private func setUpWatches() -> Bool {
         guard addWatch("") == .added else { return false }
         rootDirectory = try? Directory.open(atPath: inbox)
-        var info = stat()
-        if stat(inbox, &info) == 0 {
-            inboxIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        if let info = try? FileSystem.status(atPath: inbox) {
+            inboxIdentity = (info.node.device, info.node.inode)
             nextInboxCheck = .now + options.inboxPollInterval
         }
         var queue = [""]
@@ -481,9 +477,10 @@ final class InotifyWatcherCore {
         }
         // The inbox itself may be a symbolic link to the real folder (followed); folders inside are never followed:
         // each is opened below the inbox's descriptor (no link on the way) and watched through /proc/self/fd.
-        let watch: Int32
+        let watching = InotifyWatcherCore.mask.subtracting(.doNotFollow)
+        let added: Result<Int32, SystemError>
         if relative.isEmpty {
-            watch = inotify_add_watch(fd, path, InotifyWatcherCore.mask & ~UInt32(IN_DONT_FOLLOW))
+            added = Result { () throws(SystemError) in try inotify.addWatch(path, for: watching) }
         } else {
             let folder: Directory
             do {
@@ -491,7 +488,7 @@ final class InotifyWatcherCore {
                 folder = try root.directory(relative)
             } catch {
                 switch error.code {
-                case ENOENT, ENOTDIR, ELOOP: return .vanished
+                case Errno.noSuchFileOrDirectory, Errno.notDirectory, Errno.tooManySymbolicLinkLevels: return .vanished
                 default:
                     logger.warning(
                         "cannot watch a folder; files in it are not seen until the next rescan",
@@ -499,18 +496,19 @@ final class InotifyWatcherCore {
                     return .failed
                 }
             }
-            watch = inotify_add_watch(
-                fd, "/proc/self/fd/\(folder.descriptor.rawValue)", InotifyWatcherCore.mask & ~UInt32(IN_DONT_FOLLOW))
+            added = Result { () throws(SystemError) in try inotify.addWatch(folder, for: watching) }
         }
-        if watch >= 0 {
+        let code: Errno
+        switch added {
+        case .success(let watch):
             table.insert(watch: watch, path: relative)
             unwatched.remove(relative)
             return .added
+        case .failure(let error): code = error.code
         }
-        let code = errno
         switch code {
-        case ENOSPC: return watchLimitReached(relative, limit: maxUserWatches)
-        case ENOENT, ENOTDIR: return .vanished
+        case Errno.noSpace: return watchLimitReached(relative, limit: maxUserWatches)
+        case Errno.noSuchFileOrDirectory, Errno.notDirectory: return .vanished
         default:
             logger.warning(
                 "cannot watch a folder; files in it are not seen until the next rescan",
@@ -608,13 +606,7 @@ final class InotifyWatcherCore {
     }
 
     private static func readMaxUserWatches() -> Int? {
-        let fd = open("/proc/sys/fs/inotify/max_user_watches", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { LibC.close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        return Int(String(decoding: bytes[0..<count], as: UTF8.self).trimmingASCIIWhitespace)
+        Inotify.maximumWatchesPerUser
     }
 }
 

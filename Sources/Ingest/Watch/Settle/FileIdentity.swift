@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PhotoCatalog
 import PhotodropSystem
 import PhotodropTelemetry
@@ -21,12 +21,12 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The identity in a `stat` result.
-    public init(_ info: stat) {
-        self.device = UInt64(info.st_dev)
-        self.inode = UInt64(info.st_ino)
-        self.size = Int64(info.st_size)
+    public init(_ info: FileStatus) {
+        self.device = info.node.device
+        self.inode = info.node.inode
+        self.size = info.size
         self.modificationTime = UTCTimestamp(
-            seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int32(info.st_mtim.tv_nsec))
+            seconds: Int64(info.modification.seconds), nanoseconds: Int32(info.modification.nanoseconds))
     }
 
     public var description: String {

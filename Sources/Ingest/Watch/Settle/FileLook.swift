@@ -45,27 +45,26 @@ public struct FileLook: Sendable, Hashable {
     /// Looks at the file `relativePath` below `root` without following any link and without blocking.
     public static func take(in root: Directory, relativePath: String) -> Outcome {
         let path = Path.join(root.path, relativePath)
-        let fd: Int32
-        do {
-            fd = try root.openFile(relativePath, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        let fd: FileDescriptor
+        do throws(SystemError) {
+            fd = try root.open(relativePath, flags: [.readOnly, .nonBlocking, .noControllingTerminal])
         } catch {
             switch error.code {
-            case ENOENT, ENOTDIR: return .missing
+            case Errno.noSuchFileOrDirectory, Errno.notDirectory: return .missing
             // A link (below the root or as the file itself), or a socket (ENXIO): never taken.
-            case ELOOP, ENXIO: return .notRegularFile
-            case EWOULDBLOCK:
+            case Errno.tooManySymbolicLinkLevels, Errno.noSuchAddressOrDevice: return .notRegularFile
+            case Errno.wouldBlock:
                 // A writer holds a lease that our open would break: it is certainly in use.
                 guard let found = (try? FileLocation(directory: root, relativePath: relativePath).status()) ?? nil
                 else { return .missing }
-                guard found.st_mode & S_IFMT == S_IFREG else { return .notRegularFile }
+                guard found.isRegularFile else { return .notRegularFile }
                 return .file(FileLook(identity: FileIdentity(found), writers: .open))
             default: return .failed(SystemError(code: error.code, call: "open", path: path))
             }
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return .failed(SystemError.current("fstat", path: path)) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .notRegularFile }
+        let info: FileStatus
+        do throws(SystemError) { info = try fd.status(path: path) } catch { return .failed(error) }
+        guard info.isRegularFile else { return .notRegularFile }
         let writers: WriterState
         switch LeaseProbe.hasWriters(fd) {
         case false?: writers = .none

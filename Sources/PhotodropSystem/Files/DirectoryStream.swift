@@ -1,3 +1,4 @@
+import Glibc
 /// One open folder read with `opendir`/`readdir` (glibc reads it with `getdents64` in 32 KiB batches).
 ///
 /// Entry types come from `d_type`, so a listing needs no `stat` per file except on file systems that report

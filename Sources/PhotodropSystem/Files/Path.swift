@@ -1,3 +1,4 @@
+import Glibc
 /// Path arithmetic on plain strings: no file system access (except ``physical(_:)`` and ``currentDirectory()``), no
 /// allocation beyond the result. Searched in the UTF-8 view: `/` is ASCII, so its index is a valid `String` index,
 /// and the `Character` view's grapheme breaking both costs time and joins a combining mark to the slash before it.
@@ -86,6 +87,13 @@ public enum Path {
             rest.append(lastComponent(of: existing))
             existing = parent(of: existing)
         }
+    }
+
+    /// `realpath(3)`: `path` with every symbolic link resolved; nil when it cannot be (a part is missing).
+    public static func real(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The current working directory (`/` when it cannot be read).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -64,7 +64,8 @@ public final class ServiceNotifier: Sendable {
     /// assignment per line is the protocol). False when the datagram could not be sent (no listener any more).
     @discardableResult
     public func send(_ assignments: [String]) -> Bool {
-        let message = assignments.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n")
+        let message = assignments.map { $0.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ") }
+            .joined(separator: "\n")
         let bytes = Array(message.utf8)
         return address.withLock { address in
             withUnsafePointer(to: &address.storage) { pointer in

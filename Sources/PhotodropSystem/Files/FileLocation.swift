@@ -1,3 +1,4 @@
+import Glibc
 /// A file named relative to an open folder: how photodrop hands a file from one stage to the next (a staged drop
 /// below the inbox's claim folder, a file below an import root), so that nothing resolves its path again from the
 /// top and no link swapped in on the way can redirect it.
@@ -26,9 +27,9 @@ public struct FileLocation: Sendable {
     /// The file's last component.
     public var name: String { Path.lastComponent(of: relativePath) }
 
-    /// Opens the file (`O_NOFOLLOW | O_CLOEXEC` added); the caller closes the descriptor.
-    public func open(flags: Int32) throws(SystemError) -> Int32 {
-        try directory.openFile(relativePath, flags: flags)
+    /// Opens the file (`O_NOFOLLOW | O_CLOEXEC` added).
+    public func open(flags: OpenFlags) throws(SystemError) -> FileDescriptor {
+        try directory.open(relativePath, flags: flags)
     }
 
     /// The folder that holds the file, and the file's name in it.
@@ -37,7 +38,7 @@ public struct FileLocation: Sendable {
     }
 
     /// `fstatat` without following a link; nil when nothing is there.
-    public func status() throws(SystemError) -> stat? {
+    public func status() throws(SystemError) -> FileStatus? {
         let (folder, name) = try parent()
         return try folder.status(name)
     }

@@ -1,3 +1,4 @@
+import Glibc
 import CLinux
 
 /// Whether some process has a file open for writing, asked the cheap way: a read lease (`fcntl(F_SETLEASE,
@@ -17,21 +18,13 @@ public enum LeaseProbe {
 
     /// True: a writer has the file open; false: nobody does; nil: cannot tell (not the owner without `CAP_LEASE`, a
     /// file system without leases such as NFS). `descriptor` must be open read-only.
-    public static func hasWriters(_ descriptor: Int32) -> Bool? {
+    public static func hasWriters(_ file: FileDescriptor) -> Bool? {
         _ = ignoreLeaseBreakSignal
+        let descriptor = file.rawValue
         if photodrop_set_lease(descriptor, Int32(F_RDLCK)) == 0 {
             _ = photodrop_set_lease(descriptor, Int32(F_UNLCK))
             return false
         }
         return errno == EAGAIN ? true : nil
     }
-}
-
-/// The capabilities of this process that change what photodrop does (asked once, from the effective set).
-public enum Capabilities {
-    /// `CAP_CHOWN`: files of other users can be given to this process's user (taken over instead of copied).
-    public static let canChangeOwner: Bool = photodrop_has_effective_capability(0) == 1
-    /// The effective user id, asked once: glibc makes a system call for every `geteuid()`, and photodrop never
-    /// changes its user.
-    public static let effectiveUser: uid_t = geteuid()
 }

@@ -1,3 +1,4 @@
+import Glibc
 /// How photodrop holds file names that are not valid UTF-8 in a Swift `String`, losslessly, and how it writes them.
 ///
 /// Linux file names are bytes. A name written by an old Windows or Samba client in Latin-1 (`M\xFCnchen.jpg`) is not

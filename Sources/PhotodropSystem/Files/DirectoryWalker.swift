@@ -1,3 +1,4 @@
+import Glibc
 /// A folder tree, walked depth-first below an open folder and never through a link: the one walker for the trees
 /// photodrop lists in full (`Rejected/` at start and for `status`, the library for its modes, folders given to
 /// `probe`). Each entry comes with the open folder it is in, so that the caller acts on it by name below that

@@ -1,3 +1,4 @@
+import Glibc
 import CLinux
 
 /// Copying a file's bytes between two open descriptors, the cheapest way the file systems allow.
@@ -16,6 +17,14 @@ public enum FileCopy {
     /// `read`/`write` fallback. Names are for errors only.
     @discardableResult
     public static func copyContents(
+        from input: FileDescriptor, to output: FileDescriptor, buffer: UnsafeMutableRawBufferPointer, source: String,
+        destination: String
+    ) throws(SystemError) -> Method {
+        try copyContents(
+            from: input.rawValue, to: output.rawValue, buffer: buffer, source: source, destination: destination)
+    }
+
+    static func copyContents(
         from input: Int32, to output: Int32, buffer: UnsafeMutableRawBufferPointer, source: String,
         destination: String
     ) throws(SystemError) -> Method {

@@ -1,21 +1,30 @@
+import Glibc
 /// System calls on paths, for the few places that work with a path rather than below an open ``Directory``: the
 /// configured roots, the library's lock and intent files, `verify`. Each retries on `EINTR` and throws
 /// ``SystemError`` naming the call and the path.
 public enum FileSystem {
     /// `stat(2)`, following links.
-    public static func status(atPath path: String) throws(SystemError) -> stat {
+    public static func status(atPath path: String) throws(SystemError) -> FileStatus {
         var info = stat()
         try check("stat", path) { stat(path, &info) }
-        return info
+        return FileStatus(info)
+    }
+
+    /// ``status(atPath:)`` of a path in ``FileNameEncoding`` form (a name that was not UTF-8 is turned back into its
+    /// bytes).
+    public static func status(atEncodedPath path: String) throws(SystemError) -> FileStatus {
+        var info = stat()
+        try check("stat", path) { FileNameEncoding.withPlatformString(path) { stat($0, &info) } }
+        return FileStatus(info)
     }
 
     /// `lstat(2)`, or nil when nothing is there (`ENOENT`, `ENOTDIR`); a final link is reported, not followed.
-    public static func linkStatus(atPath path: String) throws(SystemError) -> stat? {
+    public static func linkStatus(atPath path: String) throws(SystemError) -> FileStatus? {
         var info = stat()
-        if retryingOnInterrupt({ lstat(path, &info) }) == 0 { return info }
+        if retryingOnInterrupt({ lstat(path, &info) }) == 0 { return FileStatus(info) }
         let code = errno
         if code == ENOENT || code == ENOTDIR { return nil }
-        throw SystemError(code: code, call: "lstat", path: path)
+        throw SystemError(code: Errno(rawValue: code), call: "lstat", path: path)
     }
 
     /// Whether anything (a file, a folder, a link, even a dangling one) is at `path`. An error other than "not
@@ -25,18 +34,42 @@ public enum FileSystem {
         do { return try linkStatus(atPath: path) != nil } catch { return true }
     }
 
-    /// `open(2)` with `O_CLOEXEC`; the caller closes the descriptor.
-    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemError) -> Int32 {
-        try check("open", path) { LibC.open(path, flags | O_CLOEXEC, mode) }
+    /// What ``checkAccess(_:_:effectiveIDs:)`` asks for.
+    public struct Access: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        public static let read = Access(rawValue: R_OK)
+        public static let write = Access(rawValue: W_OK)
+        public static let execute = Access(rawValue: X_OK)
+    }
+
+    /// `access(2)` (or `faccessat(AT_EACCESS)` with `effectiveIDs`): throws unless this process may do `access` to
+    /// `path`.
+    public static func checkAccess(_ path: String, _ access: Access, effectiveIDs: Bool = false) throws(SystemError) {
+        let result = effectiveIDs
+            ? faccessat(AT_FDCWD, path, access.rawValue, AT_EACCESS) : Glibc.access(path, access.rawValue)
+        guard result == 0 else { throw SystemError.current(effectiveIDs ? "faccessat" : "access", path: path) }
+    }
+
+    /// `open(2)` with `O_CLOEXEC`.
+    public static func open(_ path: String, _ flags: OpenFlags, mode: UInt32 = 0o644) throws(SystemError)
+        -> FileDescriptor
+    {
+        FileDescriptor(owning: try check("open", path) { Glibc.open(path, flags.rawValue | O_CLOEXEC, mode) })
+    }
+
+    /// `rename(2)`: `source` becomes `destination`, replacing what is there.
+    public static func rename(_ source: String, to destination: String) throws(SystemError) {
+        try check("rename", source) { Glibc.rename(source, destination) }
     }
 
     /// `mkdir(2)`; an existing folder is fine. Returns whether it was created.
     @discardableResult
-    public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemError) -> Bool {
+    public static func makeDirectory(_ path: String, mode: UInt32 = 0o755) throws(SystemError) -> Bool {
         if mkdir(path, mode) == 0 { return true }
         let code = errno
-        if code == EEXIST, let info = try linkStatus(atPath: path), info.st_mode & S_IFMT == S_IFDIR { return false }
-        throw SystemError(code: code == EEXIST ? ENOTDIR : code, call: "mkdir", path: path)
+        if code == EEXIST, let info = try linkStatus(atPath: path), info.isDirectory { return false }
+        throw SystemError(code: code == EEXIST ? .notDirectory : Errno(rawValue: code), call: "mkdir", path: path)
     }
 
     /// `mkdir -p`: creates `path` with `mode` and its missing parents with `parentMode` (`mode` when nil); links in
@@ -44,7 +77,7 @@ public enum FileSystem {
     /// first.
     @discardableResult
     public static func makeDirectories(
-        _ path: String, mode: mode_t = 0o755, parentMode: mode_t? = nil
+        _ path: String, mode: UInt32 = 0o755, parentMode: UInt32? = nil
     ) throws(SystemError) -> [String] {
         var missing: [String] = []
         var current = path
@@ -52,7 +85,7 @@ public enum FileSystem {
             var info = stat()
             if stat(current, &info) == 0 {
                 guard info.st_mode & S_IFMT == S_IFDIR else {
-                    throw SystemError(code: ENOTDIR, call: "mkdir", path: current)
+                    throw SystemError(code: .notDirectory, call: "mkdir", path: current)
                 }
                 break
             }
@@ -70,21 +103,25 @@ public enum FileSystem {
 
     /// `unlink(2)`; a missing file is fine.
     public static func remove(_ path: String) throws(SystemError) {
-        if LibC.unlink(path) == 0 || errno == ENOENT { return }
+        if Glibc.unlink(path) == 0 || errno == ENOENT { return }
         throw SystemError.current("unlink", path: path)
     }
 
     /// Writes all of `text` to `descriptor` (`write(2)` until done, again after `EINTR`); `path` names it in the
     /// error. A write that makes no progress (a closed pipe, a full disk) throws.
-    public static func writeAll(_ text: String, to descriptor: Int32, path: String?) throws(SystemError) {
+    public static func writeAll(_ text: String, to file: FileDescriptor, path: String?) throws(SystemError) {
+        try writeAll(text, to: file.rawValue, path: path)
+    }
+
+    static func writeAll(_ text: String, to descriptor: Int32, path: String?) throws(SystemError) {
         var text = text
         var failure: SystemError?
         text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let count = retryingOnInterrupt { LibC.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
+                let count = retryingOnInterrupt { Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
                 if count <= 0 {
-                    failure = count < 0 ? .current("write", path: path) : SystemError(code: EIO, call: "write", path: path)
+                    failure = count < 0 ? .current("write", path: path) : SystemError(code: .ioError, call: "write", path: path)
                     return
                 }
                 offset += count
@@ -95,7 +132,7 @@ public enum FileSystem {
 
     /// Opens the folder at `path` and `fsync`s it, making the entries created or renamed in it durable.
     public static func syncDirectory(_ path: String) throws(SystemError) {
-        let descriptor = FileDescriptor(owning: try open(path, O_RDONLY | O_DIRECTORY))
+        let descriptor = try open(path, [.readOnly, .directory])
         try descriptor.sync(path: path)
     }
 
@@ -105,15 +142,15 @@ public enum FileSystem {
     public static func copyFile(
         from source: String, to destination: String, buffer: UnsafeMutableRawBufferPointer
     ) throws(SystemError) -> FileCopy.Method {
-        let input = FileDescriptor(owning: try open(source, O_RDONLY))
-        let output = FileDescriptor(owning: try open(destination, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644))
+        let input = try open(source, .readOnly)
+        let output = try open(destination, [.writeOnly, .create, .exclusive], mode: 0o644)
         do {
             let method = try FileCopy.copyContents(
                 from: input.rawValue, to: output.rawValue, buffer: buffer, source: source, destination: destination)
             try output.sync(path: destination)
             return method
         } catch {
-            LibC.unlink(destination)
+            Glibc.unlink(destination)
             throw error
         }
     }
@@ -121,7 +158,7 @@ public enum FileSystem {
 
     /// Runs `body` until it does not fail with `EINTR`; throws the error of any other failure (a negative result).
     @inline(__always) @discardableResult
-    public static func check<T: FixedWidthInteger>(
+    static func check<T: FixedWidthInteger>(
         _ call: String, _ path: String?, _ body: () -> T
     ) throws(SystemError) -> T {
         let result = retryingOnInterrupt(body)

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A configured folder (the inbox, `Rejected/`) as an open ``PhotodropSystem/Directory``: every operation below it
@@ -21,7 +22,7 @@ public final class FolderRoot: Sendable {
     public func directory(creating: Bool = false) throws(SystemError) -> Directory {
         var info = stat()
         let found = stat(path, &info) == 0
-        if found, let current = opened.withLock({ $0 }), current.node == FileNode(info) { return current.directory }
+        if found, let current = opened.withLock({ $0 }), current.node == FileStatus(info).node { return current.directory }
         if !found {
             let code = errno
             guard code == ENOENT, creating else { throw SystemError(code: code, call: "stat", path: path) }

@@ -1,24 +1,12 @@
+import Glibc
 import CLinux
 
 /// What `statx(2)` reports about a file: what `stat(2)` does, plus the birth time where the file system records it
 /// (ext4, btrfs, XFS, tmpfs since Linux 5.19 …), and `AT_STATX_DONT_SYNC` for network file systems.
 public struct ExtendedFileStatus: Sendable, Equatable {
     /// A file time: seconds since the epoch and nanoseconds.
-    public struct Time: Sendable, Hashable, Comparable {
-        public var seconds: Int64
-        public var nanoseconds: UInt32
+    public typealias Time = FileTime
 
-        public init(seconds: Int64, nanoseconds: UInt32) {
-            self.seconds = seconds
-            self.nanoseconds = nanoseconds
-        }
-
-        public static func < (lhs: Time, rhs: Time) -> Bool {
-            (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
-        }
-    }
-
-    /// File type and permission bits (`st_mode`).
     public var mode: UInt32
     public var linkCount: UInt32
     public var owner: UInt32

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MediaProbe
 import PhotoImaging
 import PhotodropSystem
@@ -12,23 +12,21 @@ import Rendering
 /// It runs with a lower priority than ingestion and an address-space limit, so that a hostile file that gets past
 /// the pixel limit fails to allocate instead of exhausting the machine's memory. libvips is loaded here only (with
 /// dlopen): every other photodrop process starts without it.
-enum RenderWorker {
-    static let command = "render-helper"
+public enum RenderWorker {
+    public static let command = "render-helper"
 
-    static func run(_ arguments: [String]) -> Int32 {
+    public static func run(_ arguments: [String]) -> Int32 {
         guard arguments.count == 3, arguments[1] == "--socket", let socket = Int32(arguments[2]), socket >= 0 else {
-            FileHandle.standardError.write(
-                Data(
-                    ("photodrop render-helper is started by photodrop itself ('--socket N'); it is not meant to be "
-                        + "run by hand.\n").utf8))
+            try? FileSystem.writeAll(
+                "photodrop render-helper is started by photodrop itself ('--socket N'); it is not meant to be run by "
+                    + "hand.\n", to: .standardError, path: nil)
             return 2
         }
         // Decoders of untrusted files need no privilege: under systemd the helper inherits watch's ambient
         // CAP_CHOWN/CAP_FOWNER/CAP_LEASE (and, run as root, all of root's), which it drops before reading anything.
         dropAllCapabilities()
-        _ = nice(10)
-        var limit = rlimit(rlim_cur: 8 << 30, rlim_max: 8 << 30)
-        _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+        SystemProcess.lowerPriority(by: 10)
+        SystemProcess.limitAddressSpace(to: 8 << 30)
         // A test hook, not a feature: a fault no real file is known to cause in Debian's libvips. When set, a file
         // that starts with these bytes makes the helper crash the way a decoder would (SIGSEGV), so that tests see
         // photodrop restart it and record the file's failure.
@@ -36,10 +34,11 @@ enum RenderWorker {
             Array($0.utf8)
         }
         var memory = HeapReturn()
-        return RenderServer.serve(socket: socket, idle: { memory.whenIdle() }) { request, descriptor in
+        return RenderServer.serve(socket: FileDescriptor(owning: socket), idle: { memory.whenIdle() }) { request, descriptor in
             if let crashMarker {
                 var head = [UInt8](repeating: 0, count: crashMarker.count)
-                if pread(descriptor, &head, head.count, 0) == head.count, head == crashMarker { raise(SIGSEGV) }
+                let read = head.withUnsafeMutableBytes { try? descriptor.readFully(into: $0, at: 0) }
+                if read == head.count, head == crashMarker { Signal.segmentationFault.raise() }
             }
             defer { memory.afterFile() }
             return render(request, descriptor: descriptor)
@@ -78,19 +77,19 @@ enum RenderWorker {
             guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
             let fields = statm.split(separator: " ")
             guard fields.count >= 2, let pages = Int(fields[1]) else { return nil }
-            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+            return pages * SystemProcess.pageSize
         }
     }
 
     /// A video's poster frame (FFmpeg), at the request's sizes.
-    static func renderVideo(_ request: RenderRequest, descriptor: Int32)
+    static func renderVideo(_ request: RenderRequest, descriptor: FileDescriptor)
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
         let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
         if let output = request.outputs.first, output.mimeType == "video/mp4" {
             do throws(ImagingError) {
                 let video = try renderer.playableVideo(
-                    ofVideoAt: descriptor, shortSide: output.width, maximumSeconds: request.maximumSeconds ?? 3600)
+                    ofVideoAt: descriptor.rawValue, shortSide: output.width, maximumSeconds: request.maximumSeconds ?? 3600)
                 let picture = RenderedPicture(
                     mimeType: video.mimeType, width: video.pixelWidth, height: video.pixelHeight, data: Data(video.bytes))
                 return ([picture], nil, DerivativeRenderer.takeVideoWarnings())
@@ -100,7 +99,7 @@ enum RenderWorker {
         }
         guard case .success(let crop) = crop(of: request) else { return ([], CropProblem().description, []) }
         do throws(ImagingError) {
-            let pictures = try renderer.pictures(ofVideoAt: descriptor, outputs: outputs(of: request), crop: crop)
+            let pictures = try renderer.pictures(ofVideoAt: descriptor.rawValue, outputs: outputs(of: request), crop: crop)
             return (pictures.map(rendered), nil, DerivativeRenderer.takeVideoWarnings())
         } catch {
             return ([], error.description, DerivativeRenderer.takeVideoWarnings())
@@ -108,13 +107,13 @@ enum RenderWorker {
     }
 
     /// A Windows bitmap, decoded by FFmpeg (libvips has no loader for it that is safe for untrusted input).
-    static func renderBitmap(_ request: RenderRequest, descriptor: Int32)
+    static func renderBitmap(_ request: RenderRequest, descriptor: FileDescriptor)
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
         guard case .success(let crop) = crop(of: request) else { return ([], CropProblem().description, []) }
         do throws(ImagingError) {
             let pictures = try DerivativeRenderer(maximumPixels: request.maximumPixels)
-                .pictures(ofBitmapAt: descriptor, outputs: outputs(of: request), crop: crop)
+                .pictures(ofBitmapAt: descriptor.rawValue, outputs: outputs(of: request), crop: crop)
             return (pictures.map(rendered), nil, DerivativeRenderer.takeVideoWarnings())
         } catch {
             return ([], error.description, DerivativeRenderer.takeVideoWarnings())
@@ -151,7 +150,7 @@ enum RenderWorker {
     /// Reads EXIF orientations of RAW files (their embedded JPEGs rarely carry one).
     nonisolated(unsafe) static var prober: MediaProber?
 
-    static func render(_ request: RenderRequest, descriptor: Int32)
+    static func render(_ request: RenderRequest, descriptor: FileDescriptor)
         -> (pictures: [RenderedPicture], failure: String?, warnings: [String])
     {
         // DerivativeRenderer.forgetMessages()
@@ -186,14 +185,12 @@ enum RenderWorker {
                 )
             }
             var bytes = [UInt8](repeating: 0, count: Int(preview.length))
-            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(preview.offset)) }
+            let read = bytes.withUnsafeMutableBytes { try? descriptor.readFully(into: $0, at: preview.offset) }
             guard read == bytes.count else { return ([], "the RAW file's embedded preview cannot be read", []) }
             if prober == nil { prober = try? MediaProber() }
-            var info = stat()
-            let orientation =
-                fstat(descriptor, &info) == 0
-                ? (try? prober?.probe(fileDescriptor: descriptor, fileSize: Int64(info.st_size), prefix: nil))?
-                    .metadata.orientation : nil
+            let orientation = (try? descriptor.status()).flatMap { info in
+                (try? prober?.probe(fileDescriptor: descriptor, fileSize: info.size, prefix: nil))?.metadata.orientation
+            }
             embedded = (bytes, orientation)
             if let rawFailure {
                 warnings.append("its sensor data could not be developed (\(rawFailure)); its smaller embedded JPEG is shown")
@@ -223,7 +220,7 @@ enum RenderWorker {
                     $0.isHighDynamicRange ? HighDynamicRange(primaries: $0.primaries, transfer: $0.transfer) : nil
                 }
                 pictures = try renderer.pictures(
-                    ofFileAt: descriptor, format: format, outputs: outputs, crop: crop, highDynamicRange: range)
+                    ofFileAt: descriptor.rawValue, format: format, outputs: outputs, crop: crop, highDynamicRange: range)
             }
             return (pictures.map(rendered), nil, warnings + DerivativeRenderer.takeWarnings())
         } catch {
@@ -233,22 +230,21 @@ enum RenderWorker {
 
     /// What the probe finds structurally wrong with the file (cut short, or holding less data than its header
     /// declares), if anything.
-    static func structuralDamage(_ descriptor: Int32) -> String? {
+    static func structuralDamage(_ descriptor: FileDescriptor) -> String? {
         if prober == nil { prober = try? MediaProber() }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0,
-            let result = try? prober?.probe(fileDescriptor: descriptor, fileSize: Int64(info.st_size), prefix: nil),
+        guard let info = try? descriptor.status(),
+            let result = try? prober?.probe(fileDescriptor: descriptor, fileSize: info.size, prefix: nil),
             result.rejection == .corrupt
         else { return nil }
         return "the file is damaged (\(result.message)); it is kept as it is, without pictures"
     }
 
     /// The pictures of a RAW file's sensor data, developed by LibRaw.
-    static func developRAW(_ request: RenderRequest, descriptor: Int32) -> Result<[RenderedPicture], ImagingError> {
+    static func developRAW(_ request: RenderRequest, descriptor: FileDescriptor) -> Result<[RenderedPicture], ImagingError> {
         guard case .success(let crop) = crop(of: request) else { return .failure(.decodeFailed(CropProblem().description)) }
         do throws(ImagingError) {
             let renderer = DerivativeRenderer(maximumPixels: request.maximumPixels)
-            return .success(try renderer.pictures(ofRAWAt: descriptor, outputs: outputs(of: request), crop: crop).map(rendered))
+            return .success(try renderer.pictures(ofRAWAt: descriptor.rawValue, outputs: outputs(of: request), crop: crop).map(rendered))
         } catch {
             return .failure(error)
         }
