@@ -133,7 +133,7 @@ public enum CatalogJSON {
             ("type", .string(collection.assetCollectionType == .smartAlbum ? "smartAlbum" : "album")),
             ("parent", .string(collection.parentFolderIdentifier)),
             ("description", .string(collection.summary)),
-            ("inboxFolder", .string(collection.inboxFolder)),
+            ("inboxFolder", .string(collection.bindingKey)),
         ])
     }
 

@@ -94,22 +94,22 @@ struct CollectionListTests {
         let library = folder.library()
         try await library.performChanges {
             let trip = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip")
-            trip.inboxFolder = "Trip"
+            trip.bindingKey = "Trip"
             let year = try CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "2023")
-            year.inboxFolder = "2023"
+            year.bindingKey = "2023"
         }
-        let trip = try #require(try AssetCollection.fetchAlbum(forInboxFolder: "Trip", library: library))
-        #expect(trip.inboxFolder == "Trip")
+        let trip = try #require(try AssetCollection.fetchAlbum(forBindingKey: "Trip", library: library))
+        #expect(trip.bindingKey == "Trip")
         try await library.performChanges { try AssetCollectionChangeRequest(for: trip).title = "Holidays" }
-        #expect(try AssetCollection.fetchAlbum(forInboxFolder: "Trip", library: library)?.title == "Holidays")
+        #expect(try AssetCollection.fetchAlbum(forBindingKey: "Trip", library: library)?.title == "Holidays")
         // Binding the path to another album moves it.
         try await library.performChanges {
             let other = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Other")
-            other.inboxFolder = "Trip"
+            other.bindingKey = "Trip"
         }
-        #expect(try AssetCollection.fetchAlbum(forInboxFolder: "Trip", library: library)?.title == "Other")
-        #expect(try AssetCollection.fetchAlbum(forInboxFolder: "Nowhere", library: library) == nil)
-        let year = try #require(try CollectionList.fetchCollectionList(forInboxFolder: "2023", library: library))
-        #expect(year.title == "2023" && year.inboxFolder == "2023")
+        #expect(try AssetCollection.fetchAlbum(forBindingKey: "Trip", library: library)?.title == "Other")
+        #expect(try AssetCollection.fetchAlbum(forBindingKey: "Nowhere", library: library) == nil)
+        let year = try #require(try CollectionList.fetchCollectionList(forBindingKey: "2023", library: library))
+        #expect(year.title == "2023" && year.bindingKey == "2023")
     }
 }

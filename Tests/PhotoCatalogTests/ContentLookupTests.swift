@@ -26,12 +26,12 @@ struct ContentLookupTests {
             first.addAssets([request.placeholderForCreatedAsset!])
         }
         // The same lookup opens the library once it exists.
-        let found = try #require(try lookup.asset(withSHA256: sha, inboxFolder: "Trip"))
+        let found = try #require(try lookup.asset(withSHA256: sha, bindingKey: "Trip"))
         #expect(found.localIdentifier == report.assetCreations.first?.localIdentifier)
         #expect(found.mimeType == "image/jpeg" && found.mediaType == .image && !found.isDeleted)
         #expect(found.isInAlbum == true)
-        #expect(try lookup.asset(withSHA256: sha, inboxFolder: "Other")?.isInAlbum == false)
-        #expect(try lookup.asset(withSHA256: sha, inboxFolder: "Missing")?.isInAlbum == false)
+        #expect(try lookup.asset(withSHA256: sha, bindingKey: "Other")?.isInAlbum == false)
+        #expect(try lookup.asset(withSHA256: sha, bindingKey: "Missing")?.isInAlbum == false)
         #expect(try lookup.asset(withSHA256: sha)?.isInAlbum == nil)
         #expect(try lookup.asset(withSHA256: String(repeating: "0", count: 64)) == nil)
 

@@ -15,7 +15,7 @@ struct MigrationTests {
         let folder = try TemporaryDirectory()
         let database = try Database(path: folder.appending("empty.sqlite").path, mode: .readWrite(create: true))
         #expect(try Schema.migrator.currentVersion(of: database) == 0)
-        #expect(try Schema.migrator.migrate(database) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+        #expect(try Schema.migrator.migrate(database) == Array(1...13))
         #expect(try Schema.migrator.currentVersion(of: database) == Schema.latestVersion)
         #expect(
             try Self.tables(database).isSuperset(of: [
@@ -80,6 +80,37 @@ struct MigrationTests {
         #expect(try database.int64("SELECT count(*) FROM resources WHERE path = 'originals/ab/abc.jpg'") == 1)
         let uniques = try database.rows("PRAGMA index_list(resources)") { ($0.string(1), $0.int(2)) }
         #expect(uniques.filter { $0.1 == 1 }.count == 1, "only sha256 is unique: \(uniques)")
+    }
+
+    @Test("v13: an album and a folder bound to an inbox folder before keep it as their binding key")
+    func bindingKeysKeepOldBindings() throws {
+        let folder = try TemporaryDirectory()
+        let library = folder.library()
+        try FileManager.default.createDirectory(at: library.url, withIntermediateDirectories: true)
+        do {
+            let database = try Database(path: library.databasePath, mode: .readWrite(create: true))
+            try database.execute("PRAGMA journal_mode = WAL")
+            #expect(try Schema.migrator.migrate(database, upTo: 12) == Array(1...12))
+            try database.execute(
+                """
+                INSERT INTO collection_lists(id, uuid, title, creation_date, inbox_folder)
+                    VALUES (1, 'FFFFFFFF-2222-3333-4444-555555555555', '2023', 0, '2023');
+                INSERT INTO albums(id, uuid, title, creation_date, next_position, asset_count, parent_id, inbox_folder)
+                    VALUES (1, 'AAAAAAAA-2222-3333-4444-555555555555', 'Paris (renamed)', 0, 0, 0, 1, '2023/Paris');
+                """)
+        }
+        let album = try #require(try AssetCollection.fetchAlbum(forBindingKey: "2023/Paris", library: library))
+        #expect(album.title == "Paris (renamed)" && album.bindingKey == "2023/Paris")
+        let list = try #require(try CollectionList.fetchCollectionList(forBindingKey: "2023", library: library))
+        #expect(list.bindingKey == "2023")
+        let database = try Database(path: library.databasePath, mode: .readOnly)
+        let columns = try database.rows("SELECT name FROM pragma_table_info('albums')") { $0.string(0) }
+        #expect(columns.contains("binding_key") && !columns.contains("inbox_folder"))
+        let indexes = try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%UNIQUE%'") {
+            $0.string(0)
+        }
+        #expect(indexes.contains("albums_by_binding_key") && indexes.contains("collection_lists_by_binding_key"))
+        #expect(!indexes.contains { $0.contains("inbox") })
     }
 
     @Test("a failing step leaves the database at the last whole version")

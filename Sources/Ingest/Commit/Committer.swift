@@ -489,7 +489,7 @@ public actor Committer {
                 if let album = knownAlbums[key] {
                     albumRequest = try AssetCollectionChangeRequest(for: album)
                     // An album found by its title files this folder from now on, whatever it is renamed to.
-                    if album.inboxFolder != key { albumRequest.inboxFolder = key }
+                    if album.bindingKey != key { albumRequest.bindingKey = key }
                 } else {
                     albumRequest = try Committer.newAlbum(forKey: key, in: knownParents[key])
                     if let placeholder = albumRequest.placeholderForCreatedAssetCollection {
@@ -506,7 +506,7 @@ public actor Committer {
             if let fetched = try? AssetCollection.fetchAssetCollections(
                 withLocalIdentifiers: newAlbums.map(\.identifier), library: library)
             {
-                for collection in fetched { if let key = collection.inboxFolder { albums[key] = collection } }
+                for collection in fetched { if let key = collection.bindingKey { albums[key] = collection } }
             }
         }
         guard report.assetCreations.count == groups.count else {
@@ -539,7 +539,7 @@ public actor Committer {
     static func newAlbum(forKey key: String, in parent: CollectionList?) throws -> AssetCollectionChangeRequest {
         let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
             withTitle: AlbumRule.title(forAlbum: key))
-        request.inboxFolder = key
+        request.bindingKey = key
         if let parent, let placeholder = request.placeholderForCreatedAssetCollection {
             try CollectionListChangeRequest(for: parent).addChildCollections([placeholder])
         }
@@ -551,14 +551,14 @@ public actor Committer {
     /// bound to yet (an album made by hand, or before albums recorded their folder), which the block then binds.
     func album(forKey key: String) throws -> AssetCollection? {
         if let cached = albums[key] { return cached }
-        var found = try AssetCollection.fetchAlbum(forInboxFolder: key, library: library)
+        var found = try AssetCollection.fetchAlbum(forBindingKey: key, library: library)
         if found == nil, !key.utf8.contains(UInt8(ascii: "/")) {
             found = try AssetCollection.fetchAssetCollections(
                 with: .album, subtype: .any,
                 options: FetchOptions(predicate: .title(.equals(key)), sortDescriptors: []), library: library
-            ).first { $0.inboxFolder == nil && $0.parentFolderIdentifier == nil }
+            ).first { $0.bindingKey == nil && $0.parentFolderIdentifier == nil }
         }
-        if let found, found.inboxFolder == key { albums[key] = found }
+        if let found, found.bindingKey == key { albums[key] = found }
         return found
     }
 
@@ -566,14 +566,14 @@ public actor Committer {
     /// missing, in a change of its own (they are few, and an empty folder left by a crash is reused).
     func folder(forPath path: String) async throws -> CollectionList {
         if let cached = folders[path] { return cached }
-        if let found = try CollectionList.fetchCollectionList(forInboxFolder: path, library: library) {
+        if let found = try CollectionList.fetchCollectionList(forBindingKey: path, library: library) {
             folders[path] = found
             return found
         }
         let chain = AlbumRule.folders(forAlbum: path + "/") // every level, outermost first, ending with `path`
         var existing: [String: CollectionList] = [:]
         for level in chain {
-            if let found = try CollectionList.fetchCollectionList(forInboxFolder: level, library: library) {
+            if let found = try CollectionList.fetchCollectionList(forBindingKey: level, library: library) {
                 existing[level] = found
             }
         }
@@ -588,7 +588,7 @@ public actor Committer {
                 } else {
                     request = try CollectionListChangeRequest.creationRequestForCollectionList(
                         withTitle: AlbumRule.title(forAlbum: level))
-                    request.inboxFolder = level
+                    request.bindingKey = level
                     if let placeholder = request.placeholderForCreatedCollectionList {
                         parent?.addChildCollections([placeholder])
                         made.withLock { $0.append(level) }
@@ -598,7 +598,7 @@ public actor Committer {
             }
         }
         for level in made.withLock({ $0 }) { logger.info("created folder", metadata: ["folder": .string(level)]) }
-        guard let folder = try CollectionList.fetchCollectionList(forInboxFolder: path, library: library) else {
+        guard let folder = try CollectionList.fetchCollectionList(forBindingKey: path, library: library) else {
             throw PhotosError(
                 .internalError, title: "Folder not created", message: "the library folder for '\(path)' is missing")
         }

@@ -77,7 +77,7 @@ public final class IngestPipeline: Sendable {
             return try IngestWorker(policy: policy, truncatedFiles: truncatedFiles) { digest, album in
                 // A stored original that is missing or damaged is not "known": the file takes the full path and
                 // repairs it, instead of being thrown away as a duplicate.
-                guard let stored = try? lookup.asset(withSHA256: digest.hex, inboxFolder: album), !stored.isDeleted,
+                guard let stored = try? lookup.asset(withSHA256: digest.hex, bindingKey: album), !stored.isDeleted,
                     stored.isOriginalIntact
                 else { return nil }
                 return KnownContent(

@@ -20,7 +20,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     let uuid: String?
     private let placeholder: ObjectPlaceholder?
     private let titleState: Mutex<(title: String, changed: Bool)>
-    private let binding: Mutex<(inboxFolder: String?, changed: Bool)>
+    private let binding: Mutex<(bindingKey: String?, changed: Bool)>
     private let summaryState: Mutex<(summary: String?, changed: Bool)>
 
     private init(blockSerial: UInt64, existing: AssetCollection?, title: String) {
@@ -38,7 +38,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
             existingTarget = nil
         }
         titleState = Mutex((title, false))
-        binding = Mutex((existing?.inboxFolder, false))
+        binding = Mutex((existing?.bindingKey, false))
         summaryState = Mutex((existing?.summary, false))
         if existing == nil { placeholder?.attach(collectionRequest: self) }
     }
@@ -75,7 +75,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
             uuid: LocalIdentifier.collectionUUID(collection.localIdentifier) ?? "",
             identifier: collection.localIdentifier)
         self.titleState = Mutex((collection.title, false))
-        self.binding = Mutex((collection.inboxFolder, false))
+        self.binding = Mutex((collection.bindingKey, false))
         self.summaryState = Mutex((collection.summary, false))
     }
 
@@ -105,10 +105,10 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
 
     var currentTitle: String { titleState.withLock { $0.title } }
 
-    /// The inbox folder path that files into this album (photodrop; see ``AssetCollection/inboxFolder``). Setting it
-    /// binds the path to this album (a path bound to another album moves here); nil unbinds it.
-    public var inboxFolder: String? {
-        get { binding.withLock { $0.inboxFolder } }
+    /// The key bound to this album (photodrop; see ``AssetCollection/bindingKey``). Setting it binds the key to this
+    /// album (a key bound to another album moves here); nil unbinds it.
+    public var bindingKey: String? {
+        get { binding.withLock { $0.bindingKey } }
         set {
             guard let context = ChangeContext.active(serial: blockSerial) else { return }
             let first = binding.withLock { state -> Bool in
@@ -116,11 +116,11 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
                 state = (newValue, true)
                 return first
             }
-            if first, uuid == nil { context.operations.append(.bindCollectionInboxFolder(self)) }
+            if first, uuid == nil { context.operations.append(.bindCollectionKey(self)) }
         }
     }
 
-    var currentInboxFolder: String? { binding.withLock { $0.inboxFolder } }
+    var currentBindingKey: String? { binding.withLock { $0.bindingKey } }
 
     /// What the album is about (photodrop; see ``AssetCollection/summary``); nil removes it.
     public var summary: String? {

@@ -8,14 +8,14 @@ import Synchronization
 /// moves it there. A folder cannot be put inside itself or one of its own subfolders. Deleting a folder keeps what it
 /// held: its albums and folders move up to the folder's own parent (photodrop's choice; Apple Photos asks).
 public final class CollectionListChangeRequest: @unchecked Sendable {
-    // Invariant: the mutable state (title, inbox folder) lives in a Mutex; everything else is immutable.
+    // Invariant: the mutable state (title, binding key) lives in a Mutex; everything else is immutable.
 
     let blockSerial: UInt64
     private let existingTarget: CollectionListTarget?
     /// The UUID of a new folder.
     let uuid: String?
     private let placeholder: ObjectPlaceholder?
-    private let state: Mutex<(title: String, renamed: Bool, inboxFolder: String?, bound: Bool)>
+    private let state: Mutex<(title: String, renamed: Bool, bindingKey: String?, bound: Bool)>
 
     var target: CollectionListTarget { existingTarget ?? .created(self) }
 
@@ -25,7 +25,7 @@ public final class CollectionListChangeRequest: @unchecked Sendable {
             uuid = nil
             placeholder = nil
             existingTarget = .existing(uuid: existing.record.uuid, identifier: existing.localIdentifier)
-            state = Mutex((title, false, existing.inboxFolder, false))
+            state = Mutex((title, false, existing.bindingKey, false))
         } else {
             let uuid = LocalIdentifier.newUUID()
             self.uuid = uuid
@@ -74,26 +74,25 @@ public final class CollectionListChangeRequest: @unchecked Sendable {
         }
     }
 
-    /// The inbox folder path this folder stands for (photodrop): the daemon records it on the folders it makes in the
-    /// `albums: "path"` mode, so that a renamed folder still holds what its inbox folder files. A path bound to
-    /// another folder moves to this one.
-    public var inboxFolder: String? {
-        get { state.withLock { $0.inboxFolder } }
+    /// The key bound to this folder (photodrop; see ``CollectionList/bindingKey``). A key bound to another folder
+    /// moves to this one; nil unbinds it.
+    public var bindingKey: String? {
+        get { state.withLock { $0.bindingKey } }
         set {
             guard let context = ChangeContext.active(serial: blockSerial) else { return }
             let first = state.withLock { state -> Bool in
                 defer {
-                    state.inboxFolder = newValue
+                    state.bindingKey = newValue
                     state.bound = true
                 }
                 return !state.bound
             }
-            if first { context.operations.append(.bindCollectionListInboxFolder(self)) }
+            if first { context.operations.append(.bindCollectionListKey(self)) }
         }
     }
 
     var currentTitle: String { state.withLock { $0.title } }
-    var currentInboxFolder: String? { state.withLock { $0.inboxFolder } }
+    var currentBindingKey: String? { state.withLock { $0.bindingKey } }
 
     private func record(_ body: (ChangeContext) throws -> ChangeOperation) {
         ChangeContext.appendOperation(serial: blockSerial, body)

@@ -72,9 +72,9 @@ extension AssetCollection {
             CollectionQuery(source: .identifiers(unique), options: options ?? FetchOptions()))
     }
 
-    /// The album bound to an inbox folder path (`Trip`, `2023/Paris`), if any (photodrop; see ``inboxFolder``).
-    public static func fetchAlbum(forInboxFolder folder: String, library: PhotoLibrary) throws -> AssetCollection? {
-        try library.fetchCollections(CollectionQuery(source: .inboxFolder(folder), options: FetchOptions())).firstObject
+    /// The album bound to `key`, if any (photodrop; see ``AssetCollection/bindingKey``).
+    public static func fetchAlbum(forBindingKey key: String, library: PhotoLibrary) throws -> AssetCollection? {
+        try library.fetchCollections(CollectionQuery(source: .bindingKey(key), options: FetchOptions())).firstObject
     }
 
     /// The collections of a type that contain `asset` (`fetchAssetCollectionsContaining(_:with:options:)`), e.g. the

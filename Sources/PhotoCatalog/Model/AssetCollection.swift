@@ -16,7 +16,7 @@ public struct AssetCollection: PhotoObject, CustomStringConvertible {
         var estimatedAssetCount: Int
         /// The UUID of the folder the album is in; nil at the top level and for smart albums.
         var parentUUID: String? = nil
-        var inboxFolder: String? = nil
+        var bindingKey: String? = nil
         var summary: String? = nil
     }
 
@@ -47,10 +47,12 @@ public struct AssetCollection: PhotoObject, CustomStringConvertible {
     /// The identifier of the folder (``CollectionList``) the album is in; nil at the top level (photodrop: PhotoKit
     /// answers this with `fetchCollectionListsContaining(_:)`, which works here too).
     public var parentFolderIdentifier: String? { record.parentUUID.map(LocalIdentifier.collectionList(uuid:)) }
-    /// The inbox folder (relative to the inbox, e.g. `Trip` or `2023/Paris`) that files into this album: recorded when
-    /// the daemon made the album for it, or first filed into an album of that title, and kept when the album is
-    /// renamed (photodrop).
-    public var inboxFolder: String? { record.inboxFolder }
+    /// The key a client bound to this album, if any (photodrop; PhotoKit has no such thing): unique among albums
+    /// and kept when the album is renamed, so that the client finds the album it made again whatever people renamed
+    /// it to. A key without `/` also finds, while no album is bound to it, the oldest top-level album of that title
+    /// (albums made before keys were recorded). photodrop's ingest binds the inbox folder path (`Trip`,
+    /// `2023/Paris`) the album files.
+    public var bindingKey: String? { record.bindingKey }
     /// What the album is about, when known: e.g. the `description` of a Google Takeout album's `metadata.json`
     /// (photodrop; nil for smart albums).
     public var summary: String? { record.summary }

@@ -4,7 +4,7 @@ import FoundationEssentials
 ///
 /// Fetch its children with ``Collection/fetchCollections(in:options:)``, the top level of the library with
 /// ``CollectionList/fetchTopLevelUserCollections(options:library:)``; change it through
-/// ``CollectionListChangeRequest``. The daemon makes folders for nested inbox folders in the `albums: "path"` mode.
+/// ``CollectionListChangeRequest``.
 public struct CollectionList: PhotoObject, CustomStringConvertible {
     struct Record: Sendable, Hashable {
         var rowID: Int64
@@ -12,7 +12,7 @@ public struct CollectionList: PhotoObject, CustomStringConvertible {
         var title: String
         var creationDate: Date
         var parentUUID: String?
-        var inboxFolder: String?
+        var bindingKey: String?
         var childCount: Int
     }
 
@@ -37,8 +37,10 @@ public struct CollectionList: PhotoObject, CustomStringConvertible {
     public var creationDate: Date? { record.creationDate }
     /// The identifier of the folder this one is in; nil at the top level (photodrop).
     public var parentFolderIdentifier: String? { record.parentUUID.map(LocalIdentifier.collectionList(uuid:)) }
-    /// The inbox folder path the daemon made this folder for (`2023` for `Inbox/2023/Paris/`), if any (photodrop).
-    public var inboxFolder: String? { record.inboxFolder }
+    /// The key a client bound to this folder, if any (photodrop): unique among folders and kept when the folder is
+    /// renamed, so that the client finds the folder it made again (photodrop's ingest binds the inbox folder path it
+    /// made the folder for, `2023` for `Inbox/2023/Paris/`).
+    public var bindingKey: String? { record.bindingKey }
     /// How many albums and folders it held when fetched.
     public var estimatedChildCollectionCount: Int { record.childCount }
 
@@ -100,11 +102,11 @@ public struct CollectionList: PhotoObject, CustomStringConvertible {
         try Collection.fetch(parentUUID: nil, options: options, library: library)
     }
 
-    /// The folder bound to an inbox folder path, if any (photodrop).
-    public static func fetchCollectionList(forInboxFolder folder: String, library: PhotoLibrary) throws
+    /// The folder bound to `key`, if any (photodrop; see ``bindingKey``).
+    public static func fetchCollectionList(forBindingKey key: String, library: PhotoLibrary) throws
         -> CollectionList?
     {
-        try library.fetchCollectionLists(CollectionListQuery(source: .inboxFolder(folder), options: FetchOptions()))
+        try library.fetchCollectionLists(CollectionListQuery(source: .bindingKey(key), options: FetchOptions()))
             .firstObject
     }
 }

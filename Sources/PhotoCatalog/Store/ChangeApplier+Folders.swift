@@ -1,34 +1,34 @@
 import FoundationEssentials
 
-/// The folder (``CollectionList``) half of the applier, and inbox-folder bindings.
+/// The folder (``CollectionList``) half of the applier, and the binding keys of albums and folders.
 extension ChangeApplier {
     /// Inserts the folder of a creation request (at the top level; `addChildCollections` moves it).
     func createCollectionList(_ request: CollectionListChangeRequest) throws {
         guard let uuid = request.uuid else { return }
-        if let folder = request.currentInboxFolder {
-            try database.run("UPDATE collection_lists SET inbox_folder = NULL WHERE inbox_folder = ?", [.text(folder)])
+        if let folder = request.currentBindingKey {
+            try database.run("UPDATE collection_lists SET binding_key = NULL WHERE binding_key = ?", [.text(folder)])
         }
         try database.run(
-            "INSERT INTO collection_lists(uuid, title, creation_date, inbox_folder) VALUES (?, ?, ?, ?)",
-            [.text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentInboxFolder)])
+            "INSERT INTO collection_lists(uuid, title, creation_date, binding_key) VALUES (?, ?, ?, ?)",
+            [.text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentBindingKey)])
         createdListRows[uuid] = database.lastInsertRowID
         changes.note(collectionList: uuid, .inserted)
     }
 
     func applyFolderOperation(_ operation: ChangeOperation) throws {
         switch operation {
-        case .bindCollectionInboxFolder(let request):
+        case .bindCollectionKey(let request):
             let (row, uuid) = try resolve(request.target)
-            try bind(request.currentInboxFolder, to: row, in: "albums")
+            try bind(request.currentBindingKey, to: row, in: "albums")
             changes.note(collection: uuid, .updated)
         case .renameCollectionList(let request):
             let (row, uuid) = try resolve(request.target)
             try database.run(
                 "UPDATE collection_lists SET title = ? WHERE id = ?", [.text(request.currentTitle), .integer(row)])
             changes.note(collectionList: uuid, .updated)
-        case .bindCollectionListInboxFolder(let request):
+        case .bindCollectionListKey(let request):
             let (row, uuid) = try resolve(request.target)
-            try bind(request.currentInboxFolder, to: row, in: "collection_lists")
+            try bind(request.currentBindingKey, to: row, in: "collection_lists")
             changes.note(collectionList: uuid, .updated)
         case .addChildCollections(let request, let children):
             let (parent, parentUUID) = try resolve(request.target)
@@ -113,15 +113,15 @@ extension ChangeApplier {
         }
     }
 
-    /// Binds an inbox folder path to the row of `table` (`albums` or `collection_lists`), taking it from any other
-    /// row first (the path is unique); nil unbinds the row.
-    private func bind(_ folder: String?, to row: Int64, in table: String) throws {
-        if let folder {
+    /// Binds `key` to the row of `table` (`albums` or `collection_lists`), taking it from any other row first (a key
+    /// is unique); nil unbinds the row.
+    private func bind(_ key: String?, to row: Int64, in table: String) throws {
+        if let key {
             try database.run(
-                "UPDATE \(table) SET inbox_folder = NULL WHERE inbox_folder = ? AND id != ?",
-                [.text(folder), .integer(row)])
+                "UPDATE \(table) SET binding_key = NULL WHERE binding_key = ? AND id != ?",
+                [.text(key), .integer(row)])
         }
-        try database.run("UPDATE \(table) SET inbox_folder = ? WHERE id = ?", [.optional(folder), .integer(row)])
+        try database.run("UPDATE \(table) SET binding_key = ? WHERE id = ?", [.optional(key), .integer(row)])
     }
 
     /// Notes the folder that holds an album as updated (its children change).

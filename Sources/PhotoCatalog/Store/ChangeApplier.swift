@@ -202,13 +202,13 @@ final class ChangeApplier {
     /// Inserts the album of a creation request.
     func createCollection(_ request: AssetCollectionChangeRequest) throws {
         guard let uuid = request.uuid else { return }
-        if let folder = request.currentInboxFolder {
-            try database.run("UPDATE albums SET inbox_folder = NULL WHERE inbox_folder = ?", [.text(folder)])
+        if let folder = request.currentBindingKey {
+            try database.run("UPDATE albums SET binding_key = NULL WHERE binding_key = ?", [.text(folder)])
         }
         try database.run(
-            "INSERT INTO albums(uuid, title, creation_date, inbox_folder, summary) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO albums(uuid, title, creation_date, binding_key, summary) VALUES (?, ?, ?, ?, ?)",
             [
-                .text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentInboxFolder),
+                .text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentBindingKey),
                 .optional(request.currentSummary),
             ])
         let rowID = database.lastInsertRowID
@@ -349,7 +349,7 @@ final class ChangeApplier {
                 albums[album] = nil
                 changes.note(collection: uuid, .deleted)
             }
-        case .bindCollectionInboxFolder, .renameCollectionList, .bindCollectionListInboxFolder, .addChildCollections,
+        case .bindCollectionKey, .renameCollectionList, .bindCollectionListKey, .addChildCollections,
             .removeChildCollections, .deleteCollectionLists:
             try applyFolderOperation(operation)
         case .removeJournalEntries(let ids):

@@ -8,8 +8,8 @@ struct CollectionListQuery: Sendable, Hashable {
         case identifiers([String])
         /// Directly in a folder (nil: at the top level).
         case parent(folderUUID: String?)
-        /// Bound to an inbox folder path.
-        case inboxFolder(String)
+        /// The folder bound to a key.
+        case bindingKey(String)
     }
 
     var source: Source
@@ -19,7 +19,7 @@ struct CollectionListQuery: Sendable, Hashable {
         var sql = SQLBuilder()
         sql.append(
             """
-            SELECT l.id, l.uuid, l.title, l.creation_date, p.uuid, l.inbox_folder,
+            SELECT l.id, l.uuid, l.title, l.creation_date, p.uuid, l.binding_key,
                    (SELECT count(*) FROM collection_lists k WHERE k.parent_id = l.id)
                    + (SELECT count(*) FROM albums a WHERE a.parent_id = l.id)
             FROM collection_lists l LEFT JOIN collection_lists p ON p.id = l.parent_id
@@ -40,8 +40,8 @@ struct CollectionListQuery: Sendable, Hashable {
             } else {
                 sql.append(" WHERE l.parent_id IS NULL")
             }
-        case .inboxFolder(let folder):
-            sql.append(" WHERE l.inbox_folder = ")
+        case .bindingKey(let folder):
+            sql.append(" WHERE l.binding_key = ")
             sql.bind(.text(folder))
         }
         if let predicate = options.predicate {
@@ -78,7 +78,7 @@ struct CollectionListQuery: Sendable, Hashable {
                 record: CollectionList.Record(
                     rowID: row.int64(0), uuid: row.string(1), title: row.string(2),
                     creationDate: Date(timeIntervalSince1970: row.double(3)), parentUUID: row.optionalString(4),
-                    inboxFolder: row.optionalString(5), childCount: row.int(6)),
+                    bindingKey: row.optionalString(5), childCount: row.int(6)),
                 library: library)
         }
     }

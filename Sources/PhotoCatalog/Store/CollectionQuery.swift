@@ -10,8 +10,8 @@ struct CollectionQuery: Sendable, Hashable {
         case identifiers([String])
         /// Collections of a type that contain an asset.
         case containing(assetRowID: Int64, type: AssetCollectionType)
-        /// The album bound to an inbox folder.
-        case inboxFolder(String)
+        /// The album bound to a key (or, for a key without `/`, the oldest unbound top-level album of that title).
+        case bindingKey(String)
         /// The albums directly in a folder (nil: at the top level).
         case parent(folderUUID: String?)
     }
@@ -36,17 +36,17 @@ struct CollectionQuery: Sendable, Hashable {
         sql.append(
             """
             WITH c(row_id, local_identifier, type, subtype, title, creation_date, natural_order, asset_count,
-                   parent_id, inbox_folder, summary) AS (
+                   parent_id, binding_key, summary) AS (
                 SELECT id, uuid || '\(LocalIdentifier.collectionSuffix)', \(AssetCollectionType.album.rawValue),
                        \(AssetCollectionSubtype.albumRegular.rawValue), title, creation_date, id, asset_count,
-                       parent_id, inbox_folder, summary
+                       parent_id, binding_key, summary
                 FROM albums
                 UNION ALL VALUES \(CollectionQuery.smartRows)
             )
             SELECT c.row_id, c.local_identifier, c.type, c.subtype, c.title, c.creation_date,
                    CASE WHEN c.row_id IS NOT NULL THEN c.asset_count
                         ELSE (SELECT count(*) FROM assets a WHERE \(CollectionQuery.smartMembership)) END,
-                   (SELECT uuid FROM collection_lists l WHERE l.id = c.parent_id), c.inbox_folder, c.summary
+                   (SELECT uuid FROM collection_lists l WHERE l.id = c.parent_id), c.binding_key, c.summary
             FROM c
             """)
         var defaultOrder = "c.natural_order"
@@ -73,8 +73,8 @@ struct CollectionQuery: Sendable, Hashable {
             sql.append(") ELSE EXISTS (SELECT 1 FROM assets a WHERE a.id = ")
             sql.bind(.integer(assetRowID))
             sql.append(" AND \(CollectionQuery.smartMembership)) END")
-        case .inboxFolder(let folder):
-            sql.append(" WHERE c.row_id IS NOT NULL AND c.inbox_folder = ")
+        case .bindingKey(let folder):
+            sql.append(" WHERE c.row_id IS NOT NULL AND c.binding_key = ")
             sql.bind(.text(folder))
         case .parent(let folderUUID):
             sql.append(" WHERE c.row_id IS NOT NULL AND ")
@@ -126,7 +126,7 @@ struct CollectionQuery: Sendable, Hashable {
                     subtype: AssetCollectionSubtype(rawValue: row.int(3)) ?? .albumRegular,
                     title: row.string(4), creationDate: row.optionalDouble(5).map(Date.init(timeIntervalSince1970:)),
                     estimatedAssetCount: row.int(6), parentUUID: row.optionalString(7),
-                    inboxFolder: row.optionalString(8), summary: row.optionalString(9)),
+                    bindingKey: row.optionalString(8), summary: row.optionalString(9)),
                 library: library)
         }
     }

@@ -23,8 +23,8 @@ public final class ContentLookup {
         public let playbackStyle: AssetPlaybackStyle
         /// Whether the asset is in Recently Deleted.
         public let isDeleted: Bool
-        /// Whether the asset is a member of the album bound to the inbox folder asked about (else, for a folder
-        /// without `/`, of the oldest unbound top-level album of that title); nil when none was asked.
+        /// Whether the asset is a member of the album bound to the key asked about (else, for a key without `/`, of
+        /// the oldest unbound top-level album of that title); nil when none was asked.
         public let isInAlbum: Bool?
         /// Whether the stored original is there as recorded: a regular file of the recorded size, not found damaged
         /// by `verify --deep`. When it is not, a new copy of the content must not be thrown away as a duplicate: it
@@ -47,10 +47,10 @@ public final class ContentLookup {
 
     /// The asset storing content with this SHA-256 (64 lowercase hex digits), or nil.
     ///
-    /// - Parameter inboxFolder: also tell whether the asset is in the album this inbox folder files into (see
-    ///   ``AssetCollection/inboxFolder``).
+    /// - Parameter bindingKey: also tell whether the asset is in the album bound to this key (see
+    ///   ``AssetCollection/bindingKey``).
     /// - Throws: ``PhotosError`` when the database cannot be read.
-    public func asset(withSHA256 sha256: String, inboxFolder: String? = nil) throws -> StoredContent? {
+    public func asset(withSHA256 sha256: String, bindingKey: String? = nil) throws -> StoredContent? {
         guard let statement = try prepared(), let membership else { return nil }
         defer {
             statement.reset()
@@ -61,9 +61,9 @@ public final class ContentLookup {
             guard try statement.step() else { return nil }
             let uuid = statement.string(0)
             var isInAlbum: Bool?
-            if let inboxFolder {
+            if let bindingKey {
                 try membership.bind(statement.int64(4), at: 1)
-                try membership.bind(inboxFolder, at: 2)
+                try membership.bind(bindingKey, at: 2)
                 isInAlbum = try membership.step()
             }
             return StoredContent(
@@ -109,8 +109,8 @@ public final class ContentLookup {
                 """
                 SELECT 1 FROM album_assets WHERE asset_id = ?1
                     AND album_id = coalesce(
-                        (SELECT id FROM albums WHERE inbox_folder = ?2),
-                        (SELECT id FROM albums WHERE instr(?2, '/') = 0 AND title = ?2 AND inbox_folder IS NULL
+                        (SELECT id FROM albums WHERE binding_key = ?2),
+                        (SELECT id FROM albums WHERE instr(?2, '/') = 0 AND title = ?2 AND binding_key IS NULL
                             AND parent_id IS NULL ORDER BY id LIMIT 1))
                 """)
             self.database = database

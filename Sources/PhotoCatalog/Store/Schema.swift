@@ -16,8 +16,7 @@
 ///   background to fill the zone (``PhotoLibrary/assetsAwaitingCreationTimeZone(limit:)``). The source name
 ///   `quickTimeMetadata` becomes `quickTime`.
 /// - v7: folders (`CollectionList`): `collection_lists` (a tree through `parent_id`), `albums.parent_id` (the folder an
-///   album is in, NULL at the top level), and `inbox_folder` on both: the inbox folder path (`Trip`, `2023/Paris`) an
-///   album or folder was made for, so that renaming it keeps the folder filing into it.
+///   album is in, NULL at the top level), and `inbox_folder` on both (named `binding_key` since v13).
 /// - v8: what sidecars say about an asset beyond dates and places: `assets.title`, `caption`, `keywords` (a JSON
 ///   array of strings) and `rating` (−1 … 5).
 /// - v9: files that belong together: `assets.pairing_key` (an opaque key the files of one asset share, set by the
@@ -37,6 +36,8 @@
 ///   as one JSON object in `assets.capture_details`. Assets stored before v12 are marked `details_pending`: the
 ///   daemon re-reads their originals in the background (``PhotoLibrary/assetsAwaitingCaptureDetails(limit:)``) to fill
 ///   these and, where the library has none, the title, caption, keywords and rating the file itself records.
+/// - v13: `inbox_folder` becomes `binding_key` on albums and folders: the catalog keeps a key its client chose
+///   (``AssetCollection/bindingKey``) and knows nothing of inboxes.
 ///
 /// `albums.next_position` makes appending O(1); `albums.asset_count` counts members that are neither hidden nor
 /// deleted and is kept up to date by every change that affects it, so finding an album never counts its members.
@@ -45,7 +46,7 @@
 enum Schema {
     static let migrator = Migrator(migrations: [
         version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-        version11, version12,
+        version11, version12, version13,
     ])
 
     static var latestVersion: Int { migrator.latestVersion }
@@ -284,5 +285,17 @@ enum Schema {
             ALTER TABLE assets ADD COLUMN details_pending INTEGER NOT NULL DEFAULT 0;
             UPDATE assets SET details_pending = 1;
             CREATE INDEX assets_awaiting_details ON assets(id) WHERE details_pending = 1;
+            """)
+
+    static let version13 = Migrator.Migration(
+        version: 13, name: "binding keys",
+        sql: """
+            ALTER TABLE albums RENAME COLUMN inbox_folder TO binding_key;
+            ALTER TABLE collection_lists RENAME COLUMN inbox_folder TO binding_key;
+            DROP INDEX albums_by_inbox_folder;
+            DROP INDEX collection_lists_by_inbox_folder;
+            CREATE UNIQUE INDEX albums_by_binding_key ON albums(binding_key) WHERE binding_key IS NOT NULL;
+            CREATE UNIQUE INDEX collection_lists_by_binding_key ON collection_lists(binding_key)
+                WHERE binding_key IS NOT NULL;
             """)
 }

@@ -92,7 +92,7 @@ extension LibraryAPI {
     /// files were filed into the first). A title whose folder belongs to another album or folder gets the first free
     /// of `Title (2)`, `Title (3)`, …; the API shows it as the album's `inboxFolder`.
     private func inboxFolder(for album: AssetCollection) throws -> String {
-        if let key = album.inboxFolder { return key }
+        if let key = album.bindingKey { return key }
         // One binding at a time in this process: two first uploads into one album at once each saw it unbound, the
         // second found the title's folder taken (by that same album) and bound the album again to `Title (2)`,
         // leaving the first upload's file in a folder its album no longer had. Across processes the catalog keeps
@@ -109,18 +109,18 @@ extension LibraryAPI {
             // Bound meanwhile (another upload into this album got there first): that folder, then.
             if let current = try AssetCollection.fetchAssetCollections(
                 withLocalIdentifiers: [album.localIdentifier], library: library
-            ).firstObject, let key = current.inboxFolder {
+            ).firstObject, let key = current.bindingKey {
                 return key
             }
             let candidate = number == 1 ? title : "\(title) (\(number))"
             guard case .success(let key) = UploadName.validated(candidate) else { break }
-            if let holder = try AssetCollection.fetchAlbum(forInboxFolder: key, library: library) {
+            if let holder = try AssetCollection.fetchAlbum(forBindingKey: key, library: library) {
                 if holder.localIdentifier == album.localIdentifier { return key }
                 continue
             }
-            if try CollectionList.fetchCollectionList(forInboxFolder: key, library: library) != nil { continue }
+            if try CollectionList.fetchCollectionList(forBindingKey: key, library: library) != nil { continue }
             do {
-                _ = try library.performChangesAndWait { try AssetCollectionChangeRequest(for: album).inboxFolder = key }
+                _ = try library.performChangesAndWait { try AssetCollectionChangeRequest(for: album).bindingKey = key }
                 events.noteChange()
                 return key
             } catch {
