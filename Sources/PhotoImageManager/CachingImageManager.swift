@@ -4,10 +4,20 @@ import PhotoCatalog
 import Rendering
 import Synchronization
 
+/// A picture an image request made, kept whole in the ``PictureCache``.
+public final class KeptImage: KeptPicture {
+    public let result: ImageResult
+    public var byteCount: Int { result.data.count }
+
+    public init(_ result: ImageResult) { self.result = result }
+}
+
 /// An image manager that prepares pictures ahead of time and keeps them in memory (`PHCachingImageManager`): a grid
 /// that is about to scroll asks for the next screenful with ``startCachingImages(for:targetSize:contentMode:options:)``,
-/// and the requests that follow are answered from memory. The cache is bounded by ``memoryLimit`` bytes of encoded
-/// pictures; the least recently used go first.
+/// and the requests that follow are answered from memory. `serve` is its other user: its versioned pictures live in
+/// the same ``pictures`` cache, and the previews beside the one open in the viewer are read into it ahead of time
+/// (``startCachingStoredPictures(_:of:generation:)``). The cache holds at most ``memoryLimit`` bytes of encoded
+/// pictures; the oldest go first.
 public final class CachingImageManager: ImageManager, @unchecked Sendable {
     /// What identifies a cached picture: the asset and everything in the request that changes the picture.
     struct Key: Hashable, Sendable {
@@ -30,24 +40,34 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
             format = options.format
             fast = options.deliveryMode == .fastFormat
         }
+
+        /// The key in the picture cache (a request's pictures never collide with `serve`'s, which start with an
+        /// asset identifier).
+        var text: String { "request \(self)" }
     }
 
-    private struct Cache {
-        var entries: [Key: (result: ImageResult, lastUse: UInt64)] = [:]
-        var bytes = 0
-        var clock: UInt64 = 0
+    private struct Work {
         var pending: [(Key, ContentMode, ImageRequestOptions)] = []
+        var storedPending: [(identifier: String, kind: DerivativeKind, generation: UInt64)] = []
         var working = false
         var allowsHighQuality = true
     }
 
     /// The most bytes of encoded pictures kept in memory.
     public let memoryLimit: Int
-    private let cache = Mutex(Cache())
+    /// The cache itself.
+    public let pictures: PictureCache
+    private let work = Mutex(Work())
     private let worker = DispatchQueue(label: "photodrop.image-cache", qos: .utility)
 
-    public init(library: PhotoLibrary, pool: RenderPool, memoryLimit: Int = 64 << 20) {
+    /// A manager whose cache keeps at most `memoryLimit` bytes, no picture larger than `largestPicture` (nil: as large
+    /// as one shard of the cache may hold).
+    public init(library: PhotoLibrary, pool: RenderPool, memoryLimit: Int = 64 << 20, largestPicture: Int? = nil) {
         self.memoryLimit = max(0, memoryLimit)
+        // One shard per MiB (up to 64): many threads rarely wait for one lock, and a shard still holds large pictures.
+        let shards = min(64, max(1, memoryLimit >> 20))
+        pictures = PictureCache(
+            answerBudget: self.memoryLimit, shards: shards, largestPicture: largestPicture ?? self.memoryLimit / shards)
         super.init(library: library, pool: pool)
     }
 
@@ -55,55 +75,75 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
     /// fast way (the nearest stored picture, as with ``ImageRequestOptions/DeliveryMode/fastFormat``), which costs
     /// no decoding at all.
     public var allowsCachingHighQualityImages: Bool {
-        get { cache.withLock { $0.allowsHighQuality } }
-        set { cache.withLock { $0.allowsHighQuality = newValue } }
+        get { work.withLock { $0.allowsHighQuality } }
+        set { work.withLock { $0.allowsHighQuality = newValue } }
     }
 
     /// How many pictures and bytes are cached now.
-    public var cachedCount: (pictures: Int, bytes: Int) { cache.withLock { ($0.entries.count, $0.bytes) } }
+    public var cachedCount: (pictures: Int, bytes: Int) { pictures.keptCount }
 
     /// Prepares the pictures of `assets` for these request parameters in the background, at low priority.
     public func startCachingImages(
         for assets: [Asset], targetSize: PixelSize, contentMode: ContentMode, options: ImageRequestOptions? = nil
     ) {
         var options = options ?? ImageRequestOptions()
-        let start = cache.withLock { cache -> Bool in
-            if !cache.allowsHighQuality { options.deliveryMode = .fastFormat }
+        let start = work.withLock { work -> Bool in
+            if !work.allowsHighQuality { options.deliveryMode = .fastFormat }
             for asset in assets {
                 let key = Key(asset.localIdentifier, targetSize, contentMode, options)
-                if cache.entries[key] == nil, !cache.pending.contains(where: { $0.0 == key }) {
-                    cache.pending.append((key, contentMode, options))
+                if pictures.entry(key.text)?.answer == nil, !work.pending.contains(where: { $0.0 == key }) {
+                    work.pending.append((key, contentMode, options))
                 }
             }
-            guard !cache.working, !cache.pending.isEmpty else { return false }
-            cache.working = true
-            return true
+            return begin(&work)
         }
-        if start { worker.async { self.work() } }
+        if start { worker.async { self.drain() } }
     }
+
+    /// Reads the stored `kind` of each asset (made first when it is missing) into the cache, in the background, under
+    /// the key ``storedPictureKey(of:kind:version:)`` names; `generation` is the caller's count of library changes
+    /// when it asked (a picture is trusted for it, as ``PictureCache`` describes).
+    public func startCachingStoredPictures(_ kind: DerivativeKind, of identifiers: [String], generation: UInt64) {
+        let start = work.withLock { work -> Bool in
+            for identifier in identifiers where !work.storedPending.contains(where: {
+                $0.identifier == identifier && $0.kind == kind
+            }) {
+                work.storedPending.append((identifier, kind, generation))
+            }
+            return begin(&work)
+        }
+        if start { worker.async { self.drain() } }
+    }
+
+    /// The cache key of an asset's stored picture of `kind` whose hash starts with `version`.
+    public static func storedPictureKey(of identifier: String, kind: DerivativeKind, version: String) -> String {
+        identifier + "/" + kind.name + "/" + version
+    }
+
+    /// How many hexadecimal digits of a picture's hash ``startCachingStoredPictures(_:of:generation:)`` keys it by.
+    public static let storedVersionLength = 16
 
     /// Stops preparing, and forgets, the pictures of `assets` for these request parameters.
     public func stopCachingImages(
         for assets: [Asset], targetSize: PixelSize, contentMode: ContentMode, options: ImageRequestOptions? = nil
     ) {
         var options = options ?? ImageRequestOptions()
-        cache.withLock { cache in
-            if !cache.allowsHighQuality { options.deliveryMode = .fastFormat }
+        let keys = work.withLock { work -> Set<Key> in
+            if !work.allowsHighQuality { options.deliveryMode = .fastFormat }
             let keys = Set(assets.map { Key($0.localIdentifier, targetSize, contentMode, options) })
-            cache.pending.removeAll { keys.contains($0.0) }
-            for key in keys {
-                if let removed = cache.entries.removeValue(forKey: key) { cache.bytes -= removed.result.data.count }
-            }
+            work.pending.removeAll { keys.contains($0.0) }
+            return keys
         }
+        for key in keys { pictures.forget(key.text) }
     }
 
     /// Stops all preparation and empties the cache.
     public func stopCachingImagesForAllAssets() {
-        cache.withLock { cache in
-            cache.pending.removeAll()
-            cache.entries.removeAll()
-            cache.bytes = 0
+        work.withLock { work in
+            work.pending.removeAll()
+            work.storedPending.removeAll()
         }
+        pictures.removeAll()
     }
 
     /// Answers from the cache when it can; a picture made for a request is cached too.
@@ -112,48 +152,62 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
         options: ImageRequestOptions = ImageRequestOptions(), degraded: (ImageResult) -> Void = { _ in }
     ) throws(ImageManagerError) -> ImageResult {
         let key = Key(identifier, targetSize, contentMode, options)
-        if let hit = cache.withLock({ cache -> ImageResult? in
-            guard let entry = cache.entries[key] else { return nil }
-            cache.clock += 1
-            cache.entries[key]?.lastUse = cache.clock
-            return entry.result
-        }) {
-            return hit
-        }
+        if let hit = pictures.entry(key.text)?.answer as? KeptImage { return hit.result }
         let result = try super.image(
             for: identifier, targetSize: targetSize, contentMode: contentMode, options: options, degraded: degraded)
-        insert(result, for: key)
+        keep(result, as: key.text, file: nil, generation: 0)
         return result
     }
 
-    private func insert(_ result: ImageResult, for key: Key) {
-        guard result.data.count <= memoryLimit else { return }
-        cache.withLock { cache in
-            cache.clock += 1
-            if let old = cache.entries[key] { cache.bytes -= old.result.data.count }
-            cache.entries[key] = (result, cache.clock)
-            cache.bytes += result.data.count
-            while cache.bytes > memoryLimit, let oldest = cache.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                cache.entries.removeValue(forKey: oldest.key)
-                cache.bytes -= oldest.value.result.data.count
+    private func keep(_ result: ImageResult, as key: String, file: Derivative.File?, generation: UInt64) {
+        guard pictures.keeps(byteCount: result.data.count) else { return }
+        pictures.remember(file, as: key, checked: generation)
+        pictures.keep(KeptImage(result), for: key)
+    }
+
+    /// Marks the worker busy when there is work and it is idle; whether to start it.
+    private func begin(_ work: inout Work) -> Bool {
+        guard !work.working, !work.pending.isEmpty || !work.storedPending.isEmpty else { return false }
+        work.working = true
+        return true
+    }
+
+    /// Prepares pending pictures one at a time until none is left.
+    private func drain() {
+        while true {
+            let next = work.withLock { work -> Either? in
+                if !work.storedPending.isEmpty { return .stored(work.storedPending.removeFirst()) }
+                guard !work.pending.isEmpty else {
+                    work.working = false
+                    return nil
+                }
+                return .request(work.pending.removeFirst())
+            }
+            switch next {
+            case nil: return
+            case .request(let (key, mode, options)):
+                if pictures.entry(key.text)?.answer != nil { continue }
+                // A picture that cannot be made is simply not cached: the request that follows reports why.
+                _ = try? image(for: key.asset, targetSize: key.size, contentMode: mode, options: options)
+            case .stored(let (identifier, kind, generation)):
+                cacheStoredPicture(kind, of: identifier, generation: generation)
             }
         }
     }
 
-    /// Prepares pending pictures one at a time until none is left.
-    private func work() {
-        while true {
-            let next = cache.withLock { cache -> (Key, ContentMode, ImageRequestOptions)? in
-                guard !cache.pending.isEmpty else {
-                    cache.working = false
-                    return nil
-                }
-                return cache.pending.removeFirst()
-            }
-            guard let (key, mode, options) = next else { return }
-            if cache.withLock({ $0.entries[key] != nil }) { continue }
-            // A picture that cannot be made is simply not cached: the request that follows reports why.
-            _ = try? image(for: key.asset, targetSize: key.size, contentMode: mode, options: options)
-        }
+    private enum Either {
+        case request((Key, ContentMode, ImageRequestOptions))
+        case stored((identifier: String, kind: DerivativeKind, generation: UInt64))
+    }
+
+    private func cacheStoredPicture(_ kind: DerivativeKind, of identifier: String, generation: UInt64) {
+        guard let source = try? library.derivativeSource(ofAsset: identifier),
+            let stored = try? storedDerivatives(of: source, makeMissing: true).first(where: { $0.kind == kind })
+        else { return }
+        let key = Self.storedPictureKey(
+            of: identifier, kind: kind, version: String(stored.file.sha256.prefix(Self.storedVersionLength)))
+        if let entry = pictures.entry(key), entry.answer != nil, entry.checked == generation { return }
+        guard pictures.keeps(byteCount: Int(stored.file.byteCount)), let result = read(stored) else { return }
+        keep(result, as: key, file: stored.file, generation: generation)
     }
 }

@@ -57,10 +57,12 @@ public final class PhotoServer: Sendable {
         self.uploads = uploads
         feed = ChangeFeed(library: library)
         let api = LibraryAPI(
-            library: library, images: ImageManager(library: library, pool: pool),
+            library: library,
+            images: CachingImageManager(
+                library: library, pool: pool, memoryLimit: settings.pictureCacheMiB << 20,
+                largestPicture: PictureCache.largestKeptPicture),
             maker: DerivativeMaker(library: library, pool: pool), policy: policy, events: feed,
-            uploads: uploads, watchMetricsFile: config.metrics.textfile, log: log,
-            pictureCacheBytes: settings.pictureCacheMiB << 20, status: status)
+            uploads: uploads, watchMetricsFile: config.metrics.textfile, log: log, status: status)
         self.api = api
         let http = HTTPServer(
             screen: { api.screen($0) }, bodyRouter: { api.bodyHandling($0) }, quick: { api.quick($0) },

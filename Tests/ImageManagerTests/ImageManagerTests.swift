@@ -209,6 +209,23 @@ struct ImageManagerTests {
         #expect(helper.starts == 2)
     }
 
+    @Test("stored pictures read ahead: made when missing, kept under their versioned key with the file's bytes")
+    func cachingStoredPictures() async throws {
+        let id = try await storeLandscape("warm.jpg")
+        let pool = RenderPool(size: 1)
+        defer { pool.stop() }
+        let manager = CachingImageManager(library: library, pool: pool, memoryLimit: 4 << 20)
+        manager.startCachingStoredPictures(.preview, of: [id, "00000000-0000-0000-0000-000000000000/L0/001"], generation: 7)
+        #expect(await eventually(timeout: 30) { manager.cachedCount.pictures == 1 })
+        let preview = try #require(try library.derivatives(ofAsset: id).first { $0.kind == .preview }?.file)
+        let key = CachingImageManager.storedPictureKey(
+            of: id, kind: .preview, version: String(preview.sha256.prefix(CachingImageManager.storedVersionLength)))
+        let entry = try #require(manager.pictures.entry(key))
+        let kept = try #require(entry.answer as? KeptImage)
+        #expect(entry.checked == 7 && entry.file == preview)
+        #expect(kept.result.data == (try Data(contentsOf: preview.fileURL)), "the stored file's bytes, as they are")
+    }
+
     @Test("the caching manager prepares pictures ahead, answers from memory, forgets on request, stays in its bound")
     func caching() async throws {
         let ids = [try await storeLandscape("a.jpg"), try await storeLandscape("b.jpg", shade: 30)]

@@ -14,11 +14,12 @@ import Uploads
 /// changes go through its normal writer (`performChanges`), so they appear in the change history like any other.
 public final class LibraryAPI: Sendable {
     let library: PhotoLibrary
-    let images: ImageManager
+    let images: CachingImageManager
     let policy: AccessPolicy
     let events: ChangeFeed
     let maker: DerivativeMaker
-    let pictures: PictureCache
+    /// The picture cache (the image manager's): versioned pictures, kept whole when small.
+    var pictures: PictureCache { images.pictures }
     /// The album list and the change feed's generation it was made at.
     let albumList = Mutex<(generation: UInt64, list: JSONNode)?>(nil)
     /// Smart albums by identifier, as handles for their pages (their counts go stale; answers never show them).
@@ -47,12 +48,11 @@ public final class LibraryAPI: Sendable {
     static let maximumPageSize = 1000
 
     public init(
-        library: PhotoLibrary, images: ImageManager, maker: DerivativeMaker, policy: AccessPolicy, events: ChangeFeed,
-        uploads: UploadSettings? = nil, watchMetricsFile: String? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
-        pictureCacheBytes: Int = 64 << 20, status: @escaping @Sendable () -> JSONNode
+        library: PhotoLibrary, images: CachingImageManager, maker: DerivativeMaker, policy: AccessPolicy,
+        events: ChangeFeed, uploads: UploadSettings? = nil, watchMetricsFile: String? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }, status: @escaping @Sendable () -> JSONNode
     ) {
         self.log = log
-        pictures = PictureCache(answerBudget: pictureCacheBytes)
         serverPaths = ServerPaths(library: library.url.path, inbox: uploads?.inbox.path, rejected: uploads?.rejected)
         self.uploads = uploads
         self.watchMetricsFile = watchMetricsFile
@@ -118,8 +118,9 @@ public final class LibraryAPI: Sendable {
             let kind = DerivativeKind(name: action), DerivativeKind.pictures.contains(kind),
             let version = request.argument("v"), version.utf8.count >= 16,
             request.header("Range") == nil, request.header("If-None-Match") == nil,
-            let entry = pictures.entry(target.uuid + "/L0/001/" + kind.name + "/" + version),
-            let answer = entry.answer, entry.checked == events.currentGeneration
+            let entry = pictures.entry(
+                CachingImageManager.storedPictureKey(of: target.uuid + "/L0/001", kind: kind, version: version)),
+            let answer = entry.answer as? KeptResponse, entry.checked == events.currentGeneration
         else { return nil }
         metrics.record(.picture, method: "GET", status: answer.status, duration: ContinuousClock.now - started)
         return HTTPResponse(status: answer.status, body: .kept(answer))
@@ -474,6 +475,23 @@ public final class LibraryAPI: Sendable {
         return .array(items.map { .object($0.members.filter { $0.0 != "path" }) })
     }
 
+    /// The most assets one `?warm=` names (the viewer names the one before and the one after).
+    static let maximumWarmed = 4
+
+    /// Reads the previews of the assets `list` names (`ID,ID`, as the viewer sends the neighbours of the asset it
+    /// opens) into the picture cache ahead of time, so that stepping to them is answered from memory. Identifiers
+    /// that are not an asset's are ignored; it never fails the request it rides on.
+    private func warmPreviews(_ list: String?) {
+        guard let list else { return }
+        let identifiers = list.split(separator: ",").prefix(Self.maximumWarmed).compactMap { item -> String? in
+            guard let path = ResourcePath(item), path.action == nil, path.uuid.utf8.count == 36 else { return nil }
+            return path.uuid
+        }
+        guard !identifiers.isEmpty else { return }
+        images.startCachingStoredPictures(
+            .preview, of: identifiers.map { $0 + "/L0/001" }, generation: events.currentGeneration)
+    }
+
     /// The asset's media URLs; a derivative's carries its content hash (`?v=`), the only form cached as immutable.
     private func urls(of asset: Asset, derivatives: [Derivative]) -> JSONNode {
         let base = "/api/assets/" + asset.localIdentifier.prefix(36)
@@ -509,7 +527,9 @@ public final class LibraryAPI: Sendable {
         guard let asset = found.firstObject else { throw APIFailure(404, "no asset \(target.uuid)") }
         let media = MediaResponder(request: request, library: library, images: images, maker: maker)
         switch (method, target.action) {
-        case ("GET", nil): return .json(200, try described([asset])[0])
+        case ("GET", nil):
+            warmPreviews(request.argument("warm"))
+            return .json(200, try described([asset])[0])
         case ("GET", "thumbnail"): return try media.picture(of: asset, kind: .thumbnail)
         case ("GET", "preview"): return try media.picture(of: asset, kind: .preview)
         case ("GET", "original"): return try media.original(of: asset)

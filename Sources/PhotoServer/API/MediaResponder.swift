@@ -47,13 +47,23 @@ struct MediaResponder {
         of identifier: String, kind: DerivativeKind, version: String, cache: PictureCache, generation: UInt64,
         secured: (HTTPResponse) -> HTTPResponse
     ) throws -> HTTPResponse? {
-        let key = identifier + "/" + kind.name + "/" + version
+        let key = CachingImageManager.storedPictureKey(of: identifier, kind: kind, version: version)
         let plain = request.header("Range") == nil && request.header("If-None-Match") == nil
         var known = cache.entry(key)
-        if let entry = known, plain, let answer = entry.answer, entry.checked == generation {
-            return HTTPResponse(status: answer.status, body: .kept(answer))
+        if let entry = known, plain, entry.checked == generation {
+            if let answer = entry.answer as? KeptResponse {
+                return HTTPResponse(status: answer.status, body: .kept(answer))
+            }
+            // Read ahead by the image manager (the pictures beside the one in the viewer): its bytes become the
+            // answer, kept in their place, without opening the file.
+            if let warmed = entry.answer as? KeptImage, let file = entry.file,
+                let answer = keptAnswer(file, bytes: Array(warmed.result.data), secured: secured)
+            {
+                cache.keep(answer, for: key, replacing: true)
+                return HTTPResponse(status: answer.status, body: .kept(answer))
+            }
         }
-        var descriptor = known.flatMap { library.openDerivative($0.file) }
+        var descriptor = known?.file.flatMap { library.openDerivative($0) }
         if known != nil && descriptor == nil {
             cache.forget(key)
             known = nil
@@ -68,14 +78,14 @@ struct MediaResponder {
             known = PictureCache.Entry(file: file, answer: nil, checked: generation)
             descriptor = opened
         }
-        guard let entry = known, let descriptor else { return nil }
-        cache.remember(entry.file, as: key, checked: generation)
-        if plain, let answer = entry.answer ?? keptAnswer(entry.file, descriptor, cache: cache, secured: secured) {
-            if entry.answer == nil { cache.keep(answer, for: key) }
+        guard let entry = known, let file = entry.file, let descriptor else { return nil }
+        cache.remember(file, as: key, checked: generation)
+        if plain, let answer = (entry.answer as? KeptResponse) ?? keptAnswer(file, descriptor, cache: cache, secured: secured) {
+            if !(entry.answer is KeptResponse) { cache.keep(answer, for: key, replacing: true) }
             return HTTPResponse(status: answer.status, body: .kept(answer))
         }
         return respond(
-            with: descriptor, size: UInt64(entry.file.byteCount), type: entry.file.mimeType, etag: entry.file.sha256,
+            with: descriptor, size: UInt64(file.byteCount), type: file.mimeType, etag: file.sha256,
             cache: Self.immutable)
     }
 
@@ -90,6 +100,14 @@ struct MediaResponder {
         var bytes = [UInt8](repeating: 0, count: Int(file.byteCount))
         let done = bytes.withUnsafeMutableBytes { (try? descriptor.readFully(into: $0, at: 0)) ?? 0 }
         guard done == bytes.count else { return nil }
+        return keptAnswer(file, bytes: bytes, secured: secured)
+    }
+
+    /// The whole answer for a small picture of `file` whose bytes are `bytes`.
+    private func keptAnswer(_ file: Derivative.File, bytes: [UInt8], secured: (HTTPResponse) -> HTTPResponse)
+        -> KeptResponse?
+    {
+        guard bytes.count == Int(file.byteCount) else { return nil }
         let answer = secured(
             HTTPResponse(
                 status: 200,

@@ -352,7 +352,11 @@ enum GalleryScript {
           if (index < 0 || index >= state.assets.length) return;
           state.open = index;
           const slimAsset = state.assets[index];
-          const asset = await api("/api/assets/" + encodeURIComponent(short(slimAsset.id)));
+          // The assets before and after it: serve reads their previews into memory, so that stepping is instant.
+          const neighbours = [index - 1, index + 1].filter((i) => i >= 0 && i < state.assets.length)
+            .map((i) => short(state.assets[i].id));
+          const asset = await api("/api/assets/" + encodeURIComponent(short(slimAsset.id))
+            + (neighbours.length ? "?warm=" + neighbours.map(encodeURIComponent).join(",") : ""));
           const viewer = $("#viewer");
           const media = $("#media");
           media.replaceChildren();

@@ -277,6 +277,56 @@ struct ServeTests {
         try await server.process.stop()
     }
 
+    @Test("the viewer's neighbours are read ahead: their previews are answered from memory, made first when missing")
+    func warmedPreviews() async throws {
+        try skipUnless(Pillow.isAvailable, "python3 with Pillow (pip install Pillow), which makes a real JPEG")
+        let sandbox = try await library(photos: 0)
+        let folder = try TemporaryFolder("serve-warm")
+        try Pillow.run(
+            "for i in range(3): Image.new('RGB', (1200, 800), (30 + 80 * i, 90, 160)).save(out('real%d.jpg' % i), quality=90)",
+            in: folder)
+        for index in 0..<3 {
+            let path = sandbox.root.appendingPathComponent("real\(index).jpg").path
+            try FileManager.default.copyItem(atPath: folder.url("real\(index).jpg"), toPath: path)
+            #expect(try await sandbox.run(["import", "--no-derivatives", path]).status == 0)
+        }
+        let server = try await ServeProcess(sandbox)
+        let listed = try #require(
+            try await curl(server.base + "/api/assets?kind=photo", in: sandbox).json()["assets"] as? [[String: Any]])
+        let ids = listed.filter { $0["mime"] as? String == "image/jpeg" }.compactMap { $0["id"] as? String }
+            .map { String($0.prefix(36)) }
+        #expect(ids.count == 3)
+        // The viewer opens the first one and names its neighbour: its preview (not made yet) is made and read ahead.
+        let opened = try await curl(server.base + "/api/assets/\(ids[0])?warm=\(ids[1]),not-an-asset", in: sandbox)
+        #expect(opened.status == 200)
+        var memory = 0
+        for _ in 0..<300 where memory == 0 {
+            let metrics = try await curl(server.base + "/metrics", in: sandbox).text
+            memory = metrics.split(separator: "\n").first { $0.hasPrefix("photodrop_http_picture_memory_bytes ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+            if memory == 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(memory > 0, "nothing was read ahead")
+        let neighbour = try await curl(server.base + "/api/assets/\(ids[1])", in: sandbox).json()
+        let preview = try #require((neighbour["urls"] as? [String: String])?["preview"])
+        let version = try #require(preview.split(separator: "=").last.map(String.init))
+        // Every stored picture is gone from the disk; the warmed preview is still answered, whole and the same
+        // content its version names, and the next answers are the same.
+        let derivatives = sandbox.root.appendingPathComponent("Library/derivatives")
+        #expect(FileManager.default.fileExists(atPath: derivatives.path))
+        try FileManager.default.removeItem(at: derivatives)
+        for _ in 0..<2 {
+            let answer = try await curl(server.base + preview, in: sandbox)
+            #expect(answer.status == 200 && answer.headers["content-type"]?.hasPrefix("image/") == true)
+            #expect(sha256Hex(answer.body).hasPrefix(version), "served from memory, the bytes its version names")
+        }
+        // The asset that was not read ahead has no file to answer from any more (it is made again on request).
+        let other = try await curl(server.base + "/api/assets/\(ids[2])", in: sandbox).json()
+        let otherPreview = try #require((other["urls"] as? [String: String])?["preview"])
+        #expect(otherPreview.contains("?v=") == false, "no preview was made of the asset nobody warmed")
+        try await server.process.stop()
+    }
+
     @Test("paths are identifiers, never files: traversal, encoded slashes, NUL, overlong and unknown IDs get 404")
     func hostilePaths() async throws {
         let sandbox = try await library(photos: 1)

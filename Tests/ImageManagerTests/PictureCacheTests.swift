@@ -2,7 +2,13 @@ import Foundation
 import Testing
 
 @testable import PhotoCatalog
-@testable import PhotoServer
+@testable import PhotoImageManager
+
+/// A picture kept whole, as a caller of the cache keeps one.
+private final class TestPicture: KeptPicture {
+    let byteCount: Int
+    init(bytes: Int) { byteCount = bytes }
+}
 
 /// The picture cache's bounds: entries in a ring, kept answers within their byte budget (oldest out first), and the
 /// byte count following every way an answer leaves.
@@ -15,10 +21,8 @@ struct PictureCacheTests {
             relativePath: "derivatives/\(index).webp")
     }
 
-    private func answer(bytes: Int = 10_000) throws -> KeptResponse {
-        try #require(
-            KeptResponse(
-                status: 200, headers: [("Content-Type", "image/webp")], body: [UInt8](repeating: 7, count: bytes)))
+    private func answer(bytes: Int = 10_000) throws -> TestPicture {
+        TestPicture(bytes: bytes)
     }
 
     @Test("answers over the budget push out the oldest answers; their entries stay, sent from files")

@@ -1,24 +1,38 @@
 import PhotoCatalog
 import Synchronization
 
-/// Where versioned pictures are (`/api/assets/{id}/thumbnail?v=HASH`), remembered so that the gallery's most frequent
-/// request needs no database read: a versioned URL names its content, so an entry never goes stale — a picture made
-/// again has a new hash, and one whose file is gone is looked up again.
+/// Something kept whole in a ``PictureCache``: a picture's bytes as a caller keeps them (``KeptImage`` for the image
+/// manager; `serve` keeps a finished HTTP answer, status and headers included).
+public protocol KeptPicture: AnyObject, Sendable {
+    /// The memory it takes, near enough.
+    var byteCount: Int { get }
+}
+
+/// The pictures kept in memory: the one picture cache of photodrop, behind ``CachingImageManager`` (which `serve`
+/// uses). An entry says where a picture's file is (so that the next request for it needs no database read) and may
+/// keep the picture whole, within a byte budget (oldest out first).
 ///
-/// Small pictures are also kept whole, as answers ready to send (``KeptResponse``), within ``answerBudget`` bytes
-/// (oldest out first): sending one costs no file open, no `sendfile` and no header formatting. A kept answer is
-/// trusted for the library generation it was checked at (``ChangeFeed``: any commit, by any process, moves it); after
-/// a change, the first request opens the file once more to see that it is still there, so that a picture whose asset
-/// was purged is not answered from memory.
+/// Keys name content: `serve`'s are versioned (`IDENTIFIER/preview/HASH`: a picture made again has a new hash, so an
+/// entry never goes stale), the image manager's name the request. A kept picture is trusted for the library
+/// generation it was checked at (the caller's count of commits, by any process); after a change, the first request
+/// looks at the file once more, so that a picture whose asset was purged is not answered from memory.
 ///
 /// Bounded, and split into shards by key: with one lock, 32 connection threads on two cores spent a sixth of their
 /// time waiting for it.
-final class PictureCache: Sendable {
-    struct Entry {
-        var file: Derivative.File
-        var answer: KeptResponse?
-        /// The library generation at which the file was last seen in place.
-        var checked: UInt64
+public final class PictureCache: Sendable {
+    public struct Entry: Sendable {
+        /// Where the picture's file is; nil for a picture that has none of its own (made for one request).
+        public var file: Derivative.File?
+        /// The picture, kept whole.
+        public var answer: (any KeptPicture)?
+        /// The library generation at which the picture was last seen in place.
+        public var checked: UInt64
+
+        public init(file: Derivative.File?, answer: (any KeptPicture)?, checked: UInt64) {
+            self.file = file
+            self.answer = answer
+            self.checked = checked
+        }
     }
 
     private struct State {
@@ -43,9 +57,15 @@ final class PictureCache: Sendable {
     /// Bytes of kept answers per shard (0: none are kept).
     let answerBytesPerShard: Int
     /// Pictures larger than this are sent from their files.
-    static let largestKeptPicture = 256 << 10
+    public static let largestKeptPicture = 256 << 10
+    /// Pictures larger than this are not kept whole.
+    public let largestPicture: Int
 
-    init(capacity: Int = 50_000, answerBudget: Int = 64 << 20, shards count: Int = 64) {
+    public init(
+        capacity: Int = 50_000, answerBudget: Int = 64 << 20, shards count: Int = 64,
+        largestPicture: Int = PictureCache.largestKeptPicture
+    ) {
+        self.largestPicture = largestPicture
         self.capacity = max(1, capacity / count)
         answerBytesPerShard = max(0, answerBudget) / count
         shards = (0..<count).map { _ in Shard() }
@@ -57,12 +77,12 @@ final class PictureCache: Sendable {
         return shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
     }
 
-    func entry(_ key: String) -> Entry? {
+    public func entry(_ key: String) -> Entry? {
         shard(key).state.withLock { $0.entries[key] }
     }
 
     /// Remembers where the picture is (its file seen in place at `generation`).
-    func remember(_ file: Derivative.File, as key: String, checked generation: UInt64) {
+    public func remember(_ file: Derivative.File?, as key: String, checked generation: UInt64) {
         let capacity = capacity
         shard(key).state.withLock { state in
             if state.entries[key] != nil {
@@ -81,16 +101,23 @@ final class PictureCache: Sendable {
     }
 
     /// Whether a picture of `byteCount` bytes would be kept whole.
-    func keeps(byteCount: Int) -> Bool {
-        byteCount <= min(Self.largestKeptPicture, answerBytesPerShard)
+    public func keeps(byteCount: Int) -> Bool {
+        byteCount <= min(largestPicture, answerBytesPerShard)
     }
 
-    /// Keeps `answer` for the picture at `key` (already remembered), dropping the oldest kept answers over budget.
-    func keep(_ answer: KeptResponse, for key: String) {
+    /// Keeps `answer` for the picture at `key` (already remembered), dropping the oldest kept answers over budget;
+    /// with `replacing`, in place of the one kept (`serve` turns a warmed picture into a ready HTTP answer).
+    public func keep(_ answer: any KeptPicture, for key: String, replacing: Bool = false) {
         let budget = answerBytesPerShard
         let capacity = capacity
         shard(key).state.withLock { state in
-            guard answer.byteCount <= budget, let entry = state.entries[key], entry.answer == nil else { return }
+            guard answer.byteCount <= budget, let entry = state.entries[key], entry.answer == nil || replacing else {
+                return
+            }
+            if let previous = entry.answer {
+                state.answerBytes -= previous.byteCount
+                state.entries[key]?.answer = nil
+            }
             while state.answerBytes + answer.byteCount > budget, state.answersHead < state.answers.count {
                 let oldest = state.answers[state.answersHead]
                 state.answersHead += 1
@@ -116,7 +143,7 @@ final class PictureCache: Sendable {
         }
     }
 
-    func forget(_ key: String) {
+    public func forget(_ key: String) {
         shard(key).state.withLock { Self.drop(key, from: &$0) }
     }
 
@@ -129,6 +156,21 @@ final class PictureCache: Sendable {
         shards.reduce(0) { total, shard in total + shard.state.withLock { $0.answers.count - $0.answersHead } }
     }
 
+    /// Forgets everything.
+    public func removeAll() {
+        for shard in shards { shard.state.withLock { $0 = State() } }
+    }
+
+    /// How many entries keep their picture whole, and the bytes they keep.
+    public var keptCount: (pictures: Int, bytes: Int) {
+        shards.reduce((0, 0)) { total, shard in
+            let (count, bytes) = shard.state.withLock { state in
+                (state.entries.values.filter { $0.answer != nil }.count, state.answerBytes)
+            }
+            return (total.0 + count, total.1 + bytes)
+        }
+    }
+
     /// Bytes of kept answers (`/metrics`).
-    var keptBytes: Int { shards.reduce(0) { total, shard in total + shard.state.withLock { $0.answerBytes } } }
+    public var keptBytes: Int { shards.reduce(0) { total, shard in total + shard.state.withLock { $0.answerBytes } } }
 }
