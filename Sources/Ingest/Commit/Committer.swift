@@ -99,6 +99,12 @@ public actor Committer {
     private var pairing: PairingStage?
     /// The number of waiting files last reported (``Hooks/pairsWaiting``).
     private var reportedPairsWaiting = 0
+    /// The task that commits the waiting groups when the earliest one's wait ends, and that moment: set again after
+    /// every batch, so that nothing polls (a group that completes earlier is handed over by the batch that completes
+    /// it).
+    private var pairTimer: (deadline: ContinuousClock.Instant, task: Task<Void, Never>)?
+    /// Set when ``run(_:)`` drains the last groups: no timer is started after that.
+    private var pairTimerStopped = false
 
     /// A committer; `claims` is the watch daemon's claim journal (nil for imports).
     public init(
@@ -120,31 +126,42 @@ public actor Committer {
     /// Commits findings until `outputs` is finished and drained; files still waiting for a partner are committed
     /// then (nothing more will come).
     public func run(_ outputs: BoundedQueue<WorkerOutput>) async {
-        // Files that wait for a partner are committed when their wait ends, even when no other file arrives.
-        let ticker: Task<Void, Never>? =
-            pairing == nil
-            ? nil
-            : Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(200))
-                    await self?.commitExpiredPairs()
-                }
-            }
         while let first = await outputs.receive() {
             var batch = [first]
             outputs.receiveAvailable(upTo: settings.batchLimit - 1, appendingTo: &batch)
             await commit(batch)
         }
-        // The ticker ends before the committer does: a task still holding it at exit would keep the library open,
-        // and its write-ahead log would not be checkpointed into library.sqlite.
-        ticker?.cancel()
-        await ticker?.value
+        // The timer ends before the committer does: a task still holding it at exit would keep the library open, and
+        // its write-ahead log would not be checkpointed into library.sqlite.
+        pairTimerStopped = true
+        let timer = pairTimer?.task
+        pairTimer = nil
+        timer?.cancel()
+        await timer?.value
         await commit([], drainingPairs: true)
+    }
+
+    /// Files that wait for a partner are committed when their wait ends, even when no other file arrives: a timer
+    /// for the earliest deadline of the waiting groups, set again whenever that deadline moves.
+    private func scheduleExpiredPairs() {
+        let next = pairTimerStopped ? nil : pairing?.desk.nextDeadline
+        guard pairTimer?.deadline != next else { return }
+        pairTimer?.task.cancel()
+        pairTimer = nil
+        guard let next else { return }
+        let task = Task { [weak self] in
+            do { try await Task.sleep(until: next, clock: .continuous) } catch { return }
+            await self?.commitExpiredPairs()
+        }
+        pairTimer = (next, task)
     }
 
     /// Commits the groups whose wait for a partner ended.
     private func commitExpiredPairs() async {
-        guard let pairing, let deadline = pairing.desk.nextDeadline, deadline <= .now else { return }
+        guard let pairing, let deadline = pairing.desk.nextDeadline, deadline <= .now else {
+            scheduleExpiredPairs()
+            return
+        }
         await commit([])
     }
 
@@ -166,6 +183,7 @@ public actor Committer {
         let activity = hooks.progress?.begin("committing \(batch.count) files to the library")
         let started = ContinuousClock.now
         await commitInTurn(batch, drainingPairs: drainingPairs)
+        if !drainingPairs { scheduleExpiredPairs() }
         if !batch.isEmpty { hooks.committed(ContinuousClock.now - started) }
         if let activity { hooks.progress?.end(activity) }
     }
