@@ -52,8 +52,10 @@ if ! "$python" -c 'import PIL' >/dev/null 2>&1; then
 fi
 
 echo "bench.sh: building photodrop and bench-floors (-c release)" >&2
-swift build -c release --product photodrop >&2
-swift build -c release --product bench-floors >&2
-bin="$(swift build -c release --show-bin-path)"
+# The Swift runtime linked in (--static-swift-stdlib), as the README's install step builds it: fewer libraries
+# mapped into every process (BENCHMARKS.md, "One boundary to the OS and a leaner process").
+swift build -c release --static-swift-stdlib --product photodrop >&2
+swift build -c release --static-swift-stdlib --product bench-floors >&2
+bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 exec "$python" Benchmarks/bench.py --python "$python" --bin "$bin" --work "${BENCH_WORK:-.bench}" "$@"

@@ -43,26 +43,31 @@ if [ -z "$control" ]; then
     exit 2
 fi
 
-status=0
+# Every other Swift module's objects, read by one nm (-A names the object on each line).
 checked=0
+objects=()
 for source in Sources/*/; do
     module="$(basename "$source")"
     [ "$module" = PhotodropSystem ] && continue
     # Swift modules only: the C targets (CLinux's shims, the codec loaders) are C, where dlopen and syscalls belong.
     find "$source" -maxdepth 3 -name '*.swift' | grep -q . || continue
     [ -d "$build/$module.build" ] || continue
-    mapfile -t objects < <(objects_of "$build/$module.build" "$source")
-    [ "${#objects[@]}" -gt 0 ] || continue
+    mapfile -t found < <(objects_of "$build/$module.build" "$source")
+    [ "${#found[@]}" -gt 0 ] || continue
     checked=$((checked + 1))
-    for object in "${objects[@]}"; do
-        found="$(calls "$object")"
-        if [ -n "$found" ]; then
-            status=1
-            echo "check-system-boundary: $(basename "${object%.o}") in $module calls the C library directly:" \
-                $found "(go through PhotodropSystem)" >&2
-        fi
-    done
+    objects+=("${found[@]}")
 done
+violations="$(nm -u -A "${objects[@]}" 2>/dev/null | awk '{sub(/:$/, "", $1); sym = $NF; sub(/@.*/, "", sym); print $1, sym}' \
+    | grep -E " ${forbidden#^}" | sort -u || true)"
+status=0
+if [ -n "$violations" ]; then
+    status=1
+    while read -r object symbol; do
+        module="$(basename "$(dirname "$object")" .build)"
+        echo "check-system-boundary: $(basename "${object%.o}") in $module calls the C library directly: $symbol" \
+            "(go through PhotodropSystem)" >&2
+    done <<< "$violations"
+fi
 if [ "$checked" -lt 10 ]; then
     echo "check-system-boundary: only $checked modules found in $build; is it a complete build?" >&2
     exit 2
