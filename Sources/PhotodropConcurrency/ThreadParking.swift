@@ -3,7 +3,7 @@ import Synchronization
 
 /// One value handed to a thread that blocks until it arrives: how a ``BoundedQueue`` wakes a thread of a
 /// ``WorkerThreads`` pool, where a task would be resumed through its continuation. Resumed exactly once.
-public final class ThreadParking<Value: Sendable>: Sendable {
+final class ThreadParking<Value: Sendable>: Sendable {
     private let value = Mutex<Value?>(nil)
     private let arrived = DispatchSemaphore(value: 0)
 

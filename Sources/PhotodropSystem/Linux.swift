@@ -27,7 +27,7 @@ func syncfs(_ descriptor: Int32) -> Int32 { photodrop_syncfs(descriptor) }
 
 /// Names the calling thread (`pthread_setname_np`; Linux keeps the first 15 bytes), as `top -H`, `ps -L` and
 /// `/proc/<pid>/task/<tid>/comm` show it. A new thread otherwise inherits the name of the thread that made it.
-public func setCurrentThreadName(_ name: String) {
+func setCurrentThreadName(_ name: String) {
     _ = photodrop_set_thread_name(name)
 }
 

@@ -7,7 +7,7 @@ import FoundationEssentials
 ///
 /// Both sides check the lengths against limits before allocating, so a confused or compromised peer cannot make the
 /// other allocate without bound.
-public struct RenderChannel: Sendable {
+struct RenderChannel: Sendable {
     public struct Message: Sendable {
         public var header: Data
         public var parts: [Data]

@@ -163,11 +163,6 @@ public final class FileDescriptor: Sendable {
         _ = retryingOnInterrupt { flock(rawValue, LOCK_UN) }
     }
 
-    /// `dup(2)` with close-on-exec: a second descriptor for the same open file, owned by the result.
-    public func duplicate(path: String? = nil) throws(SystemError) -> FileDescriptor {
-        FileDescriptor(owning: try FileSystem.check("fcntl(F_DUPFD_CLOEXEC)", path) { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
-    }
-
     /// `dup(2)` with close-on-exec, as a bare number whose ownership passes to the caller: for a C library that
     /// closes the descriptor it is given. Nil when no descriptor is left.
     public func duplicateForHandOver() -> Int32? {
@@ -185,10 +180,6 @@ public final class FileDescriptor: Sendable {
         return Int(size.ws_col)
     }
 
-    /// `lseek(2)` to the end: the file's size as the open file sees it.
-    public func seekToEnd(path: String? = nil) throws(SystemError) -> Int64 {
-        Int64(try FileSystem.check("lseek", path) { lseek(rawValue, 0, SEEK_END) })
-    }
 }
 
 /// A file's device and inode: what says "the same file" across renames, and "not the same file" after a replacement.
@@ -210,8 +201,7 @@ public struct FileNode: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension FileDescriptor {
-    /// The process's standard input, output and error (borrowed: never closed here).
-    public static let standardInput = FileDescriptor(borrowing: 0)
+    /// The process's standard output and error (borrowed: never closed here).
     public static let standardOutput = FileDescriptor(borrowing: 1)
     public static let standardError = FileDescriptor(borrowing: 2)
 }

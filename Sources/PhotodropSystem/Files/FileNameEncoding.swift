@@ -32,7 +32,7 @@ public enum FileNameEncoding {
 
     /// Whether `text` holds escaped bytes (a name that was not valid UTF-8). `memchr` on the string's own storage: it
     /// is asked before every system call with a name.
-    public static func hasEscapes(_ text: String) -> Bool {
+    static func hasEscapes(_ text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { bytes in
             guard let base = bytes.baseAddress else { return false }
             return memchr(base, 0, bytes.count) != nil
@@ -59,7 +59,7 @@ public enum FileNameEncoding {
     }
 
     /// Calls `body` with the NUL-terminated bytes `text` stands for: the only way a name reaches a system call.
-    public static func withPlatformString<R>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    static func withPlatformString<R>(_ text: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         guard hasEscapes(text) else { return try text.withCString(body) }
         var bytes = bytes(of: text)
         bytes.append(0)

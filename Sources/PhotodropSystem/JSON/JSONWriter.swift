@@ -158,7 +158,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends `text` escaped for use inside a JSON string literal (without the quotes).
-    public static func appendEscaped(_ text: String, to output: inout String) {
+    static func appendEscaped(_ text: String, to output: inout String) {
         // Most strings need no escaping: one scan of the contiguous UTF-8 (no per-byte iterator calls), then one append.
         let needsEscaping =
             text.utf8.withContiguousStorageIfAvailable { bytes in

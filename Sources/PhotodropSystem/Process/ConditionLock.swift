@@ -9,11 +9,7 @@ public final class ConditionLock: @unchecked Sendable {
 
     public init() {
         pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
+        pthread_cond_init(condition, nil)
     }
 
     deinit {
@@ -36,17 +32,8 @@ public final class ConditionLock: @unchecked Sendable {
     /// Sleeps until woken (or spuriously: check the condition again); the lock must be held.
     public func wait() { pthread_cond_wait(condition, mutex) }
 
-    /// Sleeps until woken or `seconds` pass; the lock must be held. Whether it was woken before the time ran out.
-    @discardableResult
-    public func wait(seconds: Double) -> Bool {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanos = Int(now.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
-        var deadline = timespec(
-            tv_sec: now.tv_sec + Int(seconds.rounded(.down)) + nanos / 1_000_000_000, tv_nsec: nanos % 1_000_000_000)
-        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
-    }
-
+    /// Wakes one sleeper.
     public func signal() { pthread_cond_signal(condition) }
+    /// Wakes every sleeper.
     public func broadcast() { pthread_cond_broadcast(condition) }
 }

@@ -40,7 +40,4 @@ public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConverti
 
     /// Makes the process ignore the signal (`SIG_IGN`).
     public func ignore() { _ = Glibc.signal(rawValue, SIG_IGN) }
-
-    /// Gives the signal its default action back (`SIG_DFL`).
-    public func restoreDefault() { _ = Glibc.signal(rawValue, SIG_DFL) }
 }

@@ -14,15 +14,27 @@ public enum NumberText {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    /// `value` with `places` digits after the point (rounded half away from zero), as `%.Nf` prints it.
+    /// `value` with `places` digits after the point, as `%.Nf` prints it (ties to even, `-0` for a small negative
+    /// value).
     public static func fixed(_ value: Double, places: Int) -> String {
         guard value.isFinite else { return "\(value)" }
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded(.toNearestOrAwayFromZero)
+        // `value × scale` rounded as the exact decimal value of the double is: the product is rounded to a double
+        // already, so a product that lands on .5 is a tie only when the multiplication was exact (fma tells the
+        // rest); printf rounds true ties to even.
+        let product = abs(value) * scale
+        let scaled: Double
+        if product - product.rounded(.down) == 0.5 {
+            let residual = fmaResidual(abs(value), scale, product)
+            scaled = residual > 0 ? product.rounded(.up) : residual < 0 ? product.rounded(.down)
+                : product.rounded(.toNearestOrEven)
+        } else {
+            scaled = product.rounded(.toNearestOrEven)
+        }
         let whole = Int(scaled / scale)
-        let part = Int(scaled - Double(whole) * scale)
-        let sign = value < 0 && scaled != 0 ? "-" : ""
+        let part = Int((scaled - Double(whole) * scale).rounded())
+        let sign = value.sign == .minus ? "-" : ""
         return places == 0 ? "\(sign)\(whole)" : "\(sign)\(whole).\(decimal(part, width: places))"
     }
 
@@ -34,5 +46,10 @@ public enum NumberText {
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text
+    }
+
+    /// `a × b − product` exactly (a fused multiply-add), for a `product` that is `a × b` rounded.
+    private static func fmaResidual(_ a: Double, _ b: Double, _ product: Double) -> Double {
+        (-product).addingProduct(a, b)
     }
 }
