@@ -120,7 +120,8 @@ public final class CachingImageManager: ImageManager, @unchecked Sendable {
         identifier + "/" + kind.name + "/" + version
     }
 
-    /// How many hexadecimal digits of a picture's hash ``startCachingStoredPictures(_:of:generation:)`` keys it by.
+    /// How many hexadecimal digits of a picture's hash name its version: `serve`'s `?v=` and the key
+    /// ``startCachingStoredPictures(_:of:generation:)`` keeps it under, which must be the same.
     public static let storedVersionLength = 16
 
     /// Stops preparing, and forgets, the pictures of `assets` for these request parameters.

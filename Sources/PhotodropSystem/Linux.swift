@@ -4,8 +4,6 @@ import CLinux
 // Linux system calls and constants that glibc declares only under _GNU_SOURCE (or not at all), by their C names, so
 // that no module above this one needs CLinux, `dlsym` or a hard-coded number. CLinux is compiled with _GNU_SOURCE.
 
-/// `O_NOATIME`: open without updating the access time (the owner or `CAP_FOWNER` only).
-var O_NOATIME: Int32 { photodrop_O_NOATIME }
 /// `SEEK_DATA`: the next offset holding data, for files with holes.
 var SEEK_DATA: Int32 { photodrop_SEEK_DATA }
 /// `SEEK_HOLE`: the next hole.
@@ -21,9 +19,6 @@ func renameat2(
 ) -> Int32 {
     photodrop_renameat2(oldDirectory, oldPath, newDirectory, newPath, flags)
 }
-
-/// `syncfs(2)`: flushes the whole file system that holds `descriptor`.
-func syncfs(_ descriptor: Int32) -> Int32 { photodrop_syncfs(descriptor) }
 
 /// Names the calling thread (`pthread_setname_np`; Linux keeps the first 15 bytes), as `top -H`, `ps -L` and
 /// `/proc/<pid>/task/<tid>/comm` show it. A new thread otherwise inherits the name of the thread that made it.

@@ -104,7 +104,7 @@ public final class InboxUpload {
             path: relativePath, album: albumID, name: name, bytes: byteCount, sha256: digest.hex)
         let id: Int64
         do {
-            id = try library.appendFileRecordsAndWait([record.draft(for: FileNode(info))])[0]
+            id = try library.appendFileRecordsAndWait([record.draft(for: info.node)])[0]
         } catch {
             throw UploadError.catalog("\(error)")
         }

@@ -258,7 +258,7 @@ public struct ClaimJournal: Sendable {
                         originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
                         graceExpired: payload.graceExpired, sizeHint: Int64(info.size),
                         hasSameStemSibling: payload.hasSameStemSibling, sameStemCount: payload.sameStemCount,
-                        node: FileNode(info)))
+                        node: info.node))
             } else if root.exists(payload.source) {
                 recovery.returnedToInbox += 1
                 dropped.append(entry.id)

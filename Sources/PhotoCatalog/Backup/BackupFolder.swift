@@ -44,10 +44,8 @@ public enum BackupFolder {
 
     /// The name for a backup started at `date`, as the `sequence`th of its second.
     public static func name(for date: Date, sequence: Int = 1) -> String {
-        let parts = UTCDateFields(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
-        func two(_ value: Int) -> String { NumberText.decimal(value, width: 2) }
-        let stamp = "\(NumberText.decimal(parts.year, width: 4))-\(two(parts.month))-\(two(parts.day))T"
-            + "\(two(parts.hour))-\(two(parts.minute))-\(two(parts.second))Z"
+        let stamp = UTCDateFields(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
+            .stamp(timeSeparator: "-")
         return sequence > 1 ? "\(stamp)-\(sequence)" : stamp
     }
 

@@ -440,10 +440,8 @@ extension WriterConnection {
         do throws(SystemError) {
             guard try folder.status(placement.name) != nil else { return nil }
             let (damaged, _) = try destinationFolder(WriterConnection.damagedFolder)
-            let now = UTCDateFields(secondsSince1970: Int64(Date().timeIntervalSince1970.rounded(.down)))
-            func two(_ value: Int) -> String { NumberText.decimal(value, width: 2) }
-            let stamp = "\(NumberText.decimal(now.year, width: 4))-\(two(now.month))-\(two(now.day))T"
-                + "\(two(now.hour))\(two(now.minute))\(two(now.second))Z"
+            let stamp = UTCDateFields(secondsSince1970: Int64(Date().timeIntervalSince1970.rounded(.down)))
+                .stamp(timeSeparator: "")
             for attempt in 1...100 {
                 let name = attempt == 1 ? "\(stamp)-\(placement.name)" : "\(stamp)-\(attempt)-\(placement.name)"
                 if try folder.rename(placement.name, to: damaged, as: name) {
@@ -625,7 +623,7 @@ struct SourceFolders {
                 // Only the owner can add, remove or rename entries of a folder of its own without group or other
                 // write permission (root aside).
                 let isPrivate = info.owner == Capabilities.effectiveUser && info.mode & 0o022 == 0
-                entry = (folder, FileNode(info), isPrivate)
+                entry = (folder, info.node, isPrivate)
             } catch {
                 throw SystemError(code: error.code, call: error.call, path: error.path ?? source.path)
             }

@@ -63,7 +63,7 @@ final class WriterConnection {
         let databasePath = libraryPath + "/" + PhotoLibrary.databaseName
         do throws(SystemError) {
             libraryDirectory = try Directory.open(atPath: libraryPath)
-            libraryNode = FileNode(try libraryDirectory.status())
+            libraryNode = try libraryDirectory.status().node
             let created = try libraryDirectory.makeDirectory("originals", mode: permissions.folderMode)
             originals = try libraryDirectory.directory("originals")
             if created { try LibraryFiles.apply(permissions, toFolder: originals) }
@@ -77,7 +77,7 @@ final class WriterConnection {
             guard let databaseStatus = try libraryDirectory.status(PhotoLibrary.databaseName) else {
                 throw SystemError(code: Errno.noSuchFileOrDirectory, call: "stat", path: databasePath)
             }
-            databaseNode = FileNode(databaseStatus)
+            databaseNode = databaseStatus.node
         } catch {
             throw SystemError(code: error.code, call: error.call, path: error.path ?? libraryPath)
                 .photosError(action: action)
@@ -341,7 +341,7 @@ final class WriterConnection {
         let parentPath = Path.parent(of: source)
         let sourceName = Path.lastComponent(of: source)
         if let sourceFolder, let parent = try? Directory.open(atPath: parentPath),
-            let info = try? parent.status(), FileNode(info) == sourceFolder,
+            let info = try? parent.status(), info.node == sourceFolder,
             (try? folder.rename(name, to: parent, as: sourceName)) == true
         {
             return

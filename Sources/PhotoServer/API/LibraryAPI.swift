@@ -116,7 +116,7 @@ public final class LibraryAPI: Sendable {
         guard request.method == "GET", request.path.utf8.starts(with: "/api/assets/".utf8),
             let target = ResourcePath(request.path.dropFirst(12)), let action = target.action,
             let kind = DerivativeKind(name: action), DerivativeKind.pictures.contains(kind),
-            let version = request.argument("v"), version.utf8.count >= 16,
+            let version = request.argument("v"), version.utf8.count >= CachingImageManager.storedVersionLength,
             request.header("Range") == nil, request.header("If-None-Match") == nil,
             let entry = pictures.entry(
                 CachingImageManager.storedPictureKey(of: target.uuid + "/L0/001", kind: kind, version: version)),
@@ -498,7 +498,7 @@ public final class LibraryAPI: Sendable {
         var fields: [(String, JSONNode)] = []
         for kind in DerivativeKind.pictures {
             let file = derivatives.first { $0.kind == kind }?.file
-            fields.append((kind.name, .string(base + "/" + kind.name + (file.map { "?v=" + $0.sha256.prefix(16) } ?? ""))))
+            fields.append((kind.name, .string(base + "/" + kind.name + (file.map { "?v=" + $0.sha256.prefix(CachingImageManager.storedVersionLength) } ?? ""))))
         }
         fields.append(("original", .string(base + "/original")))
         if asset.mediaType == .video || asset.resources.contains(where: { $0.type == .pairedVideo }) {
@@ -513,7 +513,7 @@ public final class LibraryAPI: Sendable {
         // change after the look moves it past what the cache records.
         let generation = events.currentGeneration
         if method == "GET", let action = target.action, let kind = DerivativeKind(name: action),
-            DerivativeKind.pictures.contains(kind), let version = request.argument("v"), version.count >= 16,
+            DerivativeKind.pictures.contains(kind), let version = request.argument("v"), version.count >= CachingImageManager.storedVersionLength,
             let answer = try MediaResponder(request: request, library: library, images: images, maker: maker)
                 .versionedPicture(
                     of: target.uuid + "/L0/001", kind: kind, version: version, cache: pictures,

@@ -185,14 +185,13 @@ public final class Directory: Sendable {
         throws(SystemError)
     {
         let temporary = ".\(name).\(getpid()).tmp"
+        let temporaryPath = Path.join(path, temporary)
         try? remove(temporary)
-        let fd = try openFile(temporary, flags: [.writeOnly, .create, .exclusive], mode: mode)
         do throws(SystemError) {
-            try FileSystem.writeAll(text, to: fd, path: Path.join(path, temporary))
-            if exactMode && fchmod(fd, mode) != 0 { throw SystemError.current("fchmod", path: Path.join(path, temporary)) }
-            close(fd)
+            let file = try open(temporary, flags: [.writeOnly, .create, .exclusive], mode: mode)
+            try FileSystem.writeAll(text, to: file, path: temporaryPath)
+            if exactMode { try file.setPermissions(mode, path: temporaryPath) }
         } catch {
-            close(fd)
             try? remove(temporary)
             throw error
         }

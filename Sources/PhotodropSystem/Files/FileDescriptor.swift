@@ -192,10 +192,6 @@ public struct FileNode: Sendable, Hashable, CustomStringConvertible {
         self.inode = inode
     }
 
-    /// The node of a status.
-    public init(_ status: FileStatus) {
-        self = status.node
-    }
 
     public var description: String { "inode \(inode) on device \(device)" }
 }

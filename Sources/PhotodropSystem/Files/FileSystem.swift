@@ -110,24 +110,11 @@ public enum FileSystem {
     /// Writes all of `text` to `descriptor` (`write(2)` until done, again after `EINTR`); `path` names it in the
     /// error. A write that makes no progress (a closed pipe, a full disk) throws.
     public static func writeAll(_ text: String, to file: FileDescriptor, path: String?) throws(SystemError) {
-        try writeAll(text, to: file.rawValue, path: path)
-    }
-
-    static func writeAll(_ text: String, to descriptor: Int32, path: String?) throws(SystemError) {
         var text = text
-        var failure: SystemError?
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let count = retryingOnInterrupt { Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
-                if count <= 0 {
-                    failure = count < 0 ? .current("write", path: path) : SystemError(code: .ioError, call: "write", path: path)
-                    return
-                }
-                offset += count
-            }
+        let written = text.withUTF8 { buffer in
+            Result { () throws(SystemError) in try file.writeAll(UnsafeRawBufferPointer(buffer), path: path) }
         }
-        if let failure { throw failure }
+        try written.get()
     }
 
     /// Opens the folder at `path` and `fsync`s it, making the entries created or renamed in it durable.

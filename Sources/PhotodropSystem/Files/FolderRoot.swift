@@ -29,7 +29,7 @@ public final class FolderRoot: Sendable {
             try FileSystem.makeDirectories(path, mode: mode, parentMode: 0o755)
         }
         let directory = try Directory.open(atPath: path)
-        let node = FileNode(try directory.status())
+        let node = try directory.status().node
         opened.withLock { $0 = (directory, node) }
         return directory
     }

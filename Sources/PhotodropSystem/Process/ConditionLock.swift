@@ -1,7 +1,7 @@
 import Glibc
 
 /// A mutex with one condition variable (pthread's), for threads that sleep until another changes what they wait
-/// for: `withLock` to change it, `wait()` inside to sleep, `broadcast()` to wake every sleeper.
+/// for: `lock()` to change it, `wait()` inside to sleep, `signal()` or `broadcast()` to wake sleepers.
 public final class ConditionLock: @unchecked Sendable {
     // Allocated once and never moved: pthread objects must stay at one address.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -21,13 +21,6 @@ public final class ConditionLock: @unchecked Sendable {
 
     public func lock() { pthread_mutex_lock(mutex) }
     public func unlock() { pthread_mutex_unlock(mutex) }
-
-    /// Runs `body` holding the lock.
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
-    }
 
     /// Sleeps until woken (or spuriously: check the condition again); the lock must be held.
     public func wait() { pthread_cond_wait(condition, mutex) }

@@ -53,12 +53,3 @@ public enum SystemProcess {
         return got > 0 ? Array(groups.prefix(Int(got))) : []
     }
 }
-
-extension SystemThread {
-    /// Blocks the calling thread for `seconds` (`nanosleep`, resumed after a signal).
-    public static func sleep(seconds: Double) {
-        var request = timespec(tv_sec: Int(seconds.rounded(.down)), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-    }
-}

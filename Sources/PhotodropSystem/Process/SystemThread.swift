@@ -42,4 +42,11 @@ public enum SystemThread {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
         }
     }
+
+    /// Blocks the calling thread for `seconds` (`nanosleep`, resumed after a signal).
+    public static func sleep(seconds: Double) {
+        var request = timespec(tv_sec: Int(seconds.rounded(.down)), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
 }

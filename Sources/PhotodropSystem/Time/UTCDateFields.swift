@@ -29,6 +29,14 @@ public struct UTCDateFields: Sendable, Hashable {
             hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec))
     }
 
+    /// `2026-12-07T05-16-00Z`: ISO 8601 with `timeSeparator` between hours, minutes and seconds (a file name
+    /// cannot hold the colons).
+    public func stamp(timeSeparator: String) -> String {
+        func two(_ value: Int) -> String { NumberText.decimal(value, width: 2) }
+        return "\(NumberText.decimal(year, width: 4))-\(two(month))-\(two(day))T\(two(hour))\(timeSeparator)"
+            + "\(two(minute))\(timeSeparator)\(two(second))Z"
+    }
+
     /// Seconds since 1970 (`timegm`; fields out of range are carried over, as C does).
     public var secondsSince1970: Int64 {
         var parts = tm()

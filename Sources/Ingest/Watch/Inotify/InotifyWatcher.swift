@@ -196,7 +196,7 @@ final class InotifyWatcherCore {
         self.inbox = inbox
         self.options = options
         self.logger = logger
-        self.maxUserWatches = InotifyWatcherCore.readMaxUserWatches()
+        self.maxUserWatches = Inotify.maximumWatchesPerUser
         self.buffer = .allocate(byteCount: InotifyWatcherCore.bufferSize, alignment: 8)
         if setUpWatches() {
             logger.info(
@@ -603,22 +603,5 @@ final class InotifyWatcherCore {
             }
         }
         return true
-    }
-
-    private static func readMaxUserWatches() -> Int? {
-        Inotify.maximumWatchesPerUser
-    }
-}
-
-extension String {
-    fileprivate var trimmingASCIIWhitespace: String {
-        var bytes = Substring(self).utf8[...]
-        while let first = bytes.first, first == 0x20 || first == 0x0A || first == 0x09 || first == 0x0D {
-            bytes = bytes.dropFirst()
-        }
-        while let last = bytes.last, last == 0x20 || last == 0x0A || last == 0x09 || last == 0x0D {
-            bytes = bytes.dropLast()
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
