@@ -155,11 +155,13 @@ struct ClaimJournalTests {
         let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
         let claims = ClaimJournal(library: library, inbox: folder.url("Inbox"))
         try claims.prepare()
-        func settled(_ name: String, _ index: Int) throws -> ClaimJournal.SettledFile {
+        func settled(_ name: String, _ index: Int) throws -> IngestJob {
             let path = try JPEGFixture.write(index, to: "Inbox/Card/\(name)", in: folder)
             var info = stat()
             stat(path, &info)
-            return ClaimJournal.SettledFile(relativePath: "Card/\(name)", identity: FileIdentity(FileStatus(info)))
+            return IngestJob(
+                settledAt: "Card/\(name)", in: try Directory.open(atPath: folder.url("Inbox")),
+                identity: FileIdentity(FileStatus(info)))
         }
         // IMG_0001.CR2 is claimed while IMG_0001.JPG is still in the folder; the JPEG comes in the next batch, when
         // the RAW has left the folder: both know of each other. IMG_0002 has no partner.
@@ -190,16 +192,18 @@ struct ClaimJournalTests {
         let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
         let claims = ClaimJournal(library: library, inbox: inbox)
         try claims.prepare()
-        var files: [ClaimJournal.SettledFile] = []
+        var files: [IngestJob] = []
+        let inboxFolder = try Directory.open(atPath: inbox)
         for index in 0..<4 {
             let path = try JPEGFixture.write(index, to: "Inbox/Trip/IMG_\(index).jpg", in: folder)
             var info = stat()
             stat(path, &info)
-            files.append(ClaimJournal.SettledFile(relativePath: "Trip/IMG_\(index).jpg", identity: FileIdentity(FileStatus(info))))
+            files.append(
+                IngestJob(settledAt: "Trip/IMG_\(index).jpg", in: inboxFolder, identity: FileIdentity(FileStatus(info))))
         }
         files.append(
-            ClaimJournal.SettledFile(
-                relativePath: "Trip/gone.jpg",
+            IngestJob(
+                settledAt: "Trip/gone.jpg", in: inboxFolder,
                 identity: FileIdentity(device: 0, inode: 0, size: 0, modificationTime: UTCTimestamp(seconds: 0))))
         let claimed = try await claims.claim(files)
         #expect(claimed.jobs.count == 4)
@@ -224,7 +228,7 @@ struct ClaimJournalTests {
         #expect(recovery.returnedToInbox == 1)
         #expect(recovery.alreadyFinished == 1)
         // Whoever asks about the finished file (an uploader) learns that its outcome was not recorded.
-        let identity = files[2].identity
+        let identity = try #require(files[2].expectedIdentity)
         let unknown = try library.fileRecords(kind: OutcomeRecord.kind, device: identity.device, inode: identity.inode)
         #expect(unknown.count == 1)
         let record = try #require(unknown.first.flatMap { OutcomeRecord(payload: $0.payload) })
@@ -248,7 +252,11 @@ struct ClaimJournalTests {
         let path = try JPEGFixture.write(1, to: "Inbox/A/x.jpg", in: folder)
         var info = stat()
         stat(path, &info)
-        let claimed = try await claims.claim([.init(relativePath: "A/x.jpg", identity: FileIdentity(FileStatus(info)))])
+        let claimed = try await claims.claim([
+            IngestJob(
+                settledAt: "A/x.jpg", in: try Directory.open(atPath: folder.url("Inbox")),
+                identity: FileIdentity(FileStatus(info)))
+        ])
         try JPEGFixture.write(2, to: "Inbox/A/x.jpg", in: folder)  // a new upload under the same name
         let relative = try claims.unclaim(try #require(claimed.jobs.first))
         #expect(relative == "A/x (2).jpg")

@@ -205,6 +205,45 @@ struct InotifyWatcherTests {
         await collector.stop()
     }
 
+    @Test("photodrop's own claims and put-backs (renames to and from its staging folder) are not reported back")
+    func ownClaimsAndPutBacksAreNotReported() async throws {
+        for filtered in [true, false] {
+            let inbox = try TemporaryFolder("watch-own")
+            let outside = try TemporaryFolder("watch-own-outside")
+            try inbox.write(".photodrop/claimed/.keep")
+            // A burst large enough that its records span several reads of the watcher's buffer.
+            let names = (0..<1500).map { "Trip/IMG_\($0).jpg" }
+            for name in names { try inbox.write(name) }
+            try inbox.write("Trip/user.jpg")
+            try outside.write("new.jpg")
+            let options = InotifyWatcher.Options(stagingFolder: filtered ? ".photodrop/claimed" : nil)
+            let collector = try await startWatcher(inbox, options: options)
+            // Claims: into the staging folder; one put back; a user's move out and in.
+            for (index, name) in names.enumerated() {
+                #expect(rename(inbox.url(name), inbox.url(".photodrop/claimed/\(index)")) == 0)
+            }
+            #expect(rename(inbox.url(".photodrop/claimed/0"), inbox.url(names[0])) == 0)
+            #expect(rename(inbox.url("Trip/user.jpg"), outside.url("user.jpg")) == 0)
+            #expect(rename(outside.url("new.jpg"), inbox.url("Trip/new.jpg")) == 0)
+            try inbox.write("Trip/last.jpg")
+            await collector.wait { $0.contains(.file("Trip/last.jpg", .closedWrite)) }
+            let removed = Set(collector.all.compactMap { if case .removed(let path) = $0 { path } else { nil } })
+            let movedIn = collector.files(.movedIn)
+            // A user's moves are always news.
+            #expect(removed.contains("Trip/user.jpg"))
+            #expect(movedIn.contains("Trip/new.jpg"))
+            if filtered {
+                #expect(removed == ["Trip/user.jpg"], "own claims reported: \(removed.count - 1)")
+                #expect(movedIn == ["Trip/new.jpg"])
+            } else {
+                // Without the staging folder named, the same renames are reported: the filter above is what hides them.
+                #expect(removed.count == names.count + 1)
+                #expect(movedIn == ["Trip/new.jpg", names[0]])
+            }
+            await collector.stop()
+        }
+    }
+
     @Test func aRemovedInboxIsWaitedForAndRescannedWhenBack() async throws {
         let parent = try TemporaryFolder("watch-root")
         let inboxPath = parent.url("Inbox")

@@ -70,14 +70,13 @@ struct WatchServiceTests {
         }
         let lines = Locked<[String]>([])
         let logger = Logger(label: "test", level: .info, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
-        let service = WatchService(
-            config: config, logger: logger, options: WatchService.Options())
-        let path = SysctlOverride.maxQueuedEvents
-        let original = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        try "16".write(toFile: path, atomically: false, encoding: .utf8)
+        // The lowered limit holds only while the daemon's inotify instance is made, so that no other test's watcher
+        // gets the tiny queue.
+        var options = WatchService.Options()
+        options.watcher.instance = try SysctlOverride.withValue("16", at: SysctlOverride.maxQueuedEvents) { try Inotify() }
+        let service = WatchService(config: config, logger: logger, options: options)
         let running = Task { try await service.run() }
         let started = await eventually(timeout: 150) { lines.value.contains { $0.contains("photodrop watch started") } }
-        try original.write(toFile: path, atomically: false, encoding: .utf8)
         #expect(started)
         // 300 renames at once: far more events than a queue of 16 holds.
         for index in 0..<count {

@@ -22,30 +22,6 @@ public struct ClaimJournal: Sendable {
     /// The journal kind of claim entries.
     public static let kind = "claim"
 
-    /// A file the settle step found finished.
-    public struct SettledFile: Sendable, Hashable {
-        /// Relative to the inbox.
-        public var relativePath: String
-        /// What the last look saw.
-        public var identity: FileIdentity
-        /// The grace period of a truncated file ended: reject it if it is still truncated.
-        public var graceExpired: Bool
-        /// What the probe found when the file was last read, if it was judged incomplete and has not changed since:
-        /// a file whose grace period ended is then rejected without being read again.
-        public var incompleteVerdict: IncompleteVerdict?
-
-        /// A settled file.
-        public init(
-            relativePath: String, identity: FileIdentity, graceExpired: Bool = false,
-            incompleteVerdict: IncompleteVerdict? = nil
-        ) {
-            self.relativePath = relativePath
-            self.identity = identity
-            self.graceExpired = graceExpired
-            self.incompleteVerdict = incompleteVerdict
-        }
-    }
-
     /// The outcome of a claim batch.
     public struct Claimed: Sendable {
         /// Jobs for the workers, one per file now staged.
@@ -117,44 +93,40 @@ public struct ClaimJournal: Sendable {
         FileLocation(directory: folder, relativePath: String(id))
     }
 
-    /// Claims `files`: one journal transaction, then one rename each (from the file's folder, opened once per batch,
-    /// into the staging folder).
+    /// Claims the settled files `files` (``IngestJob/init(settledAt:in:identity:graceExpired:incompleteVerdict:)``):
+    /// one journal transaction, then one rename each (from the file's folder, opened once per batch, into the staging
+    /// folder). The jobs come back with what the claim decided: entry, album, siblings, staged location.
     ///
     /// - Throws: the database error when the journal could not be written; then no file was moved.
-    public func claim(_ files: [SettledFile], now: ContinuousClock.Instant = .now) async throws -> Claimed {
+    public func claim(_ files: [IngestJob], now: ContinuousClock.Instant = .now) async throws -> Claimed {
         guard !files.isEmpty else { return Claimed() }
-        // The album key once per file: the payload and the job both carry it.
-        let albums = files.map { self.albums.album(forRelativePath: $0.relativePath) }
+        var files = files
+        for index in files.indices {
+            precondition(files[index].expectedIdentity != nil, "a settled file carries the identity its look saw")
+            files[index].album = albums.album(forRelativePath: files[index].displayPath)
+            files[index].startedAt = now
+        }
         // Which files have a same-stem sibling in their folder (a Live Photo's other half, a RAW's JPEG, a sidecar):
         // listed before the renames, while this batch's files are still there, once per folder.
         // The folders opened for the listing are the ones the renames below go through.
         // Keyed by bytes: Swift's String equality is canonical, and `Cafe\u{301}` and `Caf\u{E9}` are two folders.
         var folders: [[UInt8]: Directory] = [:]
         var siblings: [[UInt8]: StemSiblings] = [:]
-        var hasSibling = [Bool](repeating: false, count: files.count)
-        var sameStem = [Int](repeating: 1, count: files.count)
         let listingRoot = try? inbox.directory()
         for (index, file) in files.enumerated() {
-            let (folderPath, name) = Path.split(file.relativePath)
+            let (folderPath, name) = Path.split(file.displayPath)
             let key = Array(folderPath.utf8)
             if siblings[key] == nil {
                 let folder = folderPath.isEmpty ? listingRoot : try? listingRoot?.directory(folderPath)
                 if let folder { folders[key] = folder }
                 siblings[key] = StemSiblings(listing: folder)
             }
-            sameStem[index] = siblings[key]?.count(name) ?? 1
-            hasSibling[index] = sameStem[index] > 1
+            files[index].sameStemCount = siblings[key]?.count(name) ?? 1
+            files[index].hasSameStemSibling = files[index].sameStemCount > 1
         }
-        let recentSiblings = recent.note(files.map { Path.split($0.relativePath) }, now: now)
-        for index in hasSibling.indices where recentSiblings[index] { hasSibling[index] = true }
-        let payloads = files.indices.map { index in
-            Data(
-                ClaimPayload(
-                    source: files[index].relativePath, album: albums[index], identity: files[index].identity,
-                    graceExpired: files[index].graceExpired, incompleteVerdict: files[index].incompleteVerdict,
-                    hasSameStemSibling: hasSibling[index], sameStemCount: sameStem[index]
-                ).encoded)
-        }
+        let recentSiblings = recent.note(files.map { Path.split($0.displayPath) }, now: now)
+        for index in files.indices where recentSiblings[index] { files[index].hasSameStemSibling = true }
+        let payloads = files.map { Data(ClaimPayload(claiming: $0).encoded) }
         let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
         var claimed = Claimed()
         claimed.jobs.reserveCapacity(files.count)
@@ -169,9 +141,9 @@ public struct ClaimJournal: Sendable {
             throw error
         }
 
-        for (index, (file, id)) in zip(files, ids).enumerated() {
+        for (file, id) in zip(files, ids) {
             do throws(SystemError) {
-                let (folderPath, name) = Path.split(file.relativePath)
+                let (folderPath, name) = Path.split(file.displayPath)
                 let folder: Directory
                 let key = Array(folderPath.utf8)
                 if let cached = folders[key] {
@@ -186,17 +158,14 @@ public struct ClaimJournal: Sendable {
                 }
             } catch {
                 orphans.append(id)
-                claimed.missed.append((file.relativePath, error))
+                claimed.missed.append((file.displayPath, error))
                 continue
             }
-            claimed.jobs.append(
-                IngestJob(
-                    source: staged(id, in: target), displayPath: file.relativePath,
-                    album: albums[index], originalName: Path.lastComponent(of: file.relativePath), claimID: id,
-                    expectedIdentity: file.identity, graceExpired: file.graceExpired,
-                    incompleteVerdict: file.incompleteVerdict, startedAt: now, hasSameStemSibling: hasSibling[index],
-                    sameStemCount: sameStem[index],
-                    node: FileNode(device: file.identity.device, inode: file.identity.inode)))
+            var job = file
+            job.source = staged(id, in: target)
+            job.claimID = id
+            if let identity = file.expectedIdentity { job.node = FileNode(device: identity.device, inode: identity.inode) }
+            claimed.jobs.append(job)
         }
         if !orphans.isEmpty { try? await library.removeJournalEntries(orphans) }
         return claimed

@@ -36,6 +36,14 @@ public struct ClaimPayload: Sendable, Hashable {
         self.incompleteVerdict = incompleteVerdict
     }
 
+    /// What the journal keeps of a job being claimed (its ``IngestJob/expectedIdentity`` is the settle step's look).
+    init(claiming job: IngestJob) {
+        self.init(
+            source: job.displayPath, album: job.album, identity: job.expectedIdentity!, graceExpired: job.graceExpired,
+            incompleteVerdict: job.incompleteVerdict, hasSameStemSibling: job.hasSameStemSibling,
+            sameStemCount: job.sameStemCount)
+    }
+
     /// The file's name as it arrived.
     public var originalName: String { Path.lastComponent(of: source) }
 

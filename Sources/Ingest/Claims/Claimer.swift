@@ -11,7 +11,7 @@ import PhotodropConcurrency
 /// whatever else is already waiting, never waiting to fill a batch.
 struct Claimer: Sendable {
     let claims: ClaimJournal
-    let settled: BoundedQueue<ClaimJournal.SettledFile>
+    let settled: BoundedQueue<IngestJob>
     let pipeline: IngestPipeline
     let mailbox: Mailbox<WatchInput>
     let stopRequested: StopFlag
@@ -40,7 +40,7 @@ struct Claimer: Sendable {
                 logger.error(
                     "cannot record claims in the library's journal; the files stay in the inbox and are retried",
                     metadata: ["files": .count(files.count), "error": .string(IngestFailure(error).description)])
-                mailbox.post(.claimFailed(files.map(\.relativePath), IngestFailure(error)))
+                mailbox.post(.claimFailed(files.map(\.displayPath), IngestFailure(error)))
                 continue
             }
             // Files that could not be moved (a read-only folder, a file a link replaced): the watch loop retries them

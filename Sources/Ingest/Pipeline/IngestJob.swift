@@ -1,10 +1,14 @@
 import PhotodropSystem
 import Uploads
 
-/// One file on its way through the pipeline: where to read it, how people know it, and where it goes.
+/// One file on its way through the pipeline, the one value that travels from the settle step to the commit: where to
+/// read it, how people know it, and where it goes. The settle step makes it (``init(settledAt:in:identity:graceExpired:incompleteVerdict:)``),
+/// the claim fills in what the claim decides (its journal entry, album, same-stem siblings, staged location; what
+/// survives a crash is its ``ClaimPayload``), the workers read it and the committer finishes it.
 public struct IngestJob: Sendable {
-    /// The file to read, named against an open folder: the staged file below `.photodrop/claimed/` (watch) or the
-    /// source below its import root (import). Nothing resolves its path from the top again.
+    /// The file to read, named against an open folder: the file in the inbox until it is claimed, then the staged
+    /// file below `.photodrop/claimed/` (watch), or the source below its import root (import). Nothing resolves its
+    /// path from the top again.
     public var source: FileLocation
     /// The file's path, for messages.
     public var path: String { source.path }
@@ -78,6 +82,20 @@ public struct IngestJob: Sendable {
 }
 
 extension IngestJob {
+    /// A file the settle step found finished at `relativePath` in the open `inbox`, with the identity its last look
+    /// saw. `graceExpired`: its incomplete-file grace period ended (reject it if it is still truncated);
+    /// `incompleteVerdict`: what the probe found when it was last read and judged incomplete, if it has not changed
+    /// since (it is then rejected without being read again).
+    public init(
+        settledAt relativePath: String, in inbox: Directory, identity: FileIdentity, graceExpired: Bool = false,
+        incompleteVerdict: IncompleteVerdict? = nil
+    ) {
+        self.init(
+            source: FileLocation(directory: inbox, relativePath: relativePath), displayPath: relativePath,
+            album: nil, originalName: Path.lastComponent(of: relativePath), expectedIdentity: identity,
+            graceExpired: graceExpired, incompleteVerdict: incompleteVerdict, sizeHint: identity.size)
+    }
+
     /// A job for the file at `path` (its folder opened as named), for callers and tests that hold a path.
     public init(
         path: String, displayPath: String, album: String?, originalName: String, claimID: Int64? = nil,

@@ -20,7 +20,7 @@ final class WatchLoop {
     private let inbox: String
     private let ignore: IgnoreRules
     private let claims: ClaimJournal
-    private let settled: BoundedQueue<ClaimJournal.SettledFile>
+    private let settled: BoundedQueue<IngestJob>
     private let mailbox: Mailbox<WatchInput>
     private let stopRequested: StopFlag
     private let logger: Logger
@@ -35,12 +35,6 @@ final class WatchLoop {
     private var scans: [String] = []
     private var currentScan: InboxScanner.Iterator?
     private var overflowFolders: Set<String> = []
-    /// Paths the committer just put back into the inbox: their own `IN_MOVED_TO` is not news.
-    private var ownMoves: [String: Instant] = [:]
-    /// Paths just claimed: their own `IN_MOVED_FROM` is not news either. It may arrive after the file was already
-    /// put back and is being tracked again (the committer's message overtakes the watcher's events), and must not make
-    /// the tracker forget it then.
-    private var ownClaims: [String: Instant] = [:]
     private var failures: [String: (attempts: Int, last: Instant)] = [:]
     /// What the probe found about files waiting out their incomplete-file grace period, so that an unchanged one is
     /// rejected at the end without being read again.
@@ -57,7 +51,7 @@ final class WatchLoop {
     private var nextOldestLook: Instant = .now
 
     init(
-        config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<ClaimJournal.SettledFile>,
+        config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<IngestJob>,
         mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics,
         health: HealthMonitor = HealthMonitor(), heartbeat: ServiceHeartbeat? = nil, logger: Logger, trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
     ) {
@@ -119,7 +113,6 @@ final class WatchLoop {
             stopping = true
         case .claimFailed(let paths, let cause):
             for path in paths {
-                ownClaims.removeValue(forKey: path)
                 tracker.forget(path: path)
                 retryLater(path, cause, at: now, what: "cannot take a file out of the inbox")
             }
@@ -132,7 +125,6 @@ final class WatchLoop {
     private func handle(_ event: InboxEvent, at now: Instant) {
         switch event {
         case .file(let path, let activity):
-            if activity == .movedIn, ownMoves.removeValue(forKey: path) != nil { return }
             if tracker.count >= trackerCapacity && tracker.phase(of: path) == nil {
                 if overflowFolders.isEmpty {
                     logger.info(
@@ -144,16 +136,12 @@ final class WatchLoop {
             }
             _ = tracker.observe(activity, path: path, at: now)
         case .removed(let path):
-            if ownClaims.removeValue(forKey: path) != nil { return }
             tracker.forget(path: path)
         case .directoryRemoved(let folder):
             tracker.forgetAll(under: folder)
         case .rescanNeeded(let reason):
             logger.info("scanning the inbox", metadata: ["reason": .string(reason.description)])
             statistics.recordRescan(reason.code)
-            // Events before this one are lost: expectations of own events are void (and would only grow).
-            ownClaims.removeAll()
-            ownMoves.removeAll()
             health.scanCompleted()
             scans = [""]
             currentScan = nil
@@ -168,8 +156,6 @@ final class WatchLoop {
 
     private func handle(_ deferral: Deferral, at now: Instant) {
         tracker.forget(path: deferral.path)
-        ownMoves[deferral.path] = now
-        if ownMoves.count > 10_000 { pruneOwnMoves(now) }
         switch deferral.reason {
         case .incomplete(let verdict):
             tracker.markIncomplete(path: deferral.path, identity: verdict.identity, at: now)
@@ -214,12 +200,6 @@ final class WatchLoop {
     /// 1 s, 2 s, 4 s, … up to 5 minutes.
     static func backoff(attempt: Int) -> Duration {
         .seconds(min(300, 1 << min(max(attempt - 1, 0), 9)))
-    }
-
-    /// Forgets expectations of own events older than 10 s (their events were lost, or are very late).
-    private func pruneOwnMoves(_ now: Instant) {
-        ownMoves = ownMoves.filter { now - $0.value < .seconds(10) }
-        ownClaims = ownClaims.filter { now - $0.value < .seconds(10) }
     }
 
     static func folder(of path: String) -> String {
@@ -284,14 +264,16 @@ final class WatchLoop {
             if isStopping { return }
             let look: FileLook.Outcome =
                 root.map { FileLook.take(in: $0, relativePath: check.path) } ?? .missing
-            let file: ClaimJournal.SettledFile
+            let file: IngestJob
             switch tracker.inspect(check, look, at: .now) {
             case .ready(let identity):
-                file = ClaimJournal.SettledFile(relativePath: check.path, identity: identity)
+                guard let root else { continue }
+                file = IngestJob(settledAt: check.path, in: root, identity: identity)
             case .incompleteExpired(let identity):
+                guard let root else { continue }
                 let verdict = incompleteVerdicts.removeValue(forKey: check.path)
-                file = ClaimJournal.SettledFile(
-                    relativePath: check.path, identity: identity, graceExpired: true,
+                file = IngestJob(
+                    settledAt: check.path, in: root, identity: identity, graceExpired: true,
                     incompleteVerdict: verdict?.identity == identity ? verdict : nil)
             case .forgotten(.unreadable(let error)):
                 // Unreadable (EACCES, an I/O error): retried with back-off and reported, never silently dropped.
@@ -301,9 +283,6 @@ final class WatchLoop {
             case .wait, .forgotten, .superseded:
                 continue
             }
-            // Its rename out of the inbox will come back as IN_MOVED_FROM: expected, not news.
-            ownClaims[file.relativePath] = .now
-            if ownClaims.count > 8192 { pruneOwnMoves(.now) }
             do {
                 try await settled.send(file)
             } catch {
@@ -327,7 +306,6 @@ final class WatchLoop {
         let now = Instant.now
         guard now >= nextSummary else { return }
         nextSummary = now + summaryInterval
-        if !ownMoves.isEmpty || !ownClaims.isEmpty { pruneOwnMoves(now) }
         let counts = statistics.snapshot
         guard counts != lastSummary else {
             lastSummaryTime = now

@@ -329,6 +329,7 @@ public final class WatchService: Sendable {
         var watcherOptions = options.watcher
         watcherOptions.ignore = config.ignoreRules
         watcherOptions.health = health
+        watcherOptions.stagingFolder = ClaimJournal.stagingRelativePath
         let watcher: InotifyWatcher
         do {
             watcher = try InotifyWatcher(inbox: config.inbox, options: watcherOptions, logger: logger)
@@ -341,7 +342,7 @@ public final class WatchService: Sendable {
             current.started = true
         }
         let pipelineFailure = Mutex<IngestFailure?>(nil)
-        let settled = BoundedQueue<ClaimJournal.SettledFile>(capacity: 512)
+        let settled = BoundedQueue<IngestJob>(capacity: 512)
         let claimer = Claimer(
             claims: claims, settled: settled, pipeline: pipeline, mailbox: mailbox, stopRequested: stopRequested,
             logger: logger, guardCheck: { try lock.checkStillHeld() })

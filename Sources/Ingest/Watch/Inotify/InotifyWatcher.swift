@@ -43,11 +43,21 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
         public var simulatedWatchLimit: Int?
         /// Told when the watch limit is reached and when every folder has a watch again.
         public var health: HealthMonitor?
+        /// photodrop's own staging folder below the inbox (`.photodrop/claimed`), if any. A rename between it and the
+        /// inbox is photodrop's own claim or put-back, which the watcher does not report (recognised by the kernel's
+        /// rename cookie, not by name or time).
+        public var stagingFolder: String?
+        /// The inotify instance to watch with, instead of a new one: one made under other kernel limits (a test
+        /// lowers `fs.inotify.max_queued_events`, which the kernel reads when an instance is made, only for as long as
+        /// it takes to make one).
+        public var instance: Inotify?
 
         public init(
             fallbackRescanInterval: Duration = .seconds(30), inboxPollInterval: Duration = .seconds(1),
-            ignore: IgnoreRules = IgnoreRules(), simulatedWatchLimit: Int? = nil, health: HealthMonitor? = nil
+            ignore: IgnoreRules = IgnoreRules(), simulatedWatchLimit: Int? = nil, health: HealthMonitor? = nil,
+            stagingFolder: String? = nil
         ) {
+            self.stagingFolder = stagingFolder
             self.fallbackRescanInterval = fallbackRescanInterval
             self.inboxPollInterval = inboxPollInterval
             self.ignore = ignore
@@ -78,7 +88,8 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
     ///
     /// Throws when no inotify instance can be created (`EMFILE`: `fs.inotify.max_user_instances` reached).
     public init(inbox: String, options: Options = Options(), logger: Logger = .disabled) throws(SystemError) {
-        let inotify = try Inotify()
+        let inotify: Inotify
+        if let given = options.instance { inotify = given } else { inotify = try Inotify() }
         let absolute = Path.resolve(inbox, against: Path.currentDirectory())
         self.inbox = absolute
         self.core = Mutex(InotifyWatcherCore(inotify: inotify, inbox: absolute, options: options, logger: logger))
@@ -190,6 +201,16 @@ final class InotifyWatcherCore {
     private var nextInboxCheck: ContinuousClock.Instant?
     private var nextFallbackPoll: ContinuousClock.Instant?
     private var warnedAboutLimit = false
+    /// The watch on the staging folder (``InotifyWatcher/Options/stagingFolder``), when it has one.
+    private var stagingWatch: Int32?
+    /// Whether to try watching the staging folder again (it did not exist, or was removed).
+    private var stagingWatchWanted: Bool
+    /// The cookies of the last renames out of the staging folder: a matching `IN_MOVED_TO` in the inbox is a file
+    /// photodrop put back. A few are kept; most such renames go to the library or `Rejected/` and never match.
+    private var stagingDepartures: [UInt32] = []
+    /// A file's `IN_MOVED_FROM` that ended a read, held until the next read says whether its `IN_MOVED_TO` went into
+    /// the staging folder (the kernel queues the two halves of a rename one after the other).
+    private var heldDeparture: (cookie: UInt32, relative: String)?
 
     init(inotify: Inotify, inbox: String, options: InotifyWatcher.Options, logger: Logger) {
         self.inotify = inotify
@@ -198,6 +219,7 @@ final class InotifyWatcherCore {
         self.logger = logger
         self.maxUserWatches = Inotify.maximumWatchesPerUser
         self.buffer = .allocate(byteCount: InotifyWatcherCore.bufferSize, alignment: 8)
+        self.stagingWatchWanted = options.stagingFolder != nil
         if setUpWatches() {
             logger.info(
                 "watching the inbox",
@@ -296,18 +318,73 @@ final class InotifyWatcherCore {
             logger.error("reading inotify events failed; the watcher stops", metadata: ["error": .string(error.reason)])
             return -1
         }
-        if count == 0 { return 0 }
+        if count == 0 {
+            releaseHeldDeparture()
+            return 0
+        }
+        if stagingWatchWanted { watchStagingFolder() }
         let records = InotifyRecord.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-        for record in records { handle(record) }
+        if let held = heldDeparture {
+            heldDeparture = nil
+            if !Self.arrivesInStaging(held.cookie, records[...], staging: stagingWatch) { emit(.removed(held.relative)) }
+        }
+        for index in records.indices { handle(records[index], following: records[(index + 1)...]) }
         return max(records.count, 1)
+    }
+
+    /// A held `IN_MOVED_FROM` whose other half never came (the file went outside the inbox): reported now.
+    private func releaseHeldDeparture() {
+        guard let held = heldDeparture else { return }
+        heldDeparture = nil
+        emit(.removed(held.relative))
+    }
+
+    /// Whether the rename with `cookie` put its file into the staging folder, judged by the records that follow its
+    /// `IN_MOVED_FROM` (the `IN_MOVED_TO` comes next, or a few records later when other events slipped between).
+    private static func arrivesInStaging(
+        _ cookie: UInt32, _ following: ArraySlice<InotifyRecord>, staging: Int32?
+    ) -> Bool {
+        guard let staging, cookie != 0 else { return false }
+        return following.prefix(8).contains {
+            $0.watch == staging && $0.cookie == cookie && Inotify.Events(rawValue: $0.mask).contains(.movedTo)
+        }
+    }
+
+    // MARK: - The staging folder
+
+    /// Watches the staging folder for renames in and out (nothing else), if it exists.
+    private func watchStagingFolder() {
+        guard let relative = options.stagingFolder, let root = rootDirectory else { return }
+        guard let folder = try? root.directory(relative),
+            let watch = try? inotify.addWatch(folder, for: [.movedTo, .movedFrom, .onlyDirectory])
+        else { return }
+        stagingWatch = watch
+        stagingWatchWanted = false
+    }
+
+    /// A rename into or out of the staging folder: photodrop's own (only its user may enter it).
+    private func handleStaging(_ record: InotifyRecord) {
+        let mask = Inotify.Events(rawValue: record.mask)
+        if mask.contains(.ignored) {
+            // Removed (a recreated inbox): watched again once the claim journal makes it anew.
+            stagingWatch = nil
+            stagingWatchWanted = true
+        } else if mask.contains(.movedFrom) && record.cookie != 0 {
+            if stagingDepartures.count >= 64 { stagingDepartures.removeFirst(32) }
+            stagingDepartures.append(record.cookie)
+        }
     }
 
     // MARK: - Events
 
-    private func handle(_ record: InotifyRecord) {
+    private func handle(_ record: InotifyRecord, following: ArraySlice<InotifyRecord>) {
         let mask = Inotify.Events(rawValue: record.mask)
         if mask.contains(.queueOverflowed) {
             handleOverflow()
+            return
+        }
+        if record.watch == stagingWatch {
+            handleStaging(record)
             return
         }
         guard let directory = table.path(for: record.watch) else { return }  // a watch we already dropped
@@ -329,11 +406,23 @@ final class InotifyWatcherCore {
             return
         }
         if options.ignore.skipsFile(named: record.name, relativePath: relative) { return }
-        if !mask.isDisjoint(with: [.movedFrom, .deleted]) {
+        if mask.contains(.movedFrom), stagingWatch != nil, record.cookie != 0 {
+            // photodrop's own claim (into the staging folder) is not news; a rename elsewhere is a removal.
+            if following.isEmpty {
+                heldDeparture = (record.cookie, relative)
+            } else if !Self.arrivesInStaging(record.cookie, following, staging: stagingWatch) {
+                emit(.removed(relative))
+            }
+        } else if !mask.isDisjoint(with: [.movedFrom, .deleted]) {
             emit(.removed(relative))
         } else if mask.contains(.closedWrite) {
             emit(.file(relative, .closedWrite))
         } else if mask.contains(.movedTo) {
+            // A file photodrop put back from the staging folder is not news either.
+            if let index = stagingDepartures.lastIndex(of: record.cookie), record.cookie != 0 {
+                stagingDepartures.remove(at: index)
+                return
+            }
             emit(.file(relative, .movedIn))
         } else if mask.contains(.created) {
             emit(.file(relative, .created))
@@ -433,6 +522,11 @@ final class InotifyWatcherCore {
 
     private func removeAllWatches() {
         for watch in table.removeSubtree("") { inotify.removeWatch(watch) }
+        if let watch = stagingWatch { inotify.removeWatch(watch) }
+        stagingWatch = nil
+        stagingWatchWanted = options.stagingFolder != nil
+        stagingDepartures.removeAll()
+        releaseHeldDeparture()
         unwatched.removeAll()
         currentListing = nil
         listings.removeAll()
@@ -447,6 +541,7 @@ final class InotifyWatcherCore {
     private func setUpWatches() -> Bool {
         guard addWatch("") == .added else { return false }
         rootDirectory = try? Directory.open(atPath: inbox)
+        if stagingWatchWanted { watchStagingFolder() }
         if let info = try? FileSystem.status(atPath: inbox) {
             inboxIdentity = (info.node.device, info.node.inode)
             nextInboxCheck = .now + options.inboxPollInterval
