@@ -130,10 +130,40 @@ struct CommitterTests {
             try IngestJob(path: note, displayPath: "notes.txt", album: "Docs", originalName: "notes.txt"))
         await committer(.importing(move: false, dryRun: false, duplicates: .addToAlbum)).commit([output])
         #expect(FileManager.default.fileExists(atPath: note))
-        await committer(.importing(move: true, dryRun: false, duplicates: .addToAlbum)).commit([output])
+        let moving = committer(.importing(move: true, dryRun: false, duplicates: .addToAlbum))
+        await moving.commit([output])
+        // The rejection desk writes it, off the committer's path: wait for it.
+        await moving.waitForRejections()
         #expect(!FileManager.default.fileExists(atPath: note))
         #expect(FileManager.default.fileExists(atPath: folder.url("Rejected/Docs/notes.txt.reason.json")))
         #expect(collector.outcomes.value.map(\.reason) == ["unsupportedType", "unsupportedType"])
+    }
+
+    /// A rejection waits for a slow disk (held here by the test: an `fsync` that takes seconds cannot be made on
+    /// demand) while the next commits go on; it is written once the disk answers.
+    @Test func aSlowRejectionDoesNotStallCommits() async throws {
+        let note = folder.url("src/notes.txt")
+        try FileManager.default.createDirectory(atPath: folder.url("src"), withIntermediateDirectories: true)
+        try Data("text\n".utf8).write(to: URL(fileURLWithPath: note))
+        let worker = try IngestWorker(policy: .appleDefault, truncatedFiles: .reject)
+        let rejected = worker.process(
+            try IngestJob(path: note, displayPath: "notes.txt", album: "Docs", originalName: "notes.txt"))
+        let committer = committer(.importing(move: true, dryRun: false, duplicates: .addToAlbum))
+        let (released, release) = AsyncStream<Void>.makeStream()
+        await committer.rejections.setHold {
+            for await _ in released { return }
+        }
+        await committer.commit([rejected])
+        await committer.commit(try outputs(0..<3, album: "Trip"))
+        #expect(try Asset.fetchAssets(library: library).count == 3, "the photos were committed")
+        #expect(FileManager.default.fileExists(atPath: note), "while the rejection still waits")
+        #expect(!collector.outcomes.value.contains { $0.kind == .rejected })
+        release.yield()
+        release.finish()
+        await committer.waitForRejections()
+        #expect(!FileManager.default.fileExists(atPath: note))
+        #expect(FileManager.default.fileExists(atPath: folder.url("Rejected/Docs/notes.txt.reason.json")))
+        #expect(collector.outcomes.value.filter { $0.kind == .rejected }.map(\.path) == ["notes.txt"])
     }
 
     @Test func dryRunWritesNothing() async throws {

@@ -22,7 +22,8 @@ import Uploads
 /// - Duplicates: the creation request resolves to the stored asset; with `duplicates: addToAlbum` it joins the album.
 ///   The dropped copy is removed only after the commit.
 /// - Rejected files go to ``Quarantine`` (watch, `import --move`); truncated, changed and failed claimed files are
-///   put back into the inbox and handed to ``Hooks/deferred`` so the watch loop tracks them again.
+///   put back into the inbox and handed to ``Hooks/deferred`` so the watch loop tracks them again. Both are written by
+///   the ``RejectionDesk``, on a thread of its own: their renames and `fsync`s never stall a commit.
 /// - A block that fails is retried file by file, so one bad file never blocks the others.
 public actor Committer {
     /// Where outcomes go.
@@ -32,7 +33,8 @@ public actor Committer {
         /// Claimed files put back into the inbox (watch only).
         public var deferred: @Sendable (Deferral) -> Void
         /// The library is gone (deleted, replaced, unmounted) or the daemon's lock was taken away: the daemon must
-        /// stop. Called once, with what happened and what to do.
+        /// stop. Called with what happened and what to do, once by the committer (and once more when the
+        /// ``RejectionDesk`` found it first).
         public var libraryLost: @Sendable (IngestFailure) -> Void
         /// Checked before every batch (watch: the daemon's lock is still its own); throws to stop like
         /// ``libraryLost``.
@@ -67,8 +69,9 @@ public actor Committer {
     public let library: PhotoLibrary
     /// What happens to each kind of outcome.
     public let settings: CommitSettings
-    private let quarantine: Quarantine
     private let claims: ClaimJournal?
+    /// Writes rejections and put-backs off the writer's queue.
+    let rejections: RejectionDesk
     let hooks: Hooks
     let logger: Logger
     private let executor: any SerialExecutor
@@ -82,8 +85,8 @@ public actor Committer {
     var folders: [String: CollectionList] = [:]
     /// Dry run: contents this run would have stored.
     private var dryRunContents: Set<SHA256Digest> = []
-    /// Claim entries of files that left the pipeline outside a change block (rejected, put back); removed in one
-    /// transaction at the end of each batch.
+    /// Claim entries of files that left the pipeline outside a change block (a duplicate already in place); removed
+    /// in one transaction at the end of each batch.
     private var finishedClaims: [Int64] = []
     /// The outcome records of finished claimed files, written with the removal of their claim entries.
     private var finishedRecords: [FileRecord.Draft] = []
@@ -113,8 +116,9 @@ public actor Committer {
     ) {
         self.library = library
         self.settings = settings
-        self.quarantine = quarantine
         self.claims = claims
+        self.rejections = RejectionDesk(
+            library: library, quarantine: quarantine, claims: claims, hooks: hooks, logger: logger)
         self.hooks = hooks
         self.logger = logger
         self.executor = library.writerExecutor
@@ -139,7 +143,18 @@ public actor Committer {
         timer?.cancel()
         await timer?.value
         await commit([], drainingPairs: true)
+        await rejections.waitUntilIdle()
     }
+
+    /// Returns once every file rejected or put back so far is in place and its claim entry removed (``run(_:)`` waits
+    /// for this before it returns).
+    public func waitForRejections() async {
+        await rejections.waitUntilIdle()
+    }
+
+    /// How many rejections and put-backs may wait before a commit waits for them: bounded memory under a burst of
+    /// bad files on a slow disk.
+    static let rejectionBacklogLimit = 4096
 
     /// Files that wait for a partner are committed when their wait ends, even when no other file arrives: a timer
     /// for the earliest deadline of the waiting groups, set again whenever that deadline moves.
@@ -183,6 +198,7 @@ public actor Committer {
         let activity = hooks.progress?.begin("committing \(batch.count) files to the library")
         let started = ContinuousClock.now
         await commitInTurn(batch, drainingPairs: drainingPairs)
+        if rejections.backlog > Self.rejectionBacklogLimit { await rejections.waitUntilIdle() }
         if !drainingPairs { scheduleExpiredPairs() }
         if !batch.isEmpty { hooks.committed(ContinuousClock.now - started) }
         if let activity { hooks.progress?.end(activity) }
@@ -781,33 +797,17 @@ public actor Committer {
             + "(incompleteGraceSeconds)"
     }
 
+    /// Rejects a file: into `Rejected/` by the ``RejectionDesk`` where rejected files are moved (its claim entry goes
+    /// once it left the staging folder), else only reported.
     func reject(_ job: IngestJob, code: String, message: String, mime: String?, bytes: Int64) {
-        var rejectedPath: String?
+        let reason = QuarantineReason(code: code, message: message, mime: mime)
         if settings.quarantinesRejected {
-            do {
-                rejectedPath =
-                    try quarantine.reject(
-                        job.source, album: job.album, name: job.originalName,
-                        reason: QuarantineReason(code: code, message: message, mime: mime),
-                        source: claims?.inboxPath(job.displayPath) ?? job.path
-                    ).path
-            } catch let error {
-                if let movedTo = error.movedTo {
-                    rejectedPath = movedTo  // its reason file is completed by Quarantine.recover() at the next start
-                    logger.warning("rejected file moved, but its reason file is pending", metadata: ["path": .string(movedTo)])
-                } else if settings.usesClaims {
-                    putBack(job, .failed(.quarantine(error)))
-                    return
-                } else {
-                    fail(job, .quarantine(error), bytes: bytes)
-                    return
-                }
-            }
+            rejections.submit(.reject(job, reason, bytes: bytes))
+            return
         }
         let outcome = FileOutcome(
-            path: job.displayPath, kind: .rejected, reason: code, message: message, mime: mime,
-            album: job.album, bytes: bytes, rejectedPath: rejectedPath,
-            elapsed: job.startedAt.duration(to: .now))
+            path: job.displayPath, kind: .rejected, reason: code, message: message, mime: mime, album: job.album,
+            bytes: bytes, elapsed: job.startedAt.duration(to: .now))
         hooks.finished(outcome)
         markClaimDone(job, outcome: outcome)
     }
@@ -820,9 +820,10 @@ public actor Committer {
         if let outcome, let node = job.node { finishedRecords.append(OutcomeRecord(outcome).draft(for: node)) }
     }
 
-    /// Puts a claimed file back into the inbox (its claim entry goes once it left the staging folder).
+    /// Puts a claimed file back into the inbox, by the ``RejectionDesk`` (its claim entry goes once it left the
+    /// staging folder); an import's file, which has no claim, fails instead.
     private func putBack(_ job: IngestJob, _ reason: Deferral.Reason) {
-        guard let claims else {
+        guard claims != nil else {
             switch reason {
             case .failed(let failure): fail(job, failure)
             case .changed: fail(job, .changedWhileReading(path: job.displayPath))
@@ -830,28 +831,7 @@ public actor Committer {
             }
             return
         }
-        if ((try? job.source.status()) ?? nil) == nil {
-            // Nothing to put back (someone removed it from the staging folder): it ends here.
-            markClaimDone(job, outcome: fail(job, .vanished(path: job.path)))
-            return
-        }
-        do {
-            let relative = try claims.unclaim(job)
-            hooks.deferred(Deferral(path: relative, reason: reason))
-            if case .failed(let failure) = reason {
-                hooks.finished(
-                    FileOutcome(
-                        path: relative, kind: .failed, failure: failure,
-                        message: failure.description + "; it stays in the inbox and is retried",
-                        album: job.album, elapsed: job.startedAt.duration(to: .now)))
-            }
-            // Back in the inbox, to be taken again: no outcome yet.
-            markClaimDone(job, outcome: nil)
-        } catch {
-            logger.error(
-                "cannot put a claimed file back into the inbox; it stays staged and is retried at the next start",
-                metadata: ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
-        }
+        rejections.submit(.putBack(job, reason))
     }
 
     /// Stops writing: the library is gone, or the daemon's lock is no longer its own.
@@ -864,30 +844,25 @@ public actor Committer {
         hooks.libraryLost(failure)
     }
 
-    /// Puts a claimed file back into the inbox without touching the library (its journal entry stays; the next
-    /// start, on whatever library is there then, finds the file back in the inbox and drops it).
+    /// Puts a claimed file back into the inbox without touching the library (by the ``RejectionDesk``; its journal
+    /// entry stays); an import's file fails.
     func putBackUnwritten(_ job: IngestJob) {
-        guard let claims else {
+        guard claims != nil else {
             fail(job, .libraryLost(reason: lostLibrary?.description ?? "the library is gone"))
             return
         }
-        do {
-            let relative = try claims.unclaim(job)
-            logger.info("put back into the inbox", metadata: ["path": .string(relative)])
-        } catch {
-            logger.error(
-                "cannot put a claimed file back into the inbox; it stays staged and is taken at the next start",
-                metadata: ["path": .string(job.displayPath), "staged": .string(job.path), "error": .string(error.description)])
-        }
+        rejections.submit(.putBackUnwritten(job))
     }
 
-    @discardableResult
-    private func fail(_ job: IngestJob, _ failure: IngestFailure, bytes: Int64 = 0) -> FileOutcome {
-        let outcome = FileOutcome(
+    private func fail(_ job: IngestJob, _ failure: IngestFailure, bytes: Int64 = 0) {
+        hooks.finished(Committer.failure(job, failure, bytes: bytes))
+    }
+
+    /// The outcome of a file that failed.
+    static func failure(_ job: IngestJob, _ failure: IngestFailure, bytes: Int64 = 0) -> FileOutcome {
+        FileOutcome(
             path: job.displayPath, kind: .failed, failure: failure, message: failure.description, album: job.album,
             bytes: bytes, elapsed: job.startedAt.duration(to: .now))
-        hooks.finished(outcome)
-        return outcome
     }
 
     // MARK: - Helpers

@@ -37,11 +37,12 @@ enum ImportCommand {
                 newAssets.withLock { $0.append(asset) }
             }
             if json {
-                let separator = firstItem.withLock { first in
-                    defer { first = false }
-                    return first ? "{\"items\":[\n" : ",\n"
+                // Outcomes come from the committer and from the rejection desk: one line at a time, in the order the
+                // separators were handed out.
+                firstItem.withLock { first in
+                    console.output((first ? "{\"items\":[\n" : ",\n") + outcome.json)
+                    first = false
                 }
-                console.output(separator + outcome.json)
             } else if dryRun {
                 console.output(dryRunLine(outcome))
             } else if !outcome.kind.isStored {
