@@ -140,7 +140,9 @@ struct HostileClientTests {
             #expect(reply.status == 200, "\(reply.status) \(reply.text)")
             await pause(200_000)
         }
-        #expect(slowest < 1.5, "the slowest answer took \(slowest) s")
+        // Not a speed check: a request locked out by the attack would wait for a slot, that is for the server to cut an
+        // attacking connection at its 10 s header deadline; an answer well before that was not locked out.
+        #expect(slowest < 8, "the slowest answer took \(slowest) s: it waited for an attacker to be cut")
         let waiting = try await metric("photodrop_http_connections_waiting_for_request", server, in: sandbox) ?? 0
         #expect(waiting >= 500, "\(waiting) connections held by the attack")
         let result = try await attack.result(seconds: 60)
