@@ -35,12 +35,12 @@ public struct ClaimJournal: Sendable {
         /// Staged files to process (again): those whose entry survived, and staged files without an entry.
         public var jobs: [IngestJob] = []
         /// Entries whose file never left the inbox (crash between journal and rename): dropped; the scan takes them.
-        public var returnedToInbox = 0
+        var returnedToInbox = 0
         /// Entries whose file was already finished (stored, or rejected just before the crash): dropped.
-        public var alreadyFinished = 0
+        var alreadyFinished = 0
         /// Staged files without an entry (usually the dropped copy of a duplicate whose commit removed the entry just
         /// before the crash): claimed again and processed like any drop, never deleted unseen.
-        public var unaccountedStagedFiles = 0
+        var unaccountedStagedFiles = 0
     }
 
     /// The library whose journal holds the claims.
@@ -63,12 +63,12 @@ public struct ClaimJournal: Sendable {
     }
 
     /// `<inbox>/.photodrop/claimed`, for messages.
-    public var stagingPath: String { Path.join(inbox.path, ClaimJournal.stagingRelativePath) }
+    var stagingPath: String { Path.join(inbox.path, ClaimJournal.stagingRelativePath) }
 
     static let stagingRelativePath = ".photodrop/claimed"
 
     /// The absolute path of a file in the inbox, for messages.
-    public func inboxPath(_ relative: String) -> String { Path.join(inbox.path, relative) }
+    func inboxPath(_ relative: String) -> String { Path.join(inbox.path, relative) }
 
     /// Opens (and creates, mode 0700) the inbox and its staging folder.
     public func prepare() throws(SystemError) {
@@ -174,7 +174,7 @@ public struct ClaimJournal: Sendable {
     /// Puts a claimed file back into the inbox at its old path (or, if a new file took that name meanwhile, beside
     /// it as `name (2).ext`), and returns the path relative to the inbox. Missing folders on the way are made again.
     /// The caller removes the journal entry.
-    public func unclaim(_ job: IngestJob) throws(SystemError) -> String {
+    func unclaim(_ job: IngestJob) throws(SystemError) -> String {
         let relative = job.displayPath
         let (folderPath, _) = Path.split(relative)
         let root = try inbox.directory(creating: true)

@@ -4,7 +4,7 @@ import PhotodropTelemetry
 
 /// What the claim journal remembers about a file taken out of the inbox: where it came from, its album, and the
 /// identity the settle step saw. Stored as a small JSON object in a `claim` entry of the library's journal.
-public struct ClaimPayload: Sendable, Hashable {
+struct ClaimPayload: Sendable, Hashable {
     /// The file's path relative to the inbox when it was claimed (`Trip/2024/IMG_1.jpg`).
     public var source: String
     /// The album title (NFC), or nil for a file directly in the inbox.
@@ -12,15 +12,15 @@ public struct ClaimPayload: Sendable, Hashable {
     /// Device, inode, size and mtime at the claim; the staged file keeps them (a rename changes none).
     public var identity: FileIdentity
     /// Whether the file had already waited out the incomplete-file grace period (a truncated file is rejected now).
-    public var graceExpired: Bool
+    var graceExpired: Bool
     /// What the probe found when it judged the file incomplete (see ``IncompleteVerdict``), if it did.
-    public var incompleteVerdict: IncompleteVerdict?
+    var incompleteVerdict: IncompleteVerdict?
     /// Whether the file's folder held a same-stem partner when it was claimed (``IngestJob/hasSameStemSibling``), so
     /// that a file recovered after a crash waits for its partner again. Absent in older entries (false).
-    public var hasSameStemSibling: Bool
+    var hasSameStemSibling: Bool
     /// How many files of the folder had the file's pairing stem at the claim, the file among them (``IngestJob``'s
     /// ``IngestJob/sameStemCount``). Absent in older entries (0: not known).
-    public var sameStemCount: Int
+    var sameStemCount: Int
 
     /// A payload.
     public init(
@@ -45,7 +45,7 @@ public struct ClaimPayload: Sendable, Hashable {
     }
 
     /// The file's name as it arrived.
-    public var originalName: String { Path.lastComponent(of: source) }
+    var originalName: String { Path.lastComponent(of: source) }
 
     /// The JSON bytes stored in the journal (``Codable``).
     public var encoded: [UInt8] {

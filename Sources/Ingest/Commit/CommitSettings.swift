@@ -33,17 +33,17 @@ public struct CommitSettings: Sendable, Hashable {
     /// What a duplicate does to the album.
     public var duplicates: DuplicatePolicy
     /// Whether the dropped copy of a duplicate is removed after the commit (watch, `import --move`).
-    public var removesDuplicateCopies: Bool
+    var removesDuplicateCopies: Bool
     /// Whether rejected files are moved to `Rejected/` (watch, `import --move`) or only reported.
-    public var quarantinesRejected: Bool
+    var quarantinesRejected: Bool
     /// Whether the files come from claims that can be put back into the inbox (watch).
-    public var usesClaims: Bool
+    var usesClaims: Bool
     /// The most outcomes committed in one transaction.
     ///
     /// The committer takes whatever the workers have queued, up to this many, so this is also the depth of that
     /// queue. 256 by default: a `watch` burst drains in small steps and each file's latency stays short.
     /// `import --move` and `--dry-run` use ``movingImportBatchLimit``.
-    public var batchLimit: Int
+    var batchLimit: Int
 
     /// The group-commit limit of `import --move` (and `--dry-run`). A commit's cost is mostly the index pages it
     /// dirties, and the random-keyed indexes (asset UUIDs, SHA-256s) touch almost one page per file in a small commit
@@ -51,7 +51,7 @@ public struct CommitSettings: Sendable, Hashable {
     /// not pay: the last commit, which nothing overlaps, grows with it), and 768 is as fast as 1,024 with less peak
     /// memory, since the findings queue is as deep as this limit (BENCHMARKS.md has the runs). A copying `import` keeps 256: it is bound by the copies and their `fsync`s, and a
     /// deeper queue only held 4 MB more findings (W1: 40 MB at 1,024 against 36 MB).
-    public static let movingImportBatchLimit = 768
+    static let movingImportBatchLimit = 768
 
     /// Settings; see the presets ``watch(duplicates:)`` and ``importing(move:dryRun:duplicates:)``.
     public init(
@@ -75,7 +75,7 @@ public struct CommitSettings: Sendable, Hashable {
     }
 
     /// `photodrop import` (`move`: `--move`; `dryRun`: `--dry-run`).
-    public static func importing(
+    static func importing(
         move: Bool, dryRun: Bool, duplicates: DuplicatePolicy, pairing: Pairing? = nil
     ) -> CommitSettings {
         if dryRun {

@@ -35,12 +35,12 @@ public actor Committer {
         /// The library is gone (deleted, replaced, unmounted) or the daemon's lock was taken away: the daemon must
         /// stop. Called with what happened and what to do, once by the committer (and once more when the
         /// ``RejectionDesk`` found it first).
-        public var libraryLost: @Sendable (IngestFailure) -> Void
+        var libraryLost: @Sendable (IngestFailure) -> Void
         /// Checked before every batch (watch: the daemon's lock is still its own); throws to stop like
         /// ``libraryLost``.
-        public var guardCheck: @Sendable () throws -> Void
+        var guardCheck: @Sendable () throws -> Void
         /// How many files wait for a partner, after every batch in which the number changed.
-        public var pairsWaiting: @Sendable (Int) -> Void
+        var pairsWaiting: @Sendable (Int) -> Void
         /// Where each batch's commit is marked as an activity (the watchdog's view of the writer).
         public var progress: WorkProgress?
         /// How long each batch took, from its turn to its end (the metrics' commit latency).
@@ -148,7 +148,7 @@ public actor Committer {
 
     /// Returns once every file rejected or put back so far is in place and its claim entry removed (``run(_:)`` waits
     /// for this before it returns).
-    public func waitForRejections() async {
+    func waitForRejections() async {
         await rejections.waitUntilIdle()
     }
 

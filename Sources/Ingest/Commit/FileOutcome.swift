@@ -67,7 +67,7 @@ public struct FileOutcome: Sendable {
     }
 
     /// Milliseconds of ``elapsed``, for log fields.
-    public var elapsedMilliseconds: Double {
+    var elapsedMilliseconds: Double {
         let (seconds, attoseconds) = elapsed.components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }

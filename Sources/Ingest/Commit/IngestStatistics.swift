@@ -59,17 +59,17 @@ public final class IngestStatistics: Sendable {
     /// What the metrics add to the counts: why files were rejected, retries, rescans, and latencies.
     public struct Details: Sendable, Equatable {
         /// Rejected files by reason code (`notMedia`, `unsupportedVideo`, …).
-        public var rejectedByReason: [String: Int] = [:]
+        var rejectedByReason: [String: Int] = [:]
         /// Files put back into the inbox to be tried again after a failure.
         public var retried = 0
         /// Bytes of the files stored (new assets and resources attached to one; not duplicates).
-        public var storedBytes: Int64 = 0
+        var storedBytes: Int64 = 0
         /// Full rescans of the inbox by reason (`startup`, `overflow`, …).
-        public var rescans: [String: Int] = [:]
+        var rescans: [String: Int] = [:]
         /// From taking a file to its outcome.
-        public var fileLatency = LatencyHistogram()
+        var fileLatency = LatencyHistogram()
         /// One group commit (a `performChanges` block and what goes with it).
-        public var commitLatency = LatencyHistogram()
+        var commitLatency = LatencyHistogram()
 
         public init() {}
     }
@@ -77,7 +77,7 @@ public final class IngestStatistics: Sendable {
     private let details = Mutex(Details())
 
     /// The details now.
-    public var detailSnapshot: Details { details.withLock { $0 } }
+    var detailSnapshot: Details { details.withLock { $0 } }
 
     /// Counts a file's latency and, for a rejection, its reason (called with ``record(_:)``).
     private func recordDetails(_ outcome: FileOutcome) {
@@ -89,11 +89,11 @@ public final class IngestStatistics: Sendable {
     }
 
     /// Counts a file put back to be retried.
-    public func recordRetry() { details.withLock { $0.retried += 1 } }
+    func recordRetry() { details.withLock { $0.retried += 1 } }
 
     /// Counts a full rescan of the inbox.
-    public func recordRescan(_ reason: String) { details.withLock { $0.rescans[reason, default: 0] += 1 } }
+    func recordRescan(_ reason: String) { details.withLock { $0.rescans[reason, default: 0] += 1 } }
 
     /// Counts one group commit's duration.
-    public func recordCommit(_ duration: Duration) { details.withLock { $0.commitLatency.observe(duration) } }
+    func recordCommit(_ duration: Duration) { details.withLock { $0.commitLatency.observe(duration) } }
 }

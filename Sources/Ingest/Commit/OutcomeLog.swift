@@ -1,7 +1,7 @@
 import PhotodropTelemetry
 /// The daemon's and the importer's log line for a file outcome: one line per file, with what a person (or a log
 /// pipeline reading JSON) needs: path, outcome, reason, album, asset id, duration.
-public enum OutcomeLog {
+enum OutcomeLog {
     /// Writes `outcome` to `logger`: `info` for stored files and duplicates, `warning` for rejected and failed ones.
     public static func write(_ outcome: FileOutcome, to logger: Logger) {
         let level: LogLevel = outcome.kind.isStored ? .info : .warning

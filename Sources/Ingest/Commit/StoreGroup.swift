@@ -6,7 +6,7 @@ import PhotodropSystem
 /// A file to store, with what the worker learned. A class: the committer hands each file through the pairing stage,
 /// its groups and the change block, and a reference moves where the value (the job, the probe's findings) would be
 /// copied at every step.
-final class StoreItem: Sendable {
+public final class StoreItem: Sendable {
     let job: IngestJob
     let digest: FileDigest
     /// The probe's verdict; a sidecar or adjustments file that pairing took is one the probe rejected.

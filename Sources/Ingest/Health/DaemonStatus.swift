@@ -10,9 +10,9 @@ public struct DaemonStatus: Sendable, Equatable {
     /// The file's name in the library folder.
     public static let fileName = "watch.status.json"
     /// The longest a running daemon leaves its status unwritten.
-    public static let heartbeat: Duration = .seconds(30)
+    static let heartbeat: Duration = .seconds(30)
     /// A status older than this, from a daemon that still holds its lock, means it has stopped working.
-    public static let staleAfterSeconds: Int64 = 120
+    static let staleAfterSeconds: Int64 = 120
 
     public var pid: Int32
     public var started: UTCTimestamp

@@ -11,7 +11,7 @@ public enum FolderCensus {
         /// Folders that could not be read: (path, what went wrong).
         public var problems: [(path: String, message: String)] = []
         /// Entries that are never taken: links, FIFOs, sockets, devices (path, why).
-        public var untakeable: [(path: String, message: String)] = []
+        var untakeable: [(path: String, message: String)] = []
         public var exists = true
     }
 

@@ -51,15 +51,15 @@ public final class HealthMonitor: Sendable {
 
     /// Files the watch loop tracks in the inbox now.
     /// How long the file waiting longest has waited (nil: none waits), as the watch loop last looked.
-    public var oldestWaitingAge: Duration? { oldestWaiting.withLock { $0 } }
+    var oldestWaitingAge: Duration? { oldestWaiting.withLock { $0 } }
 
     /// Sets ``oldestWaitingAge``.
-    public func setOldestWaitingAge(_ age: Duration?) { oldestWaiting.withLock { $0 = age } }
+    func setOldestWaitingAge(_ age: Duration?) { oldestWaiting.withLock { $0 = age } }
 
     public var waiting: Int { waitingFiles.load(ordering: .relaxed) }
 
     /// Sets ``waiting``.
-    public func setWaiting(_ count: Int) {
+    func setWaiting(_ count: Int) {
         if waitingFiles.exchange(count, ordering: .relaxed) != count { revision.add(1, ordering: .relaxed) }
     }
 
@@ -67,15 +67,15 @@ public final class HealthMonitor: Sendable {
     public var waitingForPartner: Int { partnerWaits.load(ordering: .relaxed) }
 
     /// Sets ``waitingForPartner``.
-    public func setWaitingForPartner(_ count: Int) {
+    func setWaitingForPartner(_ count: Int) {
         if partnerWaits.exchange(count, ordering: .relaxed) != count { revision.add(1, ordering: .relaxed) }
     }
 
     /// Changes whenever something reported here changed (for writing the status only when needed).
-    public var changeCount: Int { revision.load(ordering: .relaxed) }
+    var changeCount: Int { revision.load(ordering: .relaxed) }
 
     /// `path` (relative to the inbox) was put back after a failure of `kind`.
-    public func fileFailed(_ path: String, kind: FailureKind, message: String, at now: UTCTimestamp = .now()) {
+    func fileFailed(_ path: String, kind: FailureKind, message: String, at now: UTCTimestamp = .now()) {
         revision.add(1, ordering: .relaxed)
         state.withLock { state in
             if var failure = state.failures[path] {
@@ -99,7 +99,7 @@ public final class HealthMonitor: Sendable {
     }
 
     /// `path` reached an outcome (stored, duplicate, rejected): whatever failed before is over.
-    public func fileFinished(_ path: String) {
+    func fileFinished(_ path: String) {
         state.withLock { state in
             if let failure = state.failures.removeValue(forKey: path) {
                 revision.add(1, ordering: .relaxed)
@@ -109,7 +109,7 @@ public final class HealthMonitor: Sendable {
     }
 
     /// A write to the library succeeded: it is not held by another process (any more).
-    public func libraryWritable() {
+    func libraryWritable() {
         state.withLock { state in
             guard state.busySince != nil else { return }
             state.busySince = nil
@@ -118,7 +118,7 @@ public final class HealthMonitor: Sendable {
     }
 
     /// The folder at `path` (relative to the inbox) cannot be listed.
-    public func folderUnreadable(_ path: String, message: String, at now: UTCTimestamp = .now()) {
+    func folderUnreadable(_ path: String, message: String, at now: UTCTimestamp = .now()) {
         state.withLock { state in
             guard state.unreadableFolders[path] == nil, state.unreadableFolders.count < HealthMonitor.trackedPaths
             else { return }
@@ -128,13 +128,13 @@ public final class HealthMonitor: Sendable {
     }
 
     /// A rescan read the whole inbox: folders it could not read are reported again then.
-    public func scanCompleted() {
+    func scanCompleted() {
         state.withLock { $0.unreadableFolders.removeAll() }
         revision.add(1, ordering: .relaxed)
     }
 
     /// inotify's watch limit is used up (`unwatched` folders rescanned instead), or no longer (`0`).
-    public func watchLimit(unwatched: Int, at now: UTCTimestamp = .now()) {
+    func watchLimit(unwatched: Int, at now: UTCTimestamp = .now()) {
         revision.add(1, ordering: .relaxed)
         state.withLock { state in
             if unwatched == 0 {

@@ -30,7 +30,7 @@ public struct StatusReport: Sendable {
     }
 
     /// The journal kind of the ingest pipeline's claims.
-    public static let claimKind = "claim"
+    static let claimKind = "claim"
 
     /// Gathers the report for `config`: works without a library and beside a running daemon.
     public static func gather(_ config: IngestConfig) -> StatusReport {

@@ -12,7 +12,7 @@ import PhotodropConfiguration
 /// - A root that is a regular file yields just that file (`photodrop import photo.jpg`).
 ///
 /// Iterate it as a `Sequence` (single pass; each `makeIterator()` starts a new walk).
-public struct InboxScanner: Sequence {
+struct InboxScanner: Sequence {
     /// One thing the walk found.
     public enum Item: Sendable, Hashable {
         case file(CandidateFile)
@@ -27,7 +27,7 @@ public struct InboxScanner: Sequence {
     public let ignore: IgnoreRules
     /// Only the folder at this path relative to `root` is walked (`""` = everything). Albums are still decided
     /// relative to `root`, so a rescan of `Trip/2024` yields album `Trip`.
-    public let startingAt: String
+    let startingAt: String
 
     public init(
         root: String, albums: AlbumRule = .firstLevelFolder, ignore: IgnoreRules = IgnoreRules(),

@@ -22,7 +22,7 @@ public struct RejectedFile: Sendable, Hashable {
     /// The rejected file, `Rejected/<Album>/<name>` (with a ` (2)`-style suffix on a name clash).
     public var path: String
     /// Its `<name>.reason.json`.
-    public var reasonPath: String
+    var reasonPath: String
 }
 
 /// A quarantine operation that failed; the file is still where it was (or, for a failure after the move, in
@@ -187,7 +187,7 @@ public struct Quarantine: Sendable {
         /// Reasons put in place for files that were moved just before a crash.
         public var completed: [String] = []
         /// Stale pending reasons and temp copies removed (their file never arrived).
-        public var discarded: [String] = []
+        var discarded: [String] = []
     }
 
     /// Finishes what a crash interrupted: completes pending reasons of files already moved, removes the others and

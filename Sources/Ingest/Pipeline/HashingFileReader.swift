@@ -17,7 +17,7 @@ public struct FileDigest: Sendable, Hashable {
     public var size: Int64 { identity.size }
 
     /// What the library records (and, for placing the file, trusts) about the file that was hashed.
-    public var resourceFileStatus: ResourceFileStatus {
+    var resourceFileStatus: ResourceFileStatus {
         var status = identity.resourceFileStatus
         status.links = links
         status.owner = owner
@@ -40,9 +40,9 @@ public struct FileDigest: Sendable, Hashable {
 /// Not `Sendable`: one reader per worker (it owns the buffer and the hasher).
 public final class HashingFileReader {
     /// Bytes per read after the head.
-    public let chunkSize: Int
+    let chunkSize: Int
     /// Bytes kept from the start of the last file read.
-    public let headCapacity: Int
+    let headCapacity: Int
 
     /// Holds the head: an array, so that a prober can read it in place (``head``); never reallocated while
     /// nobody else holds it.

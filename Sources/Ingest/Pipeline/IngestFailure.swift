@@ -46,7 +46,7 @@ public enum IngestFailure: Error, Sendable, CustomStringConvertible {
 
     /// Which health counter the failure feeds (``HealthMonitor``): a locked library and a full `Rejected/` are
     /// reported apart from other file failures.
-    public var healthKind: HealthMonitor.FailureKind {
+    var healthKind: HealthMonitor.FailureKind {
         switch self {
         case .catalog(let error) where error.isDatabaseBusy: return .databaseBusy
         case .quarantine: return .quarantine

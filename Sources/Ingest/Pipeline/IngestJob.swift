@@ -13,45 +13,45 @@ public struct IngestJob: Sendable {
     /// The file's path, for messages.
     public var path: String { source.path }
     /// How logs and reports name the file: relative to the inbox (watch), or the path as found (import).
-    public var displayPath: String
+    var displayPath: String
     /// The folder the file was found in, relative to the inbox (watch) or the import root (import), `""` at the top:
     /// files of one folder pair, and a stored asset records it in its pairing key (``StoredPartners``).
     public let folder: String
     /// The file's pairing stem (``StemSiblings/pairingStem(of:)``: `img_0001` for `IMG_0001.JPG`,
     /// `IMG_0001.CR2.xmp` or `IMG_E0001.HEIC`).
-    public let pairingStem: String
+    let pairingStem: String
     /// ``folder`` and ``pairingStem``: the key the file's asset records, so that a partner arriving later finds it.
     /// Worked out once here, off the committer's serial path.
     public let pairingKey: String
     /// The album title (NFC), or nil for "library only".
     public var album: String?
     /// The file's name as it arrived: the asset's original filename, and its name in `Rejected/`.
-    public var originalName: String
+    var originalName: String
     /// The claim journal entry (watch only).
-    public var claimID: Int64?
+    var claimID: Int64?
     /// The identity the file must still have when it is read (watch: what the settle step saw); nil to accept any.
-    public var expectedIdentity: FileIdentity?
+    var expectedIdentity: FileIdentity?
     /// The incomplete-file grace period is over: a truncated file is rejected as `corrupt` instead of waiting.
-    public var graceExpired: Bool
+    var graceExpired: Bool
     /// When the pipeline took the file, for the duration in its log line.
     public var startedAt: ContinuousClock.Instant
     /// What the probe said when the file was last read and judged incomplete (watch): if the file has not changed
     /// since, its grace period's end rejects it without reading it again.
-    public var incompleteVerdict: IncompleteVerdict?
+    var incompleteVerdict: IncompleteVerdict?
     /// The file's size when known before it is opened (watch: from the settle step's look), for choosing a lane.
-    public var sizeHint: Int64?
+    var sizeHint: Int64?
     /// Whether the file's folder held another file of the same stem when it was claimed (a Live Photo's other half,
     /// a RAW's JPEG, a sidecar): then it may wait for that partner (``PairingStage``).
-    public var hasSameStemSibling: Bool
+    var hasSameStemSibling: Bool
     /// How many files of the folder had the file's pairing stem when it was claimed or listed, the file among them
     /// (0: not known). A group of them is complete once that many have joined it (``PairingDesk``).
-    public var sameStemCount: Int
+    var sameStemCount: Int
     /// The file's device and inode when it was claimed (watch; a rename keeps them): what its outcome record is found
     /// by (``OutcomeRecord``). Nil for imports, which record no outcomes.
     public var node: FileNode?
 
     /// The size the file is expected to have, if known.
-    public var expectedSize: Int64? { expectedIdentity?.size ?? sizeHint }
+    var expectedSize: Int64? { expectedIdentity?.size ?? sizeHint }
 
     /// A job.
     public init(

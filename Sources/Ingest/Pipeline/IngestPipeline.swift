@@ -20,13 +20,13 @@ import PhotodropSystem
 /// ``largeFileThreshold`` there): one more thread, at the lowest priority, takes them one at a time. Hashing a 5 GB
 /// upload takes seconds of a core, and while the regular workers were all busy with such files, a small file dropped
 /// beside them waited for the last of them. Now the regular workers only ever see files below the threshold.
-public final class IngestPipeline: Sendable {
+final class IngestPipeline: Sendable {
     /// Where the source puts files to process (use ``send(_:)``, which chooses the lane).
     public let jobs: BoundedQueue<IngestJob>
     /// Files of at least ``largeFileThreshold`` bytes.
-    public let largeJobs: BoundedQueue<IngestJob>
+    let largeJobs: BoundedQueue<IngestJob>
     /// The size from which a file goes to the large-file lane: 64 MiB, a few tenths of a second of hashing.
-    public static let largeFileThreshold: Int64 = 64 << 20
+    static let largeFileThreshold: Int64 = 64 << 20
     /// The writer.
     public let committer: Committer
     private let findings: BoundedQueue<WorkerOutput>
@@ -61,14 +61,14 @@ public final class IngestPipeline: Sendable {
     }
 
     /// No more jobs will come: the workers finish what is queued, then ``run()`` returns.
-    public func finishIntake() {
+    func finishIntake() {
         jobs.finish()
         largeJobs.finish()
     }
 
     /// Builds workers the usual way: the configuration's video policy, and a lookup of stored content so that a file
     /// already in the library is recognised without probing it.
-    public static func standardWorkers(
+    static func standardWorkers(
         config: IngestConfig, library: PhotoLibrary, truncatedFiles: IngestWorker.TruncatedFiles
     ) -> @Sendable (Int) throws -> IngestWorker {
         let policy = IngestWorker.policy(for: config)

@@ -7,7 +7,7 @@ import PhotodropConfiguration
 ///
 /// Owns a libmagic cookie (``MediaProber``), a ``HashingFileReader`` (its read buffer and SHA-256 state) and optionally a
 /// lookup of stored content, none of which may be shared: one worker per thread or task, never `Sendable`.
-public final class IngestWorker {
+final class IngestWorker {
     /// Whether a truncated file may wait for its upload to resume (watch) or is rejected at once (import).
     public enum TruncatedFiles: Sendable {
         case wait

@@ -8,11 +8,11 @@
 /// up every file, a first import almost none.
 public struct LookupSampling: Sendable {
     /// Misses in a row after which lookups are sampled.
-    public static let missesBeforeSampling = 64
+    static let missesBeforeSampling = 64
     /// While sampling, one file in this many is looked up. (At 16, the lookups that missed still cost a measurable
     /// share of a first import's CPU time, see BENCHMARKS.md; a run of stored files is noticed within 64 files, and
     /// the few it passes take the full path, which recognises them as duplicates all the same.)
-    public static let sampleInterval = 64
+    static let sampleInterval = 64
 
     private var missesInRow = 0
     private var skipped = 0
@@ -20,7 +20,7 @@ public struct LookupSampling: Sendable {
     public init() {}
 
     /// Whether to look up the next file.
-    public mutating func shouldLookUp() -> Bool {
+    mutating func shouldLookUp() -> Bool {
         guard missesInRow >= LookupSampling.missesBeforeSampling else { return true }
         skipped += 1
         if skipped >= LookupSampling.sampleInterval {

@@ -15,7 +15,7 @@ import PhotodropConfiguration
 /// longer than ``stallLimit`` without progress. Legitimate long waits make progress or end: a 5 GB file advances
 /// with every chunk it hashes, and a library locked by another process makes each commit give up after SQLite's busy
 /// timeout (the files wait in the inbox and `STATUS=` says why).
-public final class ServiceHeartbeat: Sendable {
+final class ServiceHeartbeat: Sendable {
     private let notifier: ServiceNotifier
     private let progress: WorkProgress
     private let statistics: IngestStatistics
@@ -23,9 +23,9 @@ public final class ServiceHeartbeat: Sendable {
     private let logger: Logger
     /// How long an activity may go without progress before the pipeline counts as wedged: the watchdog interval,
     /// but at least 20 s (a commit can wait out SQLite's 5 s busy timeout more than once).
-    public let stallLimit: Duration
+    let stallLimit: Duration
     /// How often the loop pings: half the watchdog interval (nil: no watchdog).
-    public let pingInterval: Duration?
+    let pingInterval: Duration?
     /// How often `STATUS=` may change.
     static let statusInterval: Duration = .seconds(2)
 
@@ -58,7 +58,7 @@ public final class ServiceHeartbeat: Sendable {
 
     /// Start-up began: until ``ready()``, systemd's start timeout is extended by 30 s every 10 s, from a thread of
     /// its own (recovery may block the cooperative pool), so that a long recovery is not killed as a hung start.
-    public func startingUp(_ what: String) {
+    func startingUp(_ what: String) {
         notifier.send(["STATUS=starting: \(what)"])
         let notifier = self.notifier
         let done = startupDone
@@ -105,7 +105,7 @@ public final class ServiceHeartbeat: Sendable {
     // MARK: - The loop's turns
 
     /// When the loop must turn again at the latest, for the next ping or status line.
-    public func nextDue(after now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant {
+    func nextDue(after now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant {
         let (lastPing, lastStatus) = state.withLock { ($0.lastPing, $0.lastStatusTime) }
         var due = (lastStatus ?? now) + ServiceHeartbeat.statusInterval
         if let pingInterval { due = min(due, (lastPing ?? now) + pingInterval) }
@@ -113,7 +113,7 @@ public final class ServiceHeartbeat: Sendable {
     }
 
     /// One turn of the watch loop: pings the watchdog unless the pipeline is wedged, and updates `STATUS=`.
-    public func loopTurned(now: ContinuousClock.Instant = .now) {
+    func loopTurned(now: ContinuousClock.Instant = .now) {
         let stall = progress.stalled(limit: stallLimit, at: now)
         var message: [String] = []
         let (ready, pingDue, statusDue) = state.withLock { state in

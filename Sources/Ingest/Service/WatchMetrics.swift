@@ -14,7 +14,7 @@ public struct WatchMetrics: Sendable {
     /// Files taken out of the inbox and not finished (the claim journal's entries).
     public var claimed: Int
     /// How long the file waiting longest has waited.
-    public var oldestWaitingAge: Duration?
+    var oldestWaitingAge: Duration?
     /// The inbox watcher's use of inotify.
     public var watches: InotifyWatcher.Status?
     /// The library's counts and size (nil when they could not be read).

@@ -18,7 +18,7 @@ public final class WorkProgress: Sendable {
         /// When it began.
         public var since: ContinuousClock.Instant
         /// When it last made progress.
-        public var lastProgress: ContinuousClock.Instant
+        var lastProgress: ContinuousClock.Instant
     }
 
     /// An activity's handle.

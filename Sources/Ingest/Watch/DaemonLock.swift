@@ -69,7 +69,7 @@ public final class DaemonLock: Sendable {
 
     /// Throws when the lock file at ``path`` is no longer the file this daemon locked (deleted with its library, or
     /// replaced): another daemon could then start beside this one, so this one must stop.
-    public func checkStillHeld() throws(Failure) {
+    func checkStillHeld() throws(Failure) {
         let held: FileStatus
         do throws(SystemError) { held = try fd.status(path: path) } catch { throw .system(error) }
         guard let onDisk = try? FileSystem.linkStatus(atPath: path), onDisk.node == held.node else {
@@ -117,7 +117,7 @@ public final class DaemonLock: Sendable {
     }
 
     /// When the daemon holding the lock took it (the lock file's modification time: the daemon writes its pid then).
-    public static func lockedSince(library: String) -> UTCTimestamp? {
+    static func lockedSince(library: String) -> UTCTimestamp? {
         guard let info = try? FileSystem.linkStatus(atPath: Path.join(library, fileName)) else { return nil }
         return UTCTimestamp(seconds: Int64(info.modification.seconds), nanoseconds: Int32(info.modification.nanoseconds))
     }

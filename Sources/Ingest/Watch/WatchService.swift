@@ -24,13 +24,13 @@ public final class WatchService: Sendable {
     /// Tuning; the defaults suit a daemon.
     public struct Options: Sendable {
         /// Files tracked one by one before new arrivals are left to folder rescans (bounded memory).
-        public var trackerCapacity: Int
+        var trackerCapacity: Int
         /// How often a summary line is logged while files arrive.
-        public var summaryInterval: Duration
+        var summaryInterval: Duration
         /// The inbox watcher's options (the config's `ignore` is added).
         public var watcher: InotifyWatcher.Options
         /// How often Recently Deleted is checked for assets older than the config's `trashDays`.
-        public var trashCheckInterval: Duration
+        var trashCheckInterval: Duration
         /// systemd's notify socket (`READY=1`, `STATUS=`, `WATCHDOG=1`, …); nil when not run by systemd.
         public var notifier: ServiceNotifier? = nil
 

@@ -9,7 +9,7 @@ import Synchronization
 /// loop: one thread watches the library's folder with inotify (SQLite appends each commit to `library.sqlite-wal`)
 /// and tells the server (``onChange``), which wakes its suspended streams; each then reads the history after its
 /// last token — once for all the streams that stand at the same token (``changes(since:)``).
-public final class ChangeFeed: Sendable {
+final class ChangeFeed: Sendable {
     let library: PhotoLibrary
     /// Bumped on every write inotify reports; streams wait for it to move, cached answers are checked again after.
     /// An atomic: the picture path reads it on every request.
@@ -62,7 +62,7 @@ public final class ChangeFeed: Sendable {
     }
 
     /// `action` runs on every change seen (the server wakes its event streams).
-    public func onChange(_ action: @escaping @Sendable () -> Void) { observer.withLock { $0 = action } }
+    func onChange(_ action: @escaping @Sendable () -> Void) { observer.withLock { $0 = action } }
 
     /// Up to 100 changes after `token`, read once per generation for every stream at that token.
     func changes(since token: PersistentChangeToken) throws -> [PersistentChange] {

@@ -7,7 +7,7 @@ import PhotodropConfiguration
 import Uploads
 
 /// Where uploads go: the inbox, the names `watch` never takes, and the largest body accepted.
-public struct UploadSettings: Sendable {
+struct UploadSettings: Sendable {
     public let inbox: FolderRoot
     /// The rejected folder's path: outcomes name a rejected file relative to it (never a server path).
     public let rejected: String
@@ -29,7 +29,7 @@ extension LibraryAPI {
     /// `PUT /api/upload/{album}/{name}` streams into the inbox (``UploadReceiver``); every other body is collected.
     /// Decided from the headers, so that a bad name, an unknown album or a body announced too large is refused before
     /// a byte of it is read.
-    public func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
+    func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
         guard request.path.hasPrefix("/api/upload/") else { return .collect }
         do {
             guard request.method == "PUT" else { throw APIFailure(405, "use PUT to upload a file") }

@@ -12,7 +12,7 @@ import Uploads
 /// The HTTP API over one library: JSON in the shapes of the command line's `--json` (LibraryJSON), media with
 /// ranges and validators, and the few changes a gallery makes. Reads through the library's own read connections;
 /// changes go through its normal writer (`performChanges`), so they appear in the change history like any other.
-public final class LibraryAPI: Sendable {
+final class LibraryAPI: Sendable {
     let library: PhotoLibrary
     let images: CachingImageManager
     let policy: AccessPolicy
@@ -67,7 +67,7 @@ public final class LibraryAPI: Sendable {
     /// Makes one small page of each kind before the first client asks: the first use of a code path in a process
     /// pays one-time costs (the Swift runtime's type and conformance lookups, statement preparation, a reader
     /// connection), which made a new server's first page several times slower than the rest.
-    public func warmUp() {
+    func warmUp() {
         let options = FetchOptions(
             sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: 2)
         guard let assets = try? Array(Asset.fetchAssets(with: options, library: library)) else { return }
@@ -111,7 +111,7 @@ public final class LibraryAPI: Sendable {
     /// The answer a request can have at once, on the thread that read it: a versioned picture kept whole in memory
     /// and still current (the gallery's most frequent request). Everything else is answered by ``handle(_:)`` on a
     /// worker.
-    public func quick(_ request: HTTPRequest) -> HTTPResponse? {
+    func quick(_ request: HTTPRequest) -> HTTPResponse? {
         let started = ContinuousClock.now
         guard request.method == "GET", request.path.utf8.starts(with: "/api/assets/".utf8),
             let target = ResourcePath(request.path.dropFirst(12)), let action = target.action,

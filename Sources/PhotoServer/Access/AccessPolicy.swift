@@ -6,7 +6,7 @@ import PhotodropSystem
 /// mutation sent by a browser (cookie) must come from this server's own pages (`Origin`, CSRF).
 public struct AccessPolicy: Sendable {
     /// The session cookie's name.
-    public static let cookieName = "photodrop_session"
+    static let cookieName = "photodrop_session"
 
     private let token: [UInt8]
     /// The key that signs session cookies: derived from the token (SHA-256), so the token itself never sits in a
@@ -15,12 +15,12 @@ public struct AccessPolicy: Sendable {
     /// `Host` values accepted (lowercased); nil accepts any (a TLS name or a proxy's public name).
     private let hosts: Set<String>?
     /// Cookies get `Secure` (HTTPS, or a TLS proxy in front).
-    public let secureCookies: Bool
+    let secureCookies: Bool
     /// The scheme of this server's pages as a browser sees them (`Origin`): https under TLS or behind the TLS proxy.
     public let scheme: String
     /// A session ends after this long without a request, and this long after its sign-in at most.
-    public static let sessionIdle: TimeInterval = 7 * 86_400
-    public static let sessionLifetime: TimeInterval = 30 * 86_400
+    static let sessionIdle: TimeInterval = 7 * 86_400
+    static let sessionLifetime: TimeInterval = 30 * 86_400
     /// A session's cookie is sent again (with the time of use renewed) once it is this old.
     static let sessionRenewal: TimeInterval = 3_600
 
@@ -64,7 +64,7 @@ public struct AccessPolicy: Sendable {
     }
 
     /// Whether the `Host` header names this server.
-    public func acceptsHost(_ host: String?) -> Bool {
+    func acceptsHost(_ host: String?) -> Bool {
         guard let hosts else { return true }
         guard let host else { return false }
         return hosts.contains(Self.name(ofHost: host.lowercased()))
@@ -80,7 +80,7 @@ public struct AccessPolicy: Sendable {
     }
 
     /// Whether `candidate` is the token (compared in constant time).
-    public func isToken(_ candidate: String) -> Bool { Self.same(Array(candidate.utf8), token) }
+    func isToken(_ candidate: String) -> Bool { Self.same(Array(candidate.utf8), token) }
 
     /// A session cookie's value: `v1.SIGNED-IN.LAST-USED.SIGNATURE` (Unix seconds, HMAC-SHA256 in hex).
     func sessionValue(signedIn: Date, lastUsed: Date) -> String {
@@ -159,7 +159,7 @@ public struct AccessPolicy: Sendable {
 
     /// The `Set-Cookie` value that renews a valid session cookie's time of use, once it is older than
     /// ``sessionRenewal`` (nil otherwise, or for a request with a bearer token).
-    public func renewedCookie(_ cookie: String?, authorization: String?, now: Date = Date()) -> String? {
+    func renewedCookie(_ cookie: String?, authorization: String?, now: Date = Date()) -> String? {
         guard authorization == nil, let cookie, case .valid(let signedIn, let lastUsed) = session(cookie, now: now),
             now.timeIntervalSince(lastUsed) > Self.sessionRenewal
         else { return nil }
@@ -189,7 +189,7 @@ public struct AccessPolicy: Sendable {
 
     /// The `Set-Cookie` value that starts a browser session (or renews its time of use): valid for the session's
     /// lifetime in the browser; the server ends it sooner when unused (``sessionIdle``).
-    public func sessionCookie(signedIn: Date? = nil, now: Date = Date()) -> String {
+    func sessionCookie(signedIn: Date? = nil, now: Date = Date()) -> String {
         // Whole seconds, as the cookie stores them: a fresh sign-in gets the whole lifetime.
         let start = (signedIn ?? now).timeIntervalSince1970.rounded(.down)
         let remaining = max(0, Int(Self.sessionLifetime) - Int(now.timeIntervalSince1970.rounded(.down) - start))

@@ -1,7 +1,7 @@
 /// A request body taken piece by piece as it arrives (an upload) instead of collected in memory. Called by one thread
 /// at a time: ``receive(_:)`` per piece on the connection's thread, then ``finish()`` on a worker once the body is
 /// complete (the connection suspended meanwhile), or ``abandon()`` when the connection ends first.
-public protocol BodyReceiver: AnyObject, Sendable {
+protocol BodyReceiver: AnyObject, Sendable {
     /// A piece of the body; a response refuses the rest (it is sent at once, and the connection closed).
     func receive(_ bytes: UnsafeRawBufferPointer) -> HTTPResponse?
     /// The whole body arrived: the answer.
@@ -11,7 +11,7 @@ public protocol BodyReceiver: AnyObject, Sendable {
 }
 
 /// What the server does with a request's body, decided from its headers (``HTTPServer``).
-public enum BodyHandling {
+enum BodyHandling {
     /// Collected in memory, up to ``HTTPServer/maximumBodyBytes``, for the handler.
     case collect
     /// Handed to a receiver as it arrives.

@@ -5,7 +5,7 @@ import PhotodropSystem
 /// proxy the client that proxy saw — the rightmost address of the last `X-Forwarded-For` header, the one the proxy
 /// itself appended (what comes before it the client wrote, and may be forged). `X-Forwarded-For` from any other peer
 /// is ignored: a client that talks to the server directly cannot choose who it is counted as.
-public struct ClientIdentity: Sendable {
+struct ClientIdentity: Sendable {
     /// Addresses of the proxies whose `X-Forwarded-For` is believed (config `serve.trustedProxies`); empty: none.
     public let trustedProxies: Set<String>
 

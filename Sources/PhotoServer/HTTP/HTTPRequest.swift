@@ -2,7 +2,7 @@ import CMicroHTTPD
 
 /// One request as the handler sees it: method, path (percent-decoded by libmicrohttpd), headers and query
 /// arguments looked up on demand, and the body when it was small enough to be collected.
-public struct HTTPRequest: @unchecked Sendable {
+struct HTTPRequest: @unchecked Sendable {
     // @unchecked: `connection` is used by the thread that reads the connection, or by the one worker that makes the
     // answer while the connection is suspended (libmicrohttpd leaves a suspended connection alone).
     let connection: UnsafeMutableRawPointer
@@ -27,7 +27,7 @@ public struct HTTPRequest: @unchecked Sendable {
     }
 
     /// The last header of this name (a proxy appends its own after the client's).
-    public func lastHeader(_ name: String) -> String? {
+    func lastHeader(_ name: String) -> String? {
         pd_http_last_header(connection, name).map { String(cString: $0) }
     }
 
@@ -37,7 +37,7 @@ public struct HTTPRequest: @unchecked Sendable {
     }
 
     /// The IP address of the peer (a proxy's, behind one).
-    public var peerAddress: String { Self.peerAddress(of: connection) }
+    var peerAddress: String { Self.peerAddress(of: connection) }
 
     static func peerAddress(of connection: UnsafeMutableRawPointer) -> String {
         var buffer = [CChar](repeating: 0, count: 64)

@@ -1,8 +1,8 @@
 import LibraryJSON
 
 /// What a handler answers: a status, headers and a body of bytes, of a file's range, or of a stream.
-public struct HTTPResponse: Sendable {
-    public enum Body: Sendable {
+struct HTTPResponse: Sendable {
+    enum Body: Sendable {
         case bytes([UInt8])
         /// `length` bytes of the open file from `offset`; the server closes the descriptor.
         case file(descriptor: Int32, offset: UInt64, length: UInt64)
@@ -59,7 +59,7 @@ public struct HTTPResponse: Sendable {
 /// blocks. With nothing to send it answers `.later`, and the connection is suspended (no thread waits for it) until
 /// the server's streams are woken (``HTTPServer/wakeStreams()``, on every change of the library), until
 /// ``keepAlive`` is due after a silence, or until the client goes. `finish` runs once when the connection is over.
-public protocol HTTPStream: AnyObject, Sendable {
+protocol HTTPStream: AnyObject, Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) -> StreamStep
     /// Sent after ``HTTPServer/Options/keepAliveSeconds`` of silence (proxies close silent connections).
     var keepAlive: [UInt8] { get }
@@ -67,7 +67,7 @@ public protocol HTTPStream: AnyObject, Sendable {
 }
 
 /// What a stream's ``HTTPStream/read(into:)`` did.
-public enum StreamStep: Sendable, Equatable {
+enum StreamStep: Sendable, Equatable {
     /// Filled this many bytes (at least one).
     case wrote(Int)
     /// Nothing to send now.

@@ -12,39 +12,39 @@ import Synchronization
 /// header and target size, each answered with a status), counted for its client, screened (`screen`: a refusal before
 /// any body is read), its body collected (up to ``maximumBodyBytes``) or streamed to a receiver; then answered at
 /// once by `quick` (a picture kept in memory) or by `handler` on a worker.
-public final class HTTPServer: @unchecked Sendable {
+final class HTTPServer: @unchecked Sendable {
     // @unchecked: `server` and `port` are written once in `start` (before any request) and read in `stop`; `stopping`
     // is an Atomic; the closures and helpers are immutable and Sendable.
     public struct Options: Sendable {
         public var host: String
         public var port: Int
         /// Connections at once; lowered to what the open-file limit allows (raised to its maximum at start).
-        public var connectionLimit = 8192
+        var connectionLimit = 8192
         /// Threads moving bytes (each with its own epoll set).
         public var threads = max(2, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         /// Threads making answers (catalog reads, changes, pictures made on demand).
         public var workers = 16
         /// A connection silent this long (nothing read or written) is closed.
-        public var idleTimeoutSeconds = 30
-        public var headerDeadlineSeconds = 10
+        var idleTimeoutSeconds = 30
+        var headerDeadlineSeconds = 10
         /// A body must bring at least this many bytes in every ``bodyWindowSeconds``.
-        public var bodyBytesPerWindow = 10 * 1024
-        public var bodyWindowSeconds = 10
+        var bodyBytesPerWindow = 10 * 1024
+        var bodyWindowSeconds = 10
         /// Request headers (names, values) past this get 431.
-        public var headerBytes = 16 * 1024
+        var headerBytes = 16 * 1024
         /// A request target (path and query) past this gets 414.
-        public var targetBytes = 8 * 1024
+        var targetBytes = 8 * 1024
         /// Query arguments past this get 431.
-        public var maximumArguments = 100
+        var maximumArguments = 100
         /// libmicrohttpd's memory per connection (its read buffer, the request line and headers): larger than the
         /// limits above, so that a request past them reaches our checks and gets our answer.
-        public var connectionMemory = 128 * 1024
+        var connectionMemory = 128 * 1024
         /// Peers whose `X-Forwarded-For` names the client (config `serve.trustedProxies`, with `serve.behindProxy`).
         public var trustedProxies: [String] = []
         /// Silence after which an event stream sends its keep-alive.
-        public var keepAliveSeconds = 15
-        public var certificatePEM: String?
-        public var keyPEM: String?
+        var keepAliveSeconds = 15
+        var certificatePEM: String?
+        var keyPEM: String?
 
         public init(host: String, port: Int) {
             self.host = host
@@ -53,13 +53,13 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Request bodies this server collects in memory (JSON of a mutation); uploads stream elsewhere.
-    public static let maximumBodyBytes = 64 * 1024
+    static let maximumBodyBytes = 64 * 1024
 
-    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     /// Decides from the headers alone, before any body is read: a response to send at once (a refusal), or nil.
-    public typealias Screen = @Sendable (HTTPRequest) -> HTTPResponse?
+    typealias Screen = @Sendable (HTTPRequest) -> HTTPResponse?
     /// Decides, for a request the screen let through, where its body goes.
-    public typealias BodyRouter = @Sendable (HTTPRequest) -> BodyHandling
+    typealias BodyRouter = @Sendable (HTTPRequest) -> BodyHandling
 
     private let handler: Handler
     private let quick: Screen
@@ -164,7 +164,7 @@ public final class HTTPServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Wakes every suspended event stream: it reads what is new (the library changed).
-    public func wakeStreams() {
+    func wakeStreams() {
         wakes.add(1, ordering: .sequentiallyConsistent)
         connectionGuard?.wakeStreams(.change)
     }

@@ -4,7 +4,7 @@ import PhotoImageManager
 /// An answer made once and sent to many requests as it is: the status, headers and body of a small picture, kept in
 /// libmicrohttpd's own form, so that sending it again costs neither a file open nor a header's formatting.
 /// libmicrohttpd counts the connections sending it: one released while they do stays alive until they are done.
-public final class KeptResponse: KeptPicture, @unchecked Sendable {
+final class KeptResponse: KeptPicture, @unchecked Sendable {
     // @unchecked: `pointer` never changes; libmicrohttpd's response locks its own count of users.
     let pointer: UnsafeMutableRawPointer
     public let status: Int

@@ -6,7 +6,7 @@ import Synchronization
 /// kind the caller names) are written up to ``burst`` per ``window``; the rest are counted, and when the window ends
 /// one line says how many there were ("… 52,000 more like this in the last 10 s: …"). Without it, 50,000 refused
 /// requests a second wrote megabytes of log a second, with no token needed.
-public final class RateLimitedLog: Sendable {
+final class RateLimitedLog: Sendable {
     private struct Kind {
         var windowStart: ContinuousClock.Instant
         var written = 0

@@ -33,20 +33,20 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
     /// Tuning; the defaults suit a daemon.
     public struct Options: Sendable {
         /// How often folders without a watch are listed. Default 30 s.
-        public var fallbackRescanInterval: Duration
+        var fallbackRescanInterval: Duration
         /// How often a vanished inbox is looked for. Default 1 s.
-        public var inboxPollInterval: Duration
+        var inboxPollInterval: Duration
         /// Names not watched and not reported (config `ignore`; hidden names are always skipped).
         public var ignore: IgnoreRules
         /// Pretends the kernel's watch limit is this many watches (for tests of the fallback without changing the
         /// system-wide sysctl). Nil: the real limit only.
-        public var simulatedWatchLimit: Int?
+        var simulatedWatchLimit: Int?
         /// Told when the watch limit is reached and when every folder has a watch again.
         public var health: HealthMonitor?
         /// photodrop's own staging folder below the inbox (`.photodrop/claimed`), if any. A rename between it and the
         /// inbox is photodrop's own claim or put-back, which the watcher does not report (recognised by the kernel's
         /// rename cookie, not by name or time).
-        public var stagingFolder: String?
+        var stagingFolder: String?
         /// The inotify instance to watch with, instead of a new one: one made under other kernel limits (a test
         /// lowers `fs.inotify.max_queued_events`, which the kernel reads when an instance is made, only for as long as
         /// it takes to make one).
@@ -76,7 +76,7 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
         /// every other inotify user of the same account.
         public var maxUserWatches: Int?
         /// Whether the inbox folder currently exists.
-        public var inboxPresent: Bool
+        var inboxPresent: Bool
     }
 
     /// The watched inbox, absolute.

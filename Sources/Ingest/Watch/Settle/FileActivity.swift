@@ -16,7 +16,7 @@ public enum FileActivity: Sendable, Hashable, CaseIterable, CustomStringConverti
     case polled
 
     /// Whether the activity is evidence that the file changed (as opposed to "it exists").
-    public var isChange: Bool {
+    var isChange: Bool {
         switch self {
         case .created, .closedWrite, .movedIn, .modified, .attributesChanged: return true
         case .listed, .polled: return false

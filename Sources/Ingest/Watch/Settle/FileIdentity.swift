@@ -11,7 +11,7 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
     public var device: UInt64
     public var inode: UInt64
     public var size: Int64
-    public var modificationTime: UTCTimestamp
+    var modificationTime: UTCTimestamp
 
     public init(device: UInt64, inode: UInt64, size: Int64, modificationTime: UTCTimestamp) {
         self.device = device
@@ -35,7 +35,7 @@ public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// The identity as the library records it for a resource: what the file was while its bytes were hashed, so
     /// the library need not `stat` it again.
-    public var resourceFileStatus: ResourceFileStatus {
+    var resourceFileStatus: ResourceFileStatus {
         ResourceFileStatus(
             byteCount: size, device: device, inode: inode,
             modificationDate: Date(

@@ -11,7 +11,7 @@ import PhotodropSystem
 /// only the quiet period protects the file. The lease is held for microseconds; to make sure a writer opening the
 /// file in that window cannot kill photodrop with the lease-break `SIGIO`, the first look sets `SIGIO` to ignored
 /// when it still has its default (terminating) disposition.
-public struct FileLook: Sendable, Hashable {
+struct FileLook: Sendable, Hashable {
     /// Whether another process may still be writing.
     public enum WriterState: Sendable, Hashable {
         /// No process has the file open for writing (the kernel granted a read lease).

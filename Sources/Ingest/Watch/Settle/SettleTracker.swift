@@ -25,7 +25,7 @@ import PhotodropConfiguration
 ///   photodrop's own renames out of the inbox cannot confuse it.
 ///
 /// Memory: one entry per file currently waiting, plus at most one live heap item per entry.
-public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
+struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     /// What a due check is for.
     public enum Purpose: Sendable, Hashable {
         /// The quiet period after the last event ended.
@@ -100,7 +100,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     public let incompleteGrace: Duration
     /// How soon a file with an open writer is looked at again (at least one second, so that `settle == 0` does not
     /// spin; a writer's `CLOSE_WRITE` re-arms it earlier anyway).
-    public var writerRecheckInterval: Duration { max(settle, .seconds(1)) }
+    var writerRecheckInterval: Duration { max(settle, .seconds(1)) }
 
     private var entries: [String: Entry] = [:]
     private var heap = DeadlineHeap<Instant>()
@@ -121,7 +121,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     public var count: Int { entries.count }
 
     /// When the file tracked longest was first seen (nil when none is): a look at every entry, for metrics.
-    public var oldestFirstSeen: Instant? { entries.values.lazy.map(\.firstSeen).min() }
+    var oldestFirstSeen: Instant? { entries.values.lazy.map(\.firstSeen).min() }
 
     /// Where `path` stands, or nil when it is not tracked.
     public func phase(of path: String) -> Phase? { entries[path]?.phase }
@@ -130,7 +130,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     var scheduledItemCount: Int { heap.count }
 
     /// The earliest instant a check may be due; may be early (a superseded deadline), never late. Nil when idle.
-    public var nextDeadline: Instant? { heap.first?.deadline }
+    var nextDeadline: Instant? { heap.first?.deadline }
 
     // MARK: - Events
 
@@ -163,7 +163,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
 
     /// Stops tracking everything below the folder `directory` (relative; `""` is the whole inbox).
     @discardableResult
-    public mutating func forgetAll(under directory: String) -> Int {
+    mutating func forgetAll(under directory: String) -> Int {
         if directory.isEmpty {
             let count = entries.count
             entries.removeAll()
@@ -179,7 +179,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     // MARK: - Checks
 
     /// The files whose deadline has passed at `now`; look at each and pass the result to ``inspect(_:_:at:)``.
-    public mutating func dueChecks(at now: Instant) -> [Check] {
+    mutating func dueChecks(at now: Instant) -> [Check] {
         var checks: [Check] = []
         while let top = heap.first, top.deadline <= now {
             _ = heap.popFirst()
@@ -273,7 +273,7 @@ public struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where
     /// Returns the instant the grace check will be due, or nil when the file got new events since it was handed out
     /// (it is settling again and will be ready again; the caller does nothing).
     @discardableResult
-    public mutating func markIncomplete(path: String, identity: FileIdentity, at now: Instant) -> Instant? {
+    mutating func markIncomplete(path: String, identity: FileIdentity, at now: Instant) -> Instant? {
         guard entries[path] == nil else { return nil }
         var entry = Entry(instance: nextInstance, deadline: now, needsConfirmation: false, firstSeen: now)
         nextInstance += 1
