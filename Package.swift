@@ -131,6 +131,10 @@ let package = Package(
             swiftSettings: strict),
         // libmicrohttpd: `photodrop serve`'s HTTP, loaded with dlopen by serve only (see Sources/CMicroHTTPD).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
+        // libpq, the PostgreSQL client library, loaded with dlopen only when a PostgreSQL catalog is configured.
+        .target(name: "CPostgres", linkerSettings: [.linkedLibrary("dl")]),
+        // A connection to PostgreSQL: statements with parameters, transactions, LISTEN/NOTIFY, SQLSTATE errors.
+        .target(name: "PostgresClient", dependencies: ["CPostgres", "PhotodropSystem"], swiftSettings: strict),
         // `photodrop serve`: the HTTP API, media with ranges, live events, auth. Knows the library, not inboxes.
         .target(
             name: "PhotoServer",
@@ -232,6 +236,8 @@ let package = Package(
         // The HTTP layer's parts in process (the server itself is tested as a real process in EndToEndTests).
         .testTarget(
             name: "PhotoServerTests", dependencies: ["PhotoServer", "PhotoCatalog", "TestFixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "PostgresClientTests", dependencies: ["PostgresClient", "TestFixtures"], swiftSettings: strict),
         .testTarget(
             name: "PhotodropSystemTests", dependencies: ["PhotodropSystem", "CLinux", "TestFixtures"], swiftSettings: strict),
     ]

@@ -24,6 +24,7 @@ struct LayeringTests {
         "MediaProbe": ["PhotodropSystem", "CMagic", "CBrotli", "CXMP", "CZlib"],
         "PhotoImaging": ["CVips", "CFFmpeg", "CLibRaw", "PhotodropSystem"],
         "Rendering": ["PhotodropSystem"],
+        "PostgresClient": ["PhotodropSystem", "CPostgres"],
         "PhotoImageManager": [
             "PhotodropSystem", "PhotodropConcurrency", "PhotodropTelemetry", "PhotoCatalog", "MediaProbe", "Rendering",
         ],
