@@ -94,7 +94,7 @@ let package = Package(
 
         // The PhotoKit-style library over SQLite. Knows nothing of inboxes or libmagic.
         .target(
-            name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite"],
+            name: "PhotoCatalog", dependencies: ["PhotodropSystem", "CSQLite", "PostgresClient"],
             swiftSettings: strict),
         // What a file is. Knows nothing of the library.
         .target(
@@ -203,7 +203,7 @@ let package = Package(
         .target(name: "TestFixtures", dependencies: ["PhotodropSystem"], path: "Tests/Fixtures", swiftSettings: strict),
         // The example is a dependency so that a plain `swift test` builds it next to the test bundle.
         .testTarget(
-            name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "PhotodropSystem", "TestFixtures", "catalog-history", "SaveToAlbum"],
+            name: "PhotoCatalogTests", dependencies: ["PhotoCatalog", "PhotodropSystem", "PostgresClient", "TestFixtures", "catalog-history", "SaveToAlbum"],
             swiftSettings: strict),
         .testTarget(
             name: "MediaProbeTests", dependencies: ["MediaProbe", "PhotodropSystem", "TestFixtures"],

@@ -15,6 +15,7 @@ static struct {
     typeof(PQserverVersion) *serverVersion;
     typeof(PQsocket) *socket;
     typeof(PQexecParams) *execParams;
+    typeof(PQexec) *exec;
     typeof(PQprepare) *prepare;
     typeof(PQexecPrepared) *execPrepared;
     typeof(PQresultStatus) *resultStatus;
@@ -59,6 +60,7 @@ static void load_library(void) {
     RESOLVE(serverVersion, PQserverVersion)
     RESOLVE(socket, PQsocket)
     RESOLVE(execParams, PQexecParams)
+    RESOLVE(exec, PQexec)
     RESOLVE(prepare, PQprepare)
     RESOLVE(execPrepared, PQexecPrepared)
     RESOLVE(resultStatus, PQresultStatus)
@@ -112,6 +114,7 @@ int pd_pq_connection_alive(void *connection) { return pq.status(connection) == C
 void *pd_pq_execute(void *connection, const char *sql, int count, const char *const *values) {
     return pq.execParams(connection, sql, count, NULL, values, NULL, NULL, 0);
 }
+void *pd_pq_execute_script(void *connection, const char *sql) { return pq.exec(connection, sql); }
 void *pd_pq_prepare(void *connection, const char *name, const char *sql, int count) {
     return pq.prepare(connection, name, sql, count, NULL);
 }

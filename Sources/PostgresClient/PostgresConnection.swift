@@ -70,6 +70,14 @@ public final class PostgresConnection: Sendable {
         }
     }
 
+    /// Runs a script of several statements separated by semicolons, without parameters (a schema's DDL); inside a
+    /// transaction of the caller's, or as one implicit transaction of its own.
+    public func executeScript(_ sql: String) throws(PostgresError) {
+        try lock.withLock { _ throws(PostgresError) in
+            _ = try rows(of: pd_pq_execute_script(handle, sql))
+        }
+    }
+
     /// Prepares `sql` as the statement `name` on this connection (statements last as long as the connection).
     public func prepare(_ name: String, _ sql: String, parameterCount: Int) throws(PostgresError) {
         try lock.withLock { _ throws(PostgresError) in

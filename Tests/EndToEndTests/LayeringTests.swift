@@ -20,7 +20,7 @@ struct LayeringTests {
         "PhotodropConcurrency": ["PhotodropSystem"],
         "PhotodropTelemetry": ["PhotodropSystem"],
         "BuildInfo": [],
-        "PhotoCatalog": ["PhotodropSystem", "CSQLite"],
+        "PhotoCatalog": ["PhotodropSystem", "CSQLite", "PostgresClient"],
         "MediaProbe": ["PhotodropSystem", "CMagic", "CBrotli", "CXMP", "CZlib"],
         "PhotoImaging": ["CVips", "CFFmpeg", "CLibRaw", "PhotodropSystem"],
         "Rendering": ["PhotodropSystem"],

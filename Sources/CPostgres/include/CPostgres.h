@@ -27,6 +27,8 @@ int pd_pq_connection_alive(void *connection);
 /// Runs `sql` with `count` text parameters ($1 …; a NULL value is SQL NULL). A result to pd_pq_clear, or NULL when
 /// libpq could not even send it (out of memory, or the connection is gone: see pd_pq_error_message).
 void *pd_pq_execute(void *connection, const char *sql, int count, const char *const *values);
+/// Runs a script of several statements without parameters (libpq's simple protocol); the last statement's result.
+void *pd_pq_execute_script(void *connection, const char *sql);
 /// Prepares `sql` as the statement `name` on this connection.
 void *pd_pq_prepare(void *connection, const char *name, const char *sql, int count);
 /// Runs the prepared statement `name`.
