@@ -288,9 +288,13 @@ extension PhotoLibrary {
             if case .failure(let error) = content.result { failure = error.message }
             try database.run(
                 """
-                INSERT OR REPLACE INTO derivatives(asset_id, kind, source_sha256, created_at, path, sha256, byte_count,
+                INSERT INTO derivatives(asset_id, kind, source_sha256, created_at, path, sha256, byte_count,
                     mime_type, pixel_width, pixel_height, failure)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(asset_id, kind) DO UPDATE SET source_sha256 = excluded.source_sha256,
+                    created_at = excluded.created_at, path = excluded.path, sha256 = excluded.sha256,
+                    byte_count = excluded.byte_count, mime_type = excluded.mime_type,
+                    pixel_width = excluded.pixel_width, pixel_height = excluded.pixel_height, failure = excluded.failure
                 """,
                 [
                     .integer(rowID), .integer(Int64(content.kind.rawValue)), .text(content.sourceSHA256),

@@ -21,7 +21,7 @@ extension PhotoLibrary {
                     """
                     SELECT m.asset_id, al.id, al.uuid, al.title, al.creation_date, al.asset_count
                     FROM album_assets m JOIN albums al ON al.id = m.album_id
-                    WHERE m.asset_id IN (SELECT value FROM json_each(?))
+                    WHERE m.asset_id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))
                     ORDER BY al.id
                     """, [.text(rows)]
                 ) { row in

@@ -48,7 +48,7 @@ struct AssetQuery: Sendable, Hashable {
             let uuids = identifiers.compactMap(LocalIdentifier.assetUUID)
             sql.append(" JOIN json_each(")
             sql.bind(.text(AssetQuery.jsonArray(uuids)))
-            sql.append(") j ON a.uuid = j.value WHERE 1")
+            sql.append(") j ON a.uuid = j.value WHERE TRUE")
             if !options.includeHiddenAssets { sql.append(" AND a.is_hidden = 0") }
             defaultOrder = "j.key"
         }
@@ -176,7 +176,7 @@ struct AssetQuery: Sendable, Hashable {
             """
             SELECT r.asset_id, r.type, r.original_filename, r.uniform_type_identifier, r.mime_type, r.sha256,
                    r.byte_count, r.path
-            FROM resources r WHERE r.asset_id IN (SELECT value FROM json_each(?)) ORDER BY r.asset_id, r.type, r.id
+            FROM resources r WHERE r.asset_id IN (SELECT CAST(value AS BIGINT) FROM json_each(?)) ORDER BY r.asset_id, r.type, r.id
             """)
         defer { statement.reset() }
         try statement.bind(ids, at: 1)

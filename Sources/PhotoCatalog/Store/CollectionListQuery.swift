@@ -27,11 +27,11 @@ struct CollectionListQuery: Sendable, Hashable {
         var defaultOrder = "l.id"
         switch source {
         case .all:
-            sql.append(" WHERE 1")
+            sql.append(" WHERE TRUE")
         case .identifiers(let uuids):
             sql.append(" JOIN json_each(")
             sql.bind(.text(AssetQuery.jsonArray(uuids)))
-            sql.append(") j ON l.uuid = j.value WHERE 1")
+            sql.append(") j ON l.uuid = j.value WHERE TRUE")
             defaultOrder = "j.key"
         case .parent(let folderUUID):
             if let folderUUID {

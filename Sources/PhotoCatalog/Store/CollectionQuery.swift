@@ -61,7 +61,7 @@ struct CollectionQuery: Sendable, Hashable {
         case .identifiers(let identifiers):
             sql.append(" JOIN json_each(")
             sql.bind(.text(CollectionQuery.identifierArray(identifiers)))
-            sql.append(") j ON c.local_identifier = j.value WHERE 1")
+            sql.append(") j ON c.local_identifier = j.value WHERE TRUE")
             defaultOrder = "j.key"
         case .containing(let assetRowID, let type):
             sql.append(" WHERE c.type = ")

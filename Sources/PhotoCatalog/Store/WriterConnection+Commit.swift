@@ -125,7 +125,7 @@ extension WriterConnection {
     func deleteJournalRows(_ ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
         try database.run(
-            "DELETE FROM journal WHERE id IN (SELECT value FROM json_each(?))",
+            "DELETE FROM journal WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))",
             [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
     }
 

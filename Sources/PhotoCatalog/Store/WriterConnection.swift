@@ -141,7 +141,10 @@ final class WriterConnection {
         guard LibraryFiles.applyEverywhere(permissions, library: libraryDirectory) else { return }
         _ = try? database.inTransaction(.immediate) {
             try database.run(
-                "INSERT OR REPLACE INTO library_meta(key, value) VALUES ('permissions', ?)", [.text(signature)])
+                """
+                INSERT INTO library_meta(key, value) VALUES ('permissions', ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                """, [.text(signature)])
         }
     }
 

@@ -1,0 +1,74 @@
+import Foundation
+import PostgresClient
+import TestFixtures
+import Testing
+
+@testable import PhotoCatalog
+
+/// The catalog's SQL, written once, translated for PostgreSQL.
+@Suite("PostgreSQL dialect", .timeLimit(.minutes(5)))
+struct PostgresDialectTests {
+    @Test("parameters are numbered as SQLite numbers them; literals and quoted names are left alone")
+    func parameters() {
+        #expect(PostgresDialect.translate("SELECT ?, ?3, ?, 'it''s ?', \"a?b\" FROM t WHERE x = ?")
+            == "SELECT $1, $3, $4, 'it''s ?', \"a?b\" FROM t WHERE x = $5")
+        #expect(PostgresDialect.translate("SELECT id FROM albums WHERE instr(?2, '/') = 0 AND title = ?2 AND k = ?1")
+            == "SELECT id FROM albums WHERE strpos($2, '/') = 0 AND title = $2 AND k = $1")
+        #expect(PostgresDialect.translate("SELECT a.uuid FROM assets a JOIN json_each(?) j ON a.uuid = j.value ORDER BY j.key")
+            == "SELECT a.uuid FROM assets a JOIN jsonb_array_elements_text(($1)::jsonb) WITH ORDINALITY AS j(value, key) ON a.uuid = j.value ORDER BY j.key")
+        #expect(PostgresDialect.translate("DELETE FROM journal WHERE k = ? AND id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))")
+            == "DELETE FROM journal WHERE k = $1 AND id IN (SELECT CAST(value AS BIGINT) FROM jsonb_array_elements_text(($2)::jsonb))")
+        // Not a function call of ours: a column that merely ends in the name.
+        #expect(PostgresDialect.translate("SELECT my_instr(x) FROM t") == "SELECT my_instr(x) FROM t")
+    }
+
+    @Test(
+        "every statement of the writer's hot path runs on PostgreSQL against photodrop's schema, as on SQLite",
+        .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"))
+    func writerStatementsRunOnPostgres() async throws {
+        let cluster = try await PostgresCluster("pg-dialect")
+        let connection = try PostgresConnection(connectionString: cluster.connectionString())
+        try PostgresSchema.prepare(connection)
+        for (name, sql) in WriterStatements.SQL.all {
+            // PREPARE parses and plans the statement: a syntax or type error fails here, naming the statement.
+            do {
+                try connection.prepare(name, PostgresDialect.translate(sql), parameterCount: 0)
+            } catch {
+                Issue.record("\(name) does not prepare on PostgreSQL: \(error)\n\(PostgresDialect.translate(sql))")
+            }
+        }
+        // And they do what they do on SQLite: an asset, its resource, an album membership added twice, a change.
+        let asset = try connection.executePrepared(
+            "insertAsset",
+            ["u1", "1", "0", "1", "1700000000.5", "exif", "1700000001", "1700000001", "4000", "3000", "0", nil, nil,
+             nil, "0", "0", nil, "3600", "0", "Title", nil, "[\"a\"]", "5", "Trip/img_1", "0", "Apple", "iPhone", "{}"])
+        #expect(asset.affected == 1)
+        let assetID = try #require(try connection.executePrepared("assetByUUID", ["u1"]).scalar)
+        try connection.executePrepared(
+            "insertResource", [assetID, "1", "aa11", "1234", "image/jpeg", "public.jpeg", "IMG_1.JPG", "originals/x"])
+        try connection.execute("INSERT INTO albums(uuid, title, creation_date) VALUES ('al1', 'Trip', 0)")
+        let album = try #require(try connection.execute("SELECT id FROM albums WHERE uuid = 'al1'").scalar)
+        #expect(try connection.executePrepared("insertMembership", [album, assetID, "0"]).affected == 1)
+        #expect(try connection.executePrepared("insertMembership", [album, assetID, "1"]).affected == 0)
+        let found = try connection.executePrepared("assetBySHA256", ["aa11"])
+        #expect(found.rows.first?[1] == "u1")
+        #expect(found.rows.first?[2] == "f", "a boolean column reads as PostgreSQL's f/t")
+        #expect(try connection.executePrepared("assetState", [assetID]).rows.first == ["0", "f"])
+        // A JSON array as a table, in the order given, and as a list of row ids.
+        try connection.execute(
+            "INSERT INTO assets(uuid, media_type, playback_style, added_date, modification_date) VALUES ('u2', 1, 1, 0, 0)")
+        let ordered = try connection.execute(
+            PostgresDialect.translate(
+                "SELECT a.uuid FROM assets a JOIN json_each(?) j ON a.uuid = j.value WHERE TRUE ORDER BY j.key"),
+            ["[\"u2\", \"u1\"]"])
+        #expect(ordered.rows.map { $0[0] } == ["u2", "u1"])
+        try connection.execute(
+            "INSERT INTO journal(kind, payload, created_at) VALUES ('claim', '\\x00ff'::bytea, 0), ('claim', '', 0)")
+        let ids = try connection.execute("SELECT id FROM journal ORDER BY id").rows.compactMap { $0[0] }
+        let deleted = try connection.execute(
+            PostgresDialect.translate(
+                "DELETE FROM journal WHERE id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))"),
+            ["[\(ids[0])]"])
+        #expect(deleted.affected == 1)
+    }
+}
