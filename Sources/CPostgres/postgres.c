@@ -24,6 +24,8 @@ static struct {
     typeof(PQntuples) *ntuples;
     typeof(PQnfields) *nfields;
     typeof(PQfname) *fname;
+    typeof(PQftype) *ftype;
+    typeof(PQtransactionStatus) *transactionStatus;
     typeof(PQgetvalue) *getvalue;
     typeof(PQgetlength) *getlength;
     typeof(PQgetisnull) *getisnull;
@@ -69,6 +71,8 @@ static void load_library(void) {
     RESOLVE(ntuples, PQntuples)
     RESOLVE(nfields, PQnfields)
     RESOLVE(fname, PQfname)
+    RESOLVE(ftype, PQftype)
+    RESOLVE(transactionStatus, PQtransactionStatus)
     RESOLVE(getvalue, PQgetvalue)
     RESOLVE(getlength, PQgetlength)
     RESOLVE(getisnull, PQgetisnull)
@@ -110,6 +114,7 @@ void pd_pq_finish(void *connection) {
 int pd_pq_server_version(void *connection) { return pq.serverVersion(connection); }
 int pd_pq_socket(void *connection) { return pq.socket(connection); }
 int pd_pq_connection_alive(void *connection) { return pq.status(connection) == CONNECTION_OK; }
+int pd_pq_transaction_status(void *connection) { return (int)pq.transactionStatus(connection); }
 
 void *pd_pq_execute(void *connection, const char *sql, int count, const char *const *values) {
     return pq.execParams(connection, sql, count, NULL, values, NULL, NULL, 0);
@@ -139,6 +144,7 @@ const char *pd_pq_result_field(void *result, int code) { return pq.resultErrorFi
 int pd_pq_rows(void *result) { return pq.ntuples(result); }
 int pd_pq_columns(void *result) { return pq.nfields(result); }
 const char *pd_pq_column_name(void *result, int column) { return pq.fname(result, column); }
+unsigned pd_pq_column_type(void *result, int column) { return pq.ftype(result, column); }
 const char *pd_pq_value(void *result, int row, int column, int *length) {
     if (pq.getisnull(result, row, column)) {
         if (length) *length = 0;

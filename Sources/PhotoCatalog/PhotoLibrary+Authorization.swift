@@ -21,7 +21,7 @@ extension PhotoLibrary {
             }
         }
         guard info.isDirectory else { return .denied }
-        guard FileManager.default.fileExists(atPath: databasePath) else {
+        guard !catalog.isPostgres, FileManager.default.fileExists(atPath: databasePath) else {
             return PhotoLibrary.writable(folder, [.write, .execute]) ?? .notDetermined
         }
         return PhotoLibrary.writable(folder, [.write, .execute]) ?? PhotoLibrary.writable(databasePath, [.read, .write])

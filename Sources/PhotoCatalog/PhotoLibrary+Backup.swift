@@ -69,9 +69,12 @@ extension PhotoLibrary {
     /// A busy source (a WAL being recovered) is retried for up to ten seconds.
     private static func copyDatabase(from source: Database, to path: String) throws {
         let destination = try Database(path: path, mode: .readWrite(create: false))
-        guard let backup = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
+        guard let target = destination.sqliteHandle, let origin = source.sqliteHandle else {
             throw DatabaseError(
-                connection: destination.handle, code: sqlite3_errcode(destination.handle), sql: nil, path: path)
+                extendedCode: 1, message: "the page-by-page copy needs SQLite on both sides", sql: nil, path: path)
+        }
+        guard let backup = sqlite3_backup_init(target, "main", origin, "main") else {
+            throw DatabaseError(connection: target, code: sqlite3_errcode(target), sql: nil, path: path)
         }
         var code: Int32
         var attempts = 0
@@ -84,8 +87,7 @@ extension PhotoLibrary {
         } while (code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED) && attempts < 1000
         let finish = sqlite3_backup_finish(backup)
         guard code == SQLITE_DONE, finish == SQLITE_OK else {
-            throw DatabaseError(
-                connection: destination.handle, code: code == SQLITE_DONE ? finish : code, sql: nil, path: path)
+            throw DatabaseError(connection: target, code: code == SQLITE_DONE ? finish : code, sql: nil, path: path)
         }
     }
 

@@ -49,8 +49,18 @@ extension PhotoLibrary {
         return (libraryID, pruned)
     }
 
+    /// The newest token committed (or pruned): in SQLite, the table's AUTOINCREMENT counter; in PostgreSQL, the
+    /// newest row, else what was pruned (its identity sequence runs ahead of commits that other nodes have not
+    /// finished, and a token that is not yet visible must never be handed out).
     static func latestToken(_ database: Database) throws -> Int64 {
-        try database.int64("SELECT seq FROM sqlite_sequence WHERE name = 'change_transactions'") ?? 0
+        if database.isPostgres {
+            return try database.int64(
+                """
+                SELECT coalesce((SELECT max(token) FROM change_transactions),
+                    (SELECT CAST(value AS BIGINT) FROM library_meta WHERE key = 'history_pruned_through'), 0)
+                """) ?? 0
+        }
+        return try database.int64("SELECT seq FROM sqlite_sequence WHERE name = 'change_transactions'") ?? 0
     }
 
     private static func validate(

@@ -15,14 +15,14 @@ extension PhotoLibrary {
                 try database.firstRow(
                     """
                     SELECT
-                        coalesce(sum(deleted_date IS NULL AND media_type = \(image)
-                                 AND playback_style != \(animated)), 0),
-                        coalesce(sum(deleted_date IS NULL AND playback_style = \(animated)), 0),
-                        coalesce(sum(deleted_date IS NULL AND media_type = \(video)), 0),
-                        coalesce(sum(deleted_date IS NULL AND (media_subtypes & \(live)) != 0), 0),
-                        coalesce(sum(deleted_date IS NULL AND is_favorite = 1), 0),
-                        coalesce(sum(deleted_date IS NULL AND is_hidden = 1), 0),
-                        coalesce(sum(deleted_date IS NOT NULL), 0)
+                        count(*) FILTER (WHERE deleted_date IS NULL AND media_type = \(image)
+                                         AND playback_style != \(animated)),
+                        count(*) FILTER (WHERE deleted_date IS NULL AND playback_style = \(animated)),
+                        count(*) FILTER (WHERE deleted_date IS NULL AND media_type = \(video)),
+                        count(*) FILTER (WHERE deleted_date IS NULL AND (media_subtypes & \(live)) != 0),
+                        count(*) FILTER (WHERE deleted_date IS NULL AND is_favorite = 1),
+                        count(*) FILTER (WHERE deleted_date IS NULL AND is_hidden = 1),
+                        count(*) FILTER (WHERE deleted_date IS NOT NULL)
                     FROM assets
                     """
                 ) { row in (0..<7).map { row.int(Int32($0)) } } ?? Array(repeating: 0, count: 7)

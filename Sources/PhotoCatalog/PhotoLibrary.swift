@@ -22,10 +22,13 @@ public final class PhotoLibrary: Sendable {
     public let historyRetention: HistoryRetention
     /// Who may read the library's files (a photodrop addition).
     public let permissions: LibraryPermissions
+    /// Where the catalog is: SQLite in the folder, or PostgreSQL (a photodrop addition).
+    public let catalog: CatalogLocation
 
     /// The library folder's path (``url``'s, kept: reading it from the URL each time costs a Foundation call).
     let folderPath: String
     let databasePath: String
+    let connector: CatalogConnector
     let writer: LibraryWriter
     private let writerQueueExecutor: WriterQueueExecutor
     let readers: ReaderPool
@@ -46,19 +49,25 @@ public final class PhotoLibrary: Sendable {
 
     /// A library in the folder at `url` (created at the first write). Does no I/O.
     ///
-    /// - Parameter permissions: the modes and group its folders, database and originals get (folders `0750`,
-    ///   database `0640`, originals `0440`, the writer's own group unless one is given).
+    /// - Parameters:
+    ///   - permissions: the modes and group its folders, database and originals get (folders `0750`, database
+    ///     `0640`, originals `0440`, the writer's own group unless one is given).
+    ///   - catalog: where the catalog is: `library.sqlite` in the folder (the default), or a PostgreSQL database that
+    ///     the library's nodes share.
     public init(
-        url: URL, historyRetention: HistoryRetention = .default, permissions: LibraryPermissions = LibraryPermissions()
+        url: URL, historyRetention: HistoryRetention = .default, permissions: LibraryPermissions = LibraryPermissions(),
+        catalog: CatalogLocation = .sqlite
     ) {
         self.url = url.standardizedFileURL
         self.historyRetention = historyRetention
         self.permissions = permissions
+        self.catalog = catalog
         folderPath = self.url.path
         databasePath = folderPath + "/" + PhotoLibrary.databaseName
+        connector = CatalogConnector(location: catalog, sqlitePath: databasePath)
         writer = LibraryWriter(label: "photodrop.library.writer")
         writerQueueExecutor = WriterQueueExecutor(queue: writer.queue)
-        readers = ReaderPool(path: databasePath)
+        readers = ReaderPool(connector: connector)
         observerQueue = DispatchQueue(label: "photodrop.library.observers")
         completionQueue = DispatchQueue(label: "photodrop.library.completions")
     }
@@ -149,7 +158,7 @@ public final class PhotoLibrary: Sendable {
     /// Runs one block on the writer queue.
     private func runChanges(_ changeBlock: () throws -> Void) throws -> ChangeReport {
         let connection = try openWriter()
-        let dataVersion: Int64
+        let dataVersion: Int64?
         do { dataVersion = try connection.dataVersion() } catch {
             throw connection.mapped(error, action: "start a change")
         }
@@ -204,7 +213,7 @@ public final class PhotoLibrary: Sendable {
                 break
             }
             let connection = try WriterConnection(
-                libraryURL: url, retention: historyRetention, permissions: permissions)
+                libraryURL: url, catalog: connector, retention: historyRetention, permissions: permissions)
             schemaIsCurrent.store(true, ordering: .releasing)
             return connection
         }
@@ -215,9 +224,9 @@ public final class PhotoLibrary: Sendable {
     /// Runs `body` in a read transaction; nil when the library does not exist yet.
     func read<R>(_ action: String, _ body: (Database) throws -> R) throws -> R? {
         // A library not created yet reads as empty (one stat, not Foundation's file manager: reads are hot).
-        guard (try? FileSystem.status(atPath: databasePath)) != nil else { return nil }
+        if !catalog.isPostgres, (try? FileSystem.status(atPath: databasePath)) == nil { return nil }
         do {
-            try ensureSchemaIsCurrent()
+            guard try ensureSchemaIsCurrent() else { return nil }
             return try readers.read(body)
         } catch let error as DatabaseError {
             throw PhotosError.database(error, action: action, library: url.path)
@@ -225,14 +234,18 @@ public final class PhotoLibrary: Sendable {
     }
 
     /// Makes sure the database has the current schema before reading; an older one is migrated by the writer.
-    private func ensureSchemaIsCurrent() throws {
-        if schemaIsCurrent.load(ordering: .acquiring) { return }
-        let version = try readers.read { try Schema.migrator.currentVersion(of: $0) }
-        if version > Schema.latestVersion {
-            throw PhotosError.newerLibrary(
-                .newerThanSupported(found: version, supported: Schema.latestVersion), path: url.path)
+    /// false when there is no catalog yet (an empty PostgreSQL database).
+    private func ensureSchemaIsCurrent() throws -> Bool {
+        if schemaIsCurrent.load(ordering: .acquiring) { return true }
+        let latest = catalog.isPostgres ? PostgresSchema.latestVersion : Schema.latestVersion
+        let version = try readers.read {
+            $0.isPostgres ? try PostgresSchema.version(of: $0) : try Schema.migrator.currentVersion(of: $0)
         }
-        if version < Schema.latestVersion {
+        if catalog.isPostgres && version == 0 { return false }
+        if version > latest {
+            throw PhotosError.newerLibrary(.newerThanSupported(found: version, supported: latest), path: url.path)
+        }
+        if version < latest {
             do {
                 _ = try writer.sync { try openWriter() }
             } catch let error as PhotosError where [.accessUserDenied, .accessRestricted].contains(error.code) {
@@ -244,6 +257,7 @@ public final class PhotoLibrary: Sendable {
             }
         }
         schemaIsCurrent.store(true, ordering: .releasing)
+        return true
     }
 }
 

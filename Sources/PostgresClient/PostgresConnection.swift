@@ -58,6 +58,14 @@ public final class PostgresConnection: Sendable {
     /// Whether the connection is still good as far as libpq knows (it learns of a break on the next call).
     public var isAlive: Bool { lock.withLock { _ in pd_pq_connection_alive(handle) != 0 } }
 
+    /// Whether a transaction is open (also a failed one, which only `ROLLBACK` ends).
+    public var isInTransaction: Bool {
+        lock.withLock { _ in
+            let status = pd_pq_transaction_status(handle)
+            return status == 2 || status == 3
+        }
+    }
+
     /// Runs `sql` with `parameters` (`$1 …`; nil is NULL) and returns its rows.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresRows {
@@ -166,6 +174,7 @@ public final class PostgresConnection: Sendable {
             let columnCount = Int(pd_pq_columns(result))
             var rows = PostgresRows()
             rows.columns = (0..<columnCount).map { String(cString: pd_pq_column_name(result, Int32($0))) }
+            rows.types = (0..<columnCount).map { UInt32(pd_pq_column_type(result, Int32($0))) }
             rows.rows.reserveCapacity(rowCount)
             for row in 0..<rowCount {
                 var values: [String?] = []

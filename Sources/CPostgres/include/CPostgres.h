@@ -23,6 +23,9 @@ int pd_pq_server_version(void *connection);
 int pd_pq_socket(void *connection);
 /// Whether libpq says the connection is still good (0: it broke, and a new one is needed).
 int pd_pq_connection_alive(void *connection);
+/// Whether a transaction is open on the connection: 0 idle, 1 a command running, 2 in a transaction, 3 in a failed
+/// transaction (only ROLLBACK helps), 4 unknown (the connection broke).
+int pd_pq_transaction_status(void *connection);
 
 /// Runs `sql` with `count` text parameters ($1 …; a NULL value is SQL NULL). A result to pd_pq_clear, or NULL when
 /// libpq could not even send it (out of memory, or the connection is gone: see pd_pq_error_message).
@@ -43,6 +46,8 @@ const char *pd_pq_result_field(void *result, int code);
 int pd_pq_rows(void *result);
 int pd_pq_columns(void *result);
 const char *pd_pq_column_name(void *result, int column);
+/// The column's type, as PostgreSQL's type OID (20 bigint, 701 double precision, 25 text, 17 bytea, 16 boolean …).
+unsigned pd_pq_column_type(void *result, int column);
 /// The value as text (NULL for SQL NULL), and its length in bytes.
 const char *pd_pq_value(void *result, int row, int column, int *length);
 /// The rows a command changed ("" when it says none).

@@ -25,3 +25,9 @@ public struct FetchSortDescriptor: Sendable, Hashable {
         self.ascending = ascending
     }
 }
+
+extension FetchSortDescriptor {
+    /// The direction as SQL, with where missing values go said outright: SQLite puts NULL first when ascending and
+    /// last when descending, PostgreSQL the other way round, and fetches must not depend on the backend.
+    var direction: String { ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST" }
+}

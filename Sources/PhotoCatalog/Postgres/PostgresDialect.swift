@@ -5,10 +5,22 @@
 /// - parameters: `?` and `?NNN` become `$1 …` (a bare `?` takes the next number, as in SQLite);
 /// - a JSON array as a table: `json_each(?)` becomes `jsonb_array_elements_text($n::jsonb)`, and, where it is joined
 ///   under an alias for its order (`json_each(?) j … ORDER BY j.key`), `… WITH ORDINALITY AS j(value, key)`;
-/// - `instr(a, b)` becomes `strpos(a, b)`.
+/// - `instr(a, b)` becomes `strpos(a, b)`; `unixepoch()` (now, in whole seconds) becomes
+///   `CAST(extract(epoch FROM now()) AS BIGINT)`.
 ///
 /// Anything else SQLite-only (`PRAGMA`, `sqlite_master`, the backup API) stays in the SQLite backend's own code.
 enum PostgresDialect {
+    /// A command without parameters as PostgreSQL spells it: SQLite's `BEGIN DEFERRED` (a read's snapshot) becomes a
+    /// `REPEATABLE READ` transaction, whose reads all see one snapshot as in SQLite; `BEGIN IMMEDIATE` (a write)
+    /// becomes `READ COMMITTED`, where unique constraints and row locks settle what two writers do at once.
+    static func translateCommand(_ sql: String) -> String {
+        switch sql.uppercased() {
+        case "BEGIN DEFERRED": return "BEGIN ISOLATION LEVEL REPEATABLE READ"
+        case "BEGIN IMMEDIATE", "BEGIN", "BEGIN EXCLUSIVE": return "BEGIN ISOLATION LEVEL READ COMMITTED"
+        default: return translate(sql)
+        }
+    }
+
     static func translate(_ sql: String) -> String {
         let bytes = Array(sql.utf8)
         var output: [UInt8] = []
@@ -81,6 +93,9 @@ enum PostgresDialect {
                     index = after
                 } else if word(at: index), let rest = match(bytes, index, "instr(") {
                     output.append(contentsOf: Array("strpos(".utf8))
+                    index = rest
+                } else if word(at: index), let rest = match(bytes, index, "unixepoch()") {
+                    output.append(contentsOf: Array("CAST(extract(epoch FROM now()) AS BIGINT)".utf8))
                     index = rest
                 } else {
                     output.append(byte)

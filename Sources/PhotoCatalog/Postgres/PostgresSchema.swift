@@ -67,6 +67,23 @@ public enum PostgresSchema {
         }
     }
 
+    /// ``prepare(_:)-(PostgresConnection)`` on a catalog connection; PostgreSQL's errors as ``DatabaseError``s.
+    @discardableResult
+    static func prepare(_ database: Database) throws -> Preparation {
+        guard let session = database.postgres else { preconditionFailure("PostgresSchema on a SQLite catalog") }
+        do { return try prepare(session.connection) } catch let error as PostgresError {
+            throw PostgresSession.databaseError(error, sql: nil, location: session.location)
+        }
+    }
+
+    /// ``version(of:)-(PostgresConnection)`` on a catalog connection.
+    static func version(of database: Database) throws -> Int {
+        guard let session = database.postgres else { preconditionFailure("PostgresSchema on a SQLite catalog") }
+        do { return try version(of: session.connection) } catch let error as PostgresError {
+            throw PostgresSession.databaseError(error, sql: nil, location: session.location)
+        }
+    }
+
     /// The schema version of the database: 0 for an empty one.
     ///
     /// - Throws: ``PhotosError`` for a database that holds another application's tables.

@@ -1,13 +1,22 @@
 import CSQLite
 import FoundationEssentials
 import PhotodropSystem
+import PostgresClient
 
-/// One SQLite connection (`sqlite3*`) with a cache of prepared statements.
+/// One connection to the catalog's database with a cache of prepared statements: SQLite (`sqlite3*`, the embedded
+/// default) or PostgreSQL (a ``PostgresSession``). The catalog's statements are written once, in the SQL the two
+/// share; a PostgreSQL connection translates them (``PostgresDialect``) and prepares each once.
 ///
 /// A connection is confined to one thread at a time and is deliberately not `Sendable`: the library's writer owns
 /// exactly one, each reader borrows one from a pool. The connection is closed (`sqlite3_close_v2`) when the value is
-/// released. Every connection gets a busy timeout, foreign keys, and double-quoted string literals switched off.
+/// released. Every SQLite connection gets a busy timeout, foreign keys, and double-quoted string literals switched off.
 public final class Database {
+    /// The engine behind a connection.
+    enum Engine {
+        case sqlite(OpaquePointer)
+        case postgres(PostgresSession)
+    }
+
     /// How a connection opens its file.
     public enum OpenMode: Sendable {
         /// Read and write; `create` also creates a missing file.
@@ -26,8 +35,8 @@ public final class Database {
         case immediate = "IMMEDIATE"
     }
 
-    let handle: OpaquePointer
-    /// The database file's path.
+    let engine: Engine
+    /// The database file's path (for PostgreSQL, where the connection goes, without a password).
     public let path: String
     private var statementCache: [String: Statement] = [:]
     private static let statementCacheLimit = 256
@@ -58,7 +67,7 @@ public final class Database {
             sqlite3_close_v2(connection)
             throw error
         }
-        self.handle = connection
+        self.engine = .sqlite(connection)
         self.path = path
         sqlite3_extended_result_codes(connection, 1)
         sqlite3_busy_timeout(connection, busyTimeoutMilliseconds)
@@ -68,14 +77,39 @@ public final class Database {
         _ = photodrop_sqlite_db_config_int(connection, SQLITE_DBCONFIG_ENABLE_FKEY, 1, &ignored)
     }
 
+    /// A connection to a PostgreSQL catalog; `location` names it in messages.
+    init(postgres connection: PostgresConnection, location: String) {
+        engine = .postgres(PostgresSession(connection: connection, location: location))
+        path = location
+    }
+
     deinit {
         statementCache.removeAll()
-        sqlite3_close_v2(handle)
+        if case .sqlite(let handle) = engine { sqlite3_close_v2(handle) }
     }
+
+    /// SQLite's connection handle; nil on PostgreSQL.
+    var sqliteHandle: OpaquePointer? {
+        if case .sqlite(let handle) = engine { return handle }
+        return nil
+    }
+
+    /// The PostgreSQL session; nil on SQLite.
+    var postgres: PostgresSession? {
+        if case .postgres(let session) = engine { return session }
+        return nil
+    }
+
+    /// Whether the catalog is in PostgreSQL.
+    public var isPostgres: Bool { postgres != nil }
+
+    /// Whether the connection can still be used: always for SQLite; for PostgreSQL, while libpq's connection holds.
+    var isUsable: Bool { postgres?.connection.isAlive ?? true }
 
     /// Leaves the write-ahead log alone when this connection is the last to close (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`):
     /// for connections that only read, so that reading a library never writes to it.
     public func skipCheckpointOnClose() {
+        guard let handle = sqliteHandle else { return }
         var ignored: Int32 = 0
         _ = photodrop_sqlite_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &ignored)
     }
@@ -120,6 +154,11 @@ public final class Database {
 
     /// Runs one or more SQL statements without results (`sqlite3_exec`); for schema changes and pragmas.
     public func execute(_ sql: String) throws {
+        let handle: OpaquePointer
+        switch engine {
+        case .sqlite(let sqlite): handle = sqlite
+        case .postgres(let session): return try session.execute(sql)
+        }
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {
@@ -158,11 +197,29 @@ public final class Database {
     }
 
     /// The number of rows changed by the most recent INSERT, UPDATE or DELETE (`sqlite3_changes64`).
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
-    /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`).
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var changes: Int {
+        switch engine {
+        case .sqlite(let handle): return Int(sqlite3_changes64(handle))
+        case .postgres(let session): return session.affected
+        }
+    }
+    /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`; PostgreSQL's `lastval()`, the
+    /// identity the insert drew).
+    public var lastInsertRowID: Int64 {
+        get throws {
+            switch engine {
+            case .sqlite(let handle): return sqlite3_last_insert_rowid(handle)
+            case .postgres: return try int64("SELECT lastval()") ?? 0
+            }
+        }
+    }
     /// Whether the connection is outside an explicit transaction (`sqlite3_get_autocommit`).
-    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+    public var isAutocommit: Bool {
+        switch engine {
+        case .sqlite(let handle): return sqlite3_get_autocommit(handle) != 0
+        case .postgres(let session): return !session.connection.isInTransaction
+        }
+    }
 
     // MARK: Transactions
 
@@ -182,11 +239,19 @@ public final class Database {
 
     /// Rolls back the open transaction, if any; failures are ignored because SQLite has rolled back already then.
     public func rollback() {
-        if !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+        guard !isAutocommit else { return }
+        switch engine {
+        case .sqlite(let handle): _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+        case .postgres(let session): _ = try? session.connection.execute("ROLLBACK")
+        }
     }
 
-    /// The value of an integer pragma such as `user_version`.
+    /// The value of an integer pragma such as `user_version` (SQLite only).
     public func pragmaInt(_ name: String) throws -> Int64 {
-        try int64("PRAGMA \(name)") ?? 0
+        guard sqliteHandle != nil else {
+            throw DatabaseError(extendedCode: 1, message: "PRAGMA \(name) is SQLite's; this catalog is in PostgreSQL",
+                sql: "PRAGMA \(name)", path: path)
+        }
+        return try int64("PRAGMA \(name)") ?? 0
     }
 }

@@ -10,18 +10,22 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     public let message: String
     /// The SQL text of the statement that failed, when there was one.
     public let sql: String?
-    /// The database file the connection had open.
+    /// The database file the connection had open (for PostgreSQL, where the connection goes).
     public let path: String?
+    /// PostgreSQL's SQLSTATE when the error came from a PostgreSQL catalog ("" for SQLite); ``resultCode`` then holds
+    /// the SQLite code of the same meaning (constraint, busy, full …), which is what the catalog acts on.
+    public let sqlState: String
 
     /// The primary result code, e.g. `SQLITE_BUSY` (5) or `SQLITE_CONSTRAINT` (19).
     public var resultCode: Int32 { extendedCode & 0xFF }
 
     /// Creates an error from its parts.
-    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, sqlState: String = "") {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
         self.path = path
+        self.sqlState = sqlState
     }
 
     /// Reads the current error of a connection.
@@ -40,7 +44,10 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String {
-        var text = "SQLite error \(resultCode) (extended \(extendedCode)): \(message)"
+        var text =
+            sqlState.isEmpty
+            ? "SQLite error \(resultCode) (extended \(extendedCode)): \(message)"
+            : "PostgreSQL error \(sqlState): \(message)"
         if let sql { text += " — in statement: \(sql)" }
         if let path { text += " — database: \(path)" }
         return text

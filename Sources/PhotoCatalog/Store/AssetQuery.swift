@@ -62,7 +62,7 @@ struct AssetQuery: Sendable, Hashable {
             sql.append(defaultOrder)
         } else {
             for descriptor in options.sortDescriptors {
-                sql.append("\(try AssetQuery.column(for: descriptor.key)) \(descriptor.ascending ? "ASC" : "DESC"), ")
+                sql.append("\(try AssetQuery.column(for: descriptor.key)) \(descriptor.direction), ")
             }
             // Ties go the way of the last key, so that a descending order is the exact reverse of the ascending one
             // (what keyset pagination with ``FetchPredicate/capturedBefore(_:)`` relies on).

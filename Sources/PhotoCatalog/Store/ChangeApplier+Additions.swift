@@ -65,7 +65,7 @@ extension ChangeApplier {
         try database.run(
             """
             UPDATE assets SET media_type = ?, media_subtypes = ?, playback_style = ?, modification_date = ?,
-                awaits_partner = awaits_partner AND ?
+                awaits_partner = awaits_partner & ?
             WHERE id = ?
             """,
             [

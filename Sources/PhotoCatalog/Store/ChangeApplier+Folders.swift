@@ -11,7 +11,7 @@ extension ChangeApplier {
         try database.run(
             "INSERT INTO collection_lists(uuid, title, creation_date, binding_key) VALUES (?, ?, ?, ?)",
             [.text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentBindingKey)])
-        createdListRows[uuid] = database.lastInsertRowID
+        createdListRows[uuid] = try database.lastInsertRowID
         changes.note(collectionList: uuid, .inserted)
     }
 

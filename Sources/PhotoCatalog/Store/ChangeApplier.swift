@@ -150,7 +150,7 @@ final class ChangeApplier {
         try insert.bind(properties.captureDetailsJSON, at: 28)
         _ = try insert.step()
         insert.reset()
-        let rowID = database.lastInsertRowID
+        let rowID = try database.lastInsertRowID
 
         for resource in state.resources where !resource.isSkipped { try insertResource(resource, of: rowID) }
         request.creation.withLock { $0.rowID = rowID }
@@ -211,7 +211,7 @@ final class ChangeApplier {
                 .text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentBindingKey),
                 .optional(request.currentSummary),
             ])
-        let rowID = database.lastInsertRowID
+        let rowID = try database.lastInsertRowID
         createdAlbumRows[uuid] = rowID
         albums[rowID] = (0, 0)
         changes.note(collection: uuid, .inserted)

@@ -60,7 +60,7 @@ struct CollectionListQuery: Sendable, Hashable {
                 throw PhotosError.invalidParameter(
                     "Folders can be sorted by title or creationDate, not by \(descriptor.key.rawValue).")
             }
-            sql.append(descriptor.ascending ? " ASC, " : " DESC, ")
+            sql.append(" \(descriptor.direction), ")
         }
         sql.append(defaultOrder)
         if options.fetchLimit > 0 {

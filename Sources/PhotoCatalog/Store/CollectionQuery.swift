@@ -21,15 +21,17 @@ struct CollectionQuery: Sendable, Hashable {
 
     /// The smart albums as rows of the common table: natural order before every album.
     static let smartRows: String = SmartAlbum.allCases.map { album in
-        "(NULL, '\(album.localIdentifier)', \(AssetCollectionType.smartAlbum.rawValue), \(album.subtype.rawValue), "
-            + "'\(album.title)', NULL, \(album.rawValue - 100), NULL, NULL, NULL, NULL)"
+        // NULLs typed: PostgreSQL types a VALUES list on its own, before the UNION (an untyped NULL is text there).
+        "(CAST(NULL AS BIGINT), '\(album.localIdentifier)', \(AssetCollectionType.smartAlbum.rawValue), "
+            + "\(album.subtype.rawValue), '\(album.title)', CAST(NULL AS DOUBLE PRECISION), \(album.rawValue - 100), "
+            + "CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS TEXT), CAST(NULL AS TEXT))"
     }.joined(separator: ", ")
 
     /// For a smart album row `c`, whether the asset `a` belongs to it.
     static let smartMembership: String =
         "CASE c.subtype "
         + SmartAlbum.allCases.map { "WHEN \($0.subtype.rawValue) THEN (\($0.visibleCondition))" }.joined(separator: " ")
-        + " ELSE 0 END"
+        + " ELSE FALSE END"
 
     func compile() throws -> SQLBuilder {
         var sql = SQLBuilder()
@@ -104,7 +106,7 @@ struct CollectionQuery: Sendable, Hashable {
                     throw PhotosError.invalidParameter(
                         "Collections can be sorted by title or creationDate, not by \(descriptor.key.rawValue).")
                 }
-                sql.append("\(column) \(descriptor.ascending ? "ASC" : "DESC"), ")
+                sql.append("\(column) \(descriptor.direction), ")
             }
             sql.append("c.natural_order")
         }

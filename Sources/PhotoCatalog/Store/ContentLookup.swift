@@ -32,7 +32,7 @@ public final class ContentLookup {
         public let isOriginalIntact: Bool
     }
 
-    private let databasePath: String
+    private let connector: CatalogConnector
     private let libraryURL: URL
     private var database: Database?
     private var statement: Statement?
@@ -41,7 +41,7 @@ public final class ContentLookup {
 
     /// A lookup into `library`; opens nothing until the first lookup.
     public init(library: PhotoLibrary) {
-        self.databasePath = library.databasePath
+        self.connector = library.connector
         self.libraryURL = library.url
     }
 
@@ -94,11 +94,15 @@ public final class ContentLookup {
 
     private func prepared() throws -> Statement? {
         if let statement { return statement }
-        guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+        if !connector.location.isPostgres, !FileManager.default.fileExists(atPath: connector.sqlitePath) { return nil }
         do {
-            let database = try ReaderPool.open(path: databasePath)
-            // Lookups touch a few index pages each; a small cache keeps every worker's connection cheap in memory.
-            try database.execute("PRAGMA cache_size = -256")
+            let database = try connector.openReader()
+            if database.isPostgres {
+                guard try PostgresSchema.version(of: database) > 0 else { return nil }
+            } else {
+                // Lookups touch a few index pages each; a small cache keeps every worker's connection cheap in memory.
+                try database.execute("PRAGMA cache_size = -256")
+            }
             let statement = try database.prepare(
                 """
                 SELECT a.uuid, r.mime_type, a.media_type, a.deleted_date IS NOT NULL, a.id, r.path, r.byte_count,
@@ -123,5 +127,5 @@ public final class ContentLookup {
     }
 }
 
-@available(*, unavailable, message: "a ContentLookup owns a SQLite connection: make one per thread")
+@available(*, unavailable, message: "a ContentLookup owns a database connection: make one per thread")
 extension ContentLookup: Sendable {}

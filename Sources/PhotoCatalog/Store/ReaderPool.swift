@@ -14,11 +14,11 @@ final class ReaderConnection: @unchecked Sendable {
 /// Read connections to the library's database, opened on demand and reused. Each read runs in its own transaction,
 /// so it sees one consistent snapshot; in WAL mode readers never block the writer and the writer never blocks them.
 final class ReaderPool: Sendable {
-    private let path: String
+    private let connector: CatalogConnector
     private let idle = Mutex<[ReaderConnection]>([])
     private static let maximumIdle = 4
 
-    init(path: String) { self.path = path }
+    init(connector: CatalogConnector) { self.connector = connector }
 
     /// Runs `body` with a connection inside a read transaction.
     func read<R>(_ body: (Database) throws -> R) throws -> R {
@@ -59,11 +59,12 @@ final class ReaderPool: Sendable {
 
     private func checkOut() throws -> ReaderConnection {
         if let connection = idle.withLock({ $0.popLast() }) { return connection }
-        return ReaderConnection(database: try ReaderPool.open(path: path))
+        return ReaderConnection(database: try connector.openReader())
     }
 
     private func checkIn(_ connection: ReaderConnection) {
-        guard connection.database.isAutocommit else { return }  // a failed COMMIT: do not reuse
+        // A failed COMMIT, or a PostgreSQL connection that broke: do not reuse.
+        guard connection.database.isAutocommit, connection.database.isUsable else { return }
         idle.withLock { connections in
             if connections.count < ReaderPool.maximumIdle { connections.append(connection) }
         }

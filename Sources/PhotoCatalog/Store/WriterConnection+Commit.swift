@@ -17,7 +17,7 @@ extension WriterConnection {
     /// Commits a finished block in one transaction (every row and the change log), while a ``PlacementStep`` writes
     /// the block's ``IntentLog`` and then places its files; the transaction commits only once every file is in place.
     /// On any failure the files are put back and nothing is left.
-    func commit(_ context: ChangeContext, dataVersionAtStart: Int64) throws -> CommitResult {
+    func commit(_ context: ChangeContext, dataVersionAtStart: Int64?) throws -> CommitResult {
         var dataVersion = dataVersionAtStart
         var attempts = 0
         while true {
@@ -43,7 +43,8 @@ extension WriterConnection {
             do {
                 try checkLibraryInPlace()
                 try database.inTransaction(.immediate) {
-                    if try self.dataVersion() != dataVersion, try !resolutionsStillHold(context) {
+                    let version = try self.dataVersion()
+                    if version == nil || version != dataVersion, try !resolutionsStillHold(context) {
                         throw ConflictRetry()
                     }
                     for request in context.assetCreations { try applier.create(request) }
@@ -109,7 +110,7 @@ extension WriterConnection {
                 try insert.bind(now, at: 3)
                 _ = try insert.step()
                 insert.reset()
-                ids.append(database.lastInsertRowID)
+                ids.append(try database.lastInsertRowID)
             }
             return ids
         }
@@ -238,7 +239,7 @@ extension WriterConnection {
     private func writeHistory(_ changes: ChangeSet) throws -> (Int64, Date) {
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
         try database.run("INSERT INTO change_transactions(committed_at) VALUES (?)", [.integer(milliseconds)])
-        let token = database.lastInsertRowID
+        let token = try database.lastInsertRowID
         let insert = statements.insertChange
         let maps = [
             (PhotoObjectType.asset, changes.assets), (.assetCollection, changes.collections),

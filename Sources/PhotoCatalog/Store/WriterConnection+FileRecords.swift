@@ -23,7 +23,7 @@ extension WriterConnection {
             try insert.bind(record.payload, at: 5)
             _ = try insert.step()
             insert.reset()
-            ids.append(database.lastInsertRowID)
+            ids.append(try database.lastInsertRowID)
         }
         return ids
     }

@@ -24,9 +24,9 @@ final class WriterConnection {
     let buffer: UnsafeMutableRawBufferPointer
     /// The library folder, opened once: its identity is checked before every write (``checkLibraryInPlace()``).
     let libraryDirectory: Directory
-    /// The library folder's and the database file's identity when the writer opened them.
+    /// The library folder's and the database file's identity when the writer opened them (no file for PostgreSQL).
     let libraryNode: FileNode
-    let databaseNode: FileNode
+    let databaseNode: FileNode?
     /// Set once the library folder or database turned out deleted or replaced: every later write fails.
     var lostLibrary: PhotosError?
     /// `originals/`, opened once.
@@ -53,7 +53,7 @@ final class WriterConnection {
     /// When file records past their age were last removed.
     var lastFileRecordPrune = Date.distantPast
 
-    init(libraryURL: URL, retention: HistoryRetention, permissions: LibraryPermissions) throws {
+    init(libraryURL: URL, catalog: CatalogConnector, retention: HistoryRetention, permissions: LibraryPermissions) throws {
         self.libraryURL = libraryURL
         self.retention = retention
         self.permissions = permissions
@@ -71,29 +71,39 @@ final class WriterConnection {
             // The `originals/xx` folders are made when first used (see `plan`): a new library with a few thousand
             // files makes a few dozen of them instead of all 256 (each mkdir costs the file system real CPU time).
             if created { try libraryDirectory.sync() }
-            // The database is made with the library's mode before SQLite opens it: its -wal and -shm files get the
-            // database file's mode and owner.
-            try LibraryFiles.createDatabaseFile(in: libraryDirectory, permissions: permissions)
-            guard let databaseStatus = try libraryDirectory.status(PhotoLibrary.databaseName) else {
-                throw SystemError(code: Errno.noSuchFileOrDirectory, call: "stat", path: databasePath)
+            if catalog.location.isPostgres {
+                databaseNode = nil
+            } else {
+                // The database is made with the library's mode before SQLite opens it: its -wal and -shm files get the
+                // database file's mode and owner.
+                try LibraryFiles.createDatabaseFile(in: libraryDirectory, permissions: permissions)
+                guard let databaseStatus = try libraryDirectory.status(PhotoLibrary.databaseName) else {
+                    throw SystemError(code: Errno.noSuchFileOrDirectory, call: "stat", path: databasePath)
+                }
+                databaseNode = databaseStatus.node
             }
-            databaseNode = databaseStatus.node
         } catch {
             throw SystemError(code: error.code, call: error.call, path: error.path ?? libraryPath)
                 .photosError(action: action)
         }
         do {
-            database = try Database(path: databasePath, mode: .readWrite(create: true))
-            let mode = try database.firstRow("PRAGMA journal_mode = WAL") { $0.string(0) }
-            guard mode?.lowercased() == "wal" else {
-                throw DatabaseError(
-                    extendedCode: 1, message: "could not switch to WAL journal mode (got \(mode ?? "nothing"))",
-                    sql: "PRAGMA journal_mode = WAL", path: databasePath)
+            if catalog.location.isPostgres {
+                database = try catalog.openPostgres()
+                try PostgresSchema.prepare(database)
+            } else {
+                database = try Database(path: databasePath, mode: .readWrite(create: true))
+                let mode = try database.firstRow("PRAGMA journal_mode = WAL") { $0.string(0) }
+                guard mode?.lowercased() == "wal" else {
+                    throw DatabaseError(
+                        extendedCode: 1, message: "could not switch to WAL journal mode (got \(mode ?? "nothing"))",
+                        sql: "PRAGMA journal_mode = WAL", path: databasePath)
+                }
+                // A 2 MiB page cache (SQLite's default): 4 MiB made no import faster and held the 100,000-file burst's
+                // peak RSS 1.3-3 MB higher, against a 40 MB budget.
+                try database.execute(
+                    "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -2048")
+                try Schema.migrator.migrate(database)
             }
-            // A 2 MiB page cache (SQLite's default): 4 MiB made no import faster and held the 100,000-file burst's
-            // peak RSS 1.3-3 MB higher, against a 40 MB budget.
-            try database.execute("PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -2048")
-            try Schema.migrator.migrate(database)
             statements = try WriterStatements(database: database)
             libraryID =
                 try database.firstRow("SELECT value FROM library_meta WHERE key = 'library_id'") {
@@ -159,15 +169,16 @@ final class WriterConnection {
         do { library = try FileSystem.linkStatus(atPath: libraryPath) } catch {
             library = nil
         }
-        let database = try? FileSystem.linkStatus(atPath: libraryPath + "/" + PhotoLibrary.databaseName)
+        let database =
+            databaseNode == nil ? nil : try? FileSystem.linkStatus(atPath: libraryPath + "/" + PhotoLibrary.databaseName)
         if library == nil {
             problem = "the library folder '\(libraryPath)' is gone (or cannot be looked at)"
         } else if library?.node != libraryNode {
             problem = "the library folder '\(libraryPath)' was replaced by another folder (or a disk was mounted or "
                 + "unmounted there)"
-        } else if database == nil {
+        } else if databaseNode != nil && database == nil {
             problem = "its database '\(libraryPath)/\(PhotoLibrary.databaseName)' is gone"
-        } else if database?.node != databaseNode {
+        } else if databaseNode != nil && database?.node != databaseNode {
             problem = "its database '\(libraryPath)/\(PhotoLibrary.databaseName)' was replaced by another file"
         } else {
             problem = nil
@@ -255,8 +266,9 @@ final class WriterConnection {
         return try body()
     }
 
-    /// `PRAGMA data_version`: changes when another connection commits.
-    func dataVersion() throws -> Int64 { try database.pragmaInt("data_version") }
+    /// `PRAGMA data_version`: changes when another connection commits. nil on PostgreSQL, where other nodes commit
+    /// all the time and a block's resolutions are checked again at every commit.
+    func dataVersion() throws -> Int64? { database.isPostgres ? nil : try database.pragmaInt("data_version") }
 
     // MARK: Reconciling
 

@@ -440,12 +440,15 @@ struct LibraryVerifier {
         var snapshot = Snapshot()
         // SQLite's own check first: when the file is damaged, the queries below may fail, and the damage is the
         // finding to report.
-        do {
-            let pragma = deep ? "PRAGMA integrity_check" : "PRAGMA quick_check"
-            snapshot.integrityMessages = try database.rows(pragma) { $0.string(0) }.filter { $0 != "ok" }
-            snapshot.foreignKeyViolations = try database.rows("PRAGMA foreign_key_check") { _ in 1 }.count
-        } catch let error as DatabaseError where LibraryVerifier.isDamage(error) {
-            snapshot.integrityMessages.append(error.message)
+        // PostgreSQL checks its pages and enforces the foreign keys itself: there is no file of ours to check.
+        if !database.isPostgres {
+            do {
+                let pragma = deep ? "PRAGMA integrity_check" : "PRAGMA quick_check"
+                snapshot.integrityMessages = try database.rows(pragma) { $0.string(0) }.filter { $0 != "ok" }
+                snapshot.foreignKeyViolations = try database.rows("PRAGMA foreign_key_check") { _ in 1 }.count
+            } catch let error as DatabaseError where LibraryVerifier.isDamage(error) {
+                snapshot.integrityMessages.append(error.message)
+            }
         }
         do {
             try readCatalog(database, into: &snapshot)
@@ -503,7 +506,7 @@ struct LibraryVerifier {
                        (SELECT count(*) FROM album_assets m JOIN assets a ON a.id = m.asset_id
                         WHERE m.album_id = al.id AND a.deleted_date IS NULL AND a.is_hidden = 0) AS actual
                 FROM albums al
-            ) WHERE asset_count != actual ORDER BY title, uuid
+            ) counted WHERE asset_count != actual ORDER BY title, uuid
             """
         ) { row in (row.string(0), row.string(1), row.int(2), row.int(3)) }
     }
