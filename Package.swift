@@ -190,7 +190,7 @@ let package = Package(
 
         // A second process for the catalog's cross-process tests (persistent history, concurrent readers).
         .executableTarget(
-            name: "catalog-history", dependencies: ["PhotoCatalog", "PhotodropSystem"], path: "Tests/Support/CatalogHistory",
+            name: "catalog-history", dependencies: ["PhotoCatalog", "PhotodropSystem", "PostgresClient"], path: "Tests/Support/CatalogHistory",
             swiftSettings: strict),
 
         // Runs a program with openat2 refused by a seccomp filter, so that tests take photodrop's fallback for real.

@@ -6,10 +6,10 @@ import Testing
 
 @Suite("Creating assets", .timeLimit(.minutes(3)))
 struct AssetCreationTests {
-    @Test("a placeholder resolves to the committed asset, with every property stored")
-    func placeholderResolves() async throws {
+    @Test("a placeholder resolves to the committed asset, with every property stored", arguments: CatalogBackend.all)
+    func placeholderResolves(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let source = try folder.write(TestFiles.distinctBytes(size: 3000), to: "IMG_0001.JPG")
         let date = Date(timeIntervalSince1970: 1_600_000_000.123)
         let identifier = Locked<String?>(nil)
@@ -50,10 +50,10 @@ struct AssetCreationTests {
         #expect(FileManager.default.fileExists(atPath: source.path), "copying keeps the source (PhotoKit's default)")
     }
 
-    @Test("kinds: a .photo with image/gif is a GIF, a .video is a video; the default date is the file's mtime")
-    func kinds() async throws {
+    @Test("kinds: a .photo with image/gif is a GIF, a .video is a video; the default date is the file's mtime", arguments: CatalogBackend.all)
+    func kinds(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let gif = try folder.write(TestFiles.gif, to: "anim.gif")
         let movie = try folder.write(TestFiles.distinctBytes(size: 500), to: "clip.MOV")
         let mtime = Date(timeIntervalSince1970: 1_500_000_000)
@@ -76,10 +76,10 @@ struct AssetCreationTests {
         #expect(try Asset.fetchAssets(with: .video, library: library).count == 1)
     }
 
-    @Test("photodrop options: a given SHA-256 is trusted, MIME type and extension are used as given")
-    func trustedOptions() async throws {
+    @Test("photodrop options: a given SHA-256 is trusted, MIME type and extension are used as given", arguments: CatalogBackend.all)
+    func trustedOptions(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let source = try folder.write(TestFiles.distinctBytes(size: 100), to: "upload.bin")
         let claimed = String(repeating: "ab", count: 32)
         try await library.performChanges {
@@ -98,10 +98,10 @@ struct AssetCreationTests {
         #expect(asset.originalURL?.pathExtension == "heic")
     }
 
-    @Test("photodrop options: a given file status is trusted like the hash; its size and mtime are what is recorded")
-    func trustedFileStatus() async throws {
+    @Test("photodrop options: a given file status is trusted like the hash; its size and mtime are what is recorded", arguments: CatalogBackend.all)
+    func trustedFileStatus(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let source = try folder.write(TestFiles.distinctBytes(size: 100), to: "upload.jpg")
         var info = stat()
         #expect(stat(source.path, &info) == 0)
@@ -125,10 +125,10 @@ struct AssetCreationTests {
         #expect(stat(stored.path, &storedInfo) == 0 && storedInfo.st_ino == info.st_ino, "moved, not copied")
     }
 
-    @Test("a given file status is trusted only in a folder nobody else can change: elsewhere a swapped name is caught")
-    func givenStatusNotTrustedInSharedFolder() async throws {
+    @Test("a given file status is trusted only in a folder nobody else can change: elsewhere a swapped name is caught", arguments: CatalogBackend.all)
+    func givenStatusNotTrustedInSharedFolder(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let shared = folder.appending("shared")
         try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
         // Writable by everyone (as an upload folder shared between users is): anyone could swap a name in it.
@@ -159,10 +159,10 @@ struct AssetCreationTests {
         #expect(try Data(contentsOf: hashed) == intruder, "the other file stays where it was, untouched")
     }
 
-    @Test("a malformed contentSHA256 or a missing file fails the block with a message naming the file")
-    func badResources() async throws {
+    @Test("a malformed contentSHA256 or a missing file fails the block with a message naming the file", arguments: CatalogBackend.all)
+    func badResources(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let source = try folder.write(Data("x".utf8), to: "a.jpg")
         await #expect {
             try await library.performChanges {
@@ -189,10 +189,10 @@ struct AssetCreationTests {
         #expect(TestFiles.originals(library).isEmpty)
     }
 
-    @Test("originals fill one originals/xx folder 128 files at a time, across blocks; folders are made as needed")
-    func originalsFolderLayout() async throws {
+    @Test("originals fill one originals/xx folder 128 files at a time, across blocks; folders are made as needed", arguments: CatalogBackend.all)
+    func originalsFolderLayout(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         // 300 files in blocks of 1, 7 and 50 files: without the count carried across blocks, each block would start
         // a folder of its own.
         var remaining = 300
@@ -229,10 +229,10 @@ struct AssetCreationTests {
         #expect(made.count == perFolder.count, "only the folders in use exist: \(made.sorted())")
     }
 
-    @Test("shouldMoveFile renames on one filesystem: the stored original is the same inode")
-    func moveSameFilesystem() async throws {
+    @Test("shouldMoveFile renames on one filesystem: the stored original is the same inode", arguments: CatalogBackend.all)
+    func moveSameFilesystem(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let source = try folder.write(TestFiles.distinctBytes(size: 4096), to: "inbox/photo.jpg")
         let inode = try #require(TestFiles.inode(source))
         try await library.performChanges {
@@ -244,8 +244,8 @@ struct AssetCreationTests {
         #expect(TestFiles.inode(try #require(asset.originalURL)) == inode)
     }
 
-    @Test("shouldMoveFile across filesystems (/dev/shm to the work disk) copies, syncs and removes the source")
-    func moveAcrossFilesystems() async throws {
+    @Test("shouldMoveFile across filesystems (/dev/shm to the work disk) copies, syncs and removes the source", arguments: CatalogBackend.all)
+    func moveAcrossFilesystems(backend: CatalogBackend) async throws {
         let shm = URL(fileURLWithPath: "/dev/shm")
         let folder = try TemporaryDirectory()
         guard FileManager.default.isWritableFile(atPath: shm.path) else {
@@ -257,7 +257,7 @@ struct AssetCreationTests {
             Issue.record("/dev/shm and \(folder.path) are on one filesystem here; nothing crosses filesystems")
             return
         }
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let bytes = TestFiles.distinctBytes(size: 3 << 20)  // several copy_file_range/read rounds
         let moved = try source.write(bytes, to: "big.jpg")
         let copied = try source.write(TestFiles.distinctBytes(size: 1000), to: "kept.jpg")
@@ -276,10 +276,10 @@ struct AssetCreationTests {
         #expect(!TestFiles.originals(library).contains { $0.hasSuffix(".partial") })
     }
 
-    @Test("a photo with a paired video is one Live Photo asset with two stored resources")
-    func livePhotoHasTwoResources() async throws {
+    @Test("a photo with a paired video is one Live Photo asset with two stored resources", arguments: CatalogBackend.all)
+    func livePhotoHasTwoResources(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let photo = try folder.write(TestFiles.distinctBytes(size: 2000), to: "IMG_0002.HEIC")
         let movie = try folder.write(TestFiles.distinctBytes(size: 5000), to: "IMG_0002.MOV")
         let identifier = Locked<String?>(nil)
@@ -319,10 +319,10 @@ struct AssetCreationTests {
         #expect(try Asset.fetchAssets(with: nil, library: library).count == 1)
     }
 
-    @Test("one asset of many files: RAW beside its JPEG, an edited rendition, adjustments and a sidecar")
-    func secondaryResources() async throws {
+    @Test("one asset of many files: RAW beside its JPEG, an edited rendition, adjustments and a sidecar", arguments: CatalogBackend.all)
+    func secondaryResources(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let files = try [
             ("IMG_0001.JPG", AssetResourceType.photo), ("IMG_0001.CR2", .alternatePhoto),
             ("IMG_E0001.JPG", .fullSizePhoto), ("IMG_0001.AAE", .adjustmentData), ("IMG_0001.xmp", .sidecar),
@@ -361,10 +361,10 @@ struct AssetCreationTests {
         } throws: { ($0 as? PhotosError)?.message.contains("IMG_E0002.MOV") == true }
     }
 
-    @Test("the camera's maker and model are stored with a new asset, and can be changed or cleared")
-    func camera() async throws {
+    @Test("the camera's maker and model are stored with a new asset, and can be changed or cleared", arguments: CatalogBackend.all)
+    func camera(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let files = try folder.makeFiles(2, prefix: "camera-")
         let report = try await library.performChanges {
             let request = try AssetCreationRequest.forAsset()

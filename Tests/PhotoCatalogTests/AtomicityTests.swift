@@ -8,10 +8,10 @@ import Testing
 struct AtomicityTests {
     struct Boom: Error {}
 
-    @Test("a block that throws after a resource was added leaves no rows, no files, and the moved source in place")
-    func throwMidBlock() async throws {
+    @Test("a block that throws after a resource was added leaves no rows, no files, and the moved source in place", arguments: CatalogBackend.all)
+    func throwMidBlock(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let sources = try folder.makeFiles(3)
         try await library.performChanges {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Before")
@@ -40,10 +40,10 @@ struct AtomicityTests {
         #expect(try rawCount(library, "SELECT count(*) FROM placement_intents") == 0)
     }
 
-    @Test("when applying fails after files were placed, the files are undone: moved sources return, copies vanish")
-    func failureAfterPlacement() async throws {
+    @Test("when applying fails after files were placed, the files are undone: moved sources return, copies vanish", arguments: CatalogBackend.all)
+    func failureAfterPlacement(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let moved = try folder.makeFiles(4, prefix: "moved")
         let copied = try folder.makeFiles(2, prefix: "copied")
         let inodes = moved.map(TestFiles.inode)
@@ -77,10 +77,10 @@ struct AtomicityTests {
         #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).count == 1)
     }
 
-    @Test("when placing a file fails while the rows are inserted, nothing commits and the placed files go back")
-    func failureWhilePlacing() async throws {
+    @Test("when placing a file fails while the rows are inserted, nothing commits and the placed files go back", arguments: CatalogBackend.all)
+    func failureWhilePlacing(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let moved = try folder.makeFiles(6, prefix: "moved")
         let inodes = moved.map(TestFiles.inode)
         let vanishing = moved[3]
@@ -134,10 +134,10 @@ struct AtomicityTests {
         #expect(throws: PhotosError.self) { try JournalChangeRequest.removeEntries([1]) }
     }
 
-    @Test("a request made in a block and used after it changes nothing; a request on another thread is refused")
-    func escapedRequests() async throws {
+    @Test("a request made in a block and used after it changes nothing; a request on another thread is refused", arguments: CatalogBackend.all)
+    func escapedRequests(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let kept = Locked<AssetCollectionChangeRequest?>(nil)
         let fromOtherThread = Locked<Bool?>(nil)
         try await library.performChanges {
@@ -159,11 +159,11 @@ struct AtomicityTests {
 
     @Test(
         "performChangesAndWait inside a block reports the deadlock instead of hanging; blocks may nest across libraries"
-    )
-    func nestedWait() async throws {
+    , arguments: CatalogBackend.all)
+    func nestedWait(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
-        let other = folder.library("Other")
+        let library = try await folder.library(on: backend)
+        let other = try await folder.library("Other", on: backend)
         let nested = Locked<String?>(nil)
         try library.performChangesAndWait {
             do {
@@ -179,10 +179,10 @@ struct AtomicityTests {
         #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: other).count == 1)
     }
 
-    @Test("the completion-handler form reports success and failure")
-    func completionHandler() async throws {
+    @Test("the completion-handler form reports success and failure", arguments: CatalogBackend.all)
+    func completionHandler(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let results: [(Bool, String?)] = await withCheckedContinuation { continuation in
             let collected = Locked<[(Bool, String?)]>([])
             library.performChanges({

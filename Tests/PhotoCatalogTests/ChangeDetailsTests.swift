@@ -271,12 +271,12 @@ struct ChangeDetailsTests {
         return description
     }
 
-    @Test("indexes match a brute-force diff of before/after over random change sequences")
-    func randomSequences() async throws {
+    @Test("indexes match a brute-force diff of before/after over random change sequences", arguments: CatalogBackend.all)
+    func randomSequences(backend: CatalogBackend) async throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SeededGenerator(seed: seed)
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let created = try await library.performChanges {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Watched")
         }
@@ -312,12 +312,12 @@ struct ChangeDetailsTests {
         #expect(problems.isEmpty, "seed \(seed), steps \(steps): \(problems)")
     }
 
-    @Test("changes in quick succession: each notification describes exactly its own commit (read snapshots)")
-    func quickSuccession() async throws {
+    @Test("changes in quick succession: each notification describes exactly its own commit (read snapshots)", arguments: CatalogBackend.all)
+    func quickSuccession(backend: CatalogBackend) async throws {
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SeededGenerator(seed: seed)
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let created = try await library.performChanges {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Watched")
         }
@@ -348,10 +348,10 @@ struct ChangeDetailsTests {
         #expect(final.results.albums.objects == fresh.albums.objects, "seed \(seed)")
     }
 
-    @Test("a journal-only change notifies nobody and writes no history; object change details")
-    func objectDetails() async throws {
+    @Test("a journal-only change notifies nobody and writes no history; object change details", arguments: CatalogBackend.all)
+    func objectDetails(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let file = try folder.write(TestFiles.distinctBytes(size: 50), to: "o.jpg")
         try await library.performChanges {
             _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)

@@ -8,10 +8,10 @@ import Testing
 struct CollectionListTests {
     private func titles(_ result: FetchResult<Collection>) -> [String] { result.map { $0.localizedTitle ?? "" } }
 
-    @Test("a folder, an album in it and a subfolder in one block; top level and children fetched as PhotoKit does")
-    func nesting() async throws {
+    @Test("a folder, an album in it and a subfolder in one block; top level and children fetched as PhotoKit does", arguments: CatalogBackend.all)
+    func nesting(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let ids = Locked<[String]>([])
         try await library.performChanges {
             let year = try CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "2023")
@@ -46,10 +46,10 @@ struct CollectionListTests {
                 == ["Paris", "Loose"])
     }
 
-    @Test("no folder inside itself; deleting a folder moves what it held up; renames and moves show in the history")
-    func cyclesDeletionHistory() async throws {
+    @Test("no folder inside itself; deleting a folder moves what it held up; renames and moves show in the history", arguments: CatalogBackend.all)
+    func cyclesDeletionHistory(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         try await library.performChanges {
             let outer = try CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Outer")
             let inner = try CollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Inner")
@@ -88,10 +88,10 @@ struct CollectionListTests {
         #expect(titles(try CollectionList.fetchTopLevelUserCollections(library: library)) == ["Outer renamed", "Album"])
     }
 
-    @Test("an inbox folder is bound to one album and one folder at a time; a rename keeps the binding")
-    func inboxBindings() async throws {
+    @Test("an inbox folder is bound to one album and one folder at a time; a rename keeps the binding", arguments: CatalogBackend.all)
+    func inboxBindings(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         try await library.performChanges {
             let trip = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip")
             trip.bindingKey = "Trip"

@@ -6,10 +6,10 @@ import Testing
 
 @Suite("Concurrent writers", .timeLimit(.minutes(3)))
 struct ConcurrencyTests {
-    @Test("8 tasks saving 200 files each into one album (find-or-create inside each block) lose nothing")
-    func eightTasks() async throws {
+    @Test("8 tasks saving 200 files each into one album (find-or-create inside each block) lose nothing", arguments: CatalogBackend.all)
+    func eightTasks(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let title = "Shared album"
         let perTask = 200
         let identifiers = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -81,10 +81,10 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test("an actor on the writer executor runs on the writer queue; its blocks commit; waiting for one is refused")
-    func actorOnWriterExecutor() async throws {
+    @Test("an actor on the writer executor runs on the writer queue; its blocks commit; waiting for one is refused", arguments: CatalogBackend.all)
+    func actorOnWriterExecutor(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let actor = OnWriterQueue(library: library)
         #expect(await actor.isOnWriterQueue())
         var total = 0
@@ -106,10 +106,10 @@ struct ConcurrencyTests {
         #expect(try Asset.fetchAssets(with: nil, library: library).count == 200)
     }
 
-    @Test("reads run while a long block is being written, and see only committed state")
-    func readsDuringWrite() async throws {
+    @Test("reads run while a long block is being written, and see only committed state", arguments: CatalogBackend.all)
+    func readsDuringWrite(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let files = try folder.makeFiles(300, size: 64)
         try await library.performChanges {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Start")

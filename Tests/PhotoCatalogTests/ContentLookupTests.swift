@@ -6,10 +6,10 @@ import Testing
 
 @Suite("Content lookup", .timeLimit(.minutes(3)))
 struct ContentLookupTests {
-    @Test("finds stored content by SHA-256, tells album membership, and never creates a library")
-    func lookups() async throws {
+    @Test("finds stored content by SHA-256, tells album membership, and never creates a library", arguments: CatalogBackend.all)
+    func lookups(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let lookup = ContentLookup(library: library)
         let bytes = TestFiles.distinctBytes(size: 500)
         let sha = sha256Hex(bytes)

@@ -26,10 +26,10 @@ struct DerivativeStoreTests {
         DerivativeContent.Picture(data: Data(text.utf8), mimeType: "image/webp", pixelWidth: 512, pixelHeight: 384)
     }
 
-    @Test("stored, listed by kind, found by hash-named path, replaced by a rebuild, checked by verify")
-    func storeAndReplace() async throws {
+    @Test("stored, listed by kind, found by hash-named path, replaced by a rebuild, checked by verify", arguments: CatalogBackend.all)
+    func storeAndReplace(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let id = try await store(TestFiles.distinctBytes(size: 3000), named: "a.jpg", in: folder, library: library)
         let source = try #require(try library.derivativeSource(ofAsset: id))
         #expect(source.resourceType == .photo)
@@ -81,10 +81,10 @@ struct DerivativeStoreTests {
         #expect(report.issues.first?.assetIdentifier == id)
     }
 
-    @Test("a derivative of an original that is no longer current, or of an asset that is gone, is not kept")
-    func staleAndGone() async throws {
+    @Test("a derivative of an original that is no longer current, or of an asset that is gone, is not kept", arguments: CatalogBackend.all)
+    func staleAndGone(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let id = try await store(TestFiles.distinctBytes(size: 3000), named: "a.jpg", in: folder, library: library)
         let recorded = try await library.storeDerivatives([
             DerivativeContent(
@@ -99,10 +99,10 @@ struct DerivativeStoreTests {
         #expect(try library.derivativeSources(.missing, after: 0, limit: 10).sources.count == 1)
     }
 
-    @Test("purging an asset removes its derivatives' rows and files; an orphan file is reported by verify")
-    func purgeAndOrphans() async throws {
+    @Test("purging an asset removes its derivatives' rows and files; an orphan file is reported by verify", arguments: CatalogBackend.all)
+    func purgeAndOrphans(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let id = try await store(TestFiles.distinctBytes(size: 3000), named: "a.jpg", in: folder, library: library)
         let source = try #require(try library.derivativeSource(ofAsset: id))
         try await library.storeDerivatives([

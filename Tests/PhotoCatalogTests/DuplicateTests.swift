@@ -6,10 +6,10 @@ import Testing
 
 @Suite("Duplicates", .timeLimit(.minutes(3)))
 struct DuplicateTests {
-    @Test("content already stored resolves to the existing asset; album additions go there; the source stays")
-    func existingContent() async throws {
+    @Test("content already stored resolves to the existing asset; album additions go there; the source stays", arguments: CatalogBackend.all)
+    func existingContent(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let bytes = TestFiles.distinctBytes(size: 777)
         let first = try folder.write(bytes, to: "a/first.jpg")
         let again = try folder.write(bytes, to: "b/again.jpg")
@@ -43,12 +43,12 @@ struct DuplicateTests {
         #expect(try Asset.fetchAssets(in: album).map(\.localIdentifier) == [existingID])
     }
 
-    @Test("content another writer stores while a block runs (inside its read snapshot) is still one asset")
-    func storedByAnotherWriterDuringTheBlock() async throws {
+    @Test("content another writer stores while a block runs (inside its read snapshot) is still one asset", arguments: CatalogBackend.all)
+    func storedByAnotherWriterDuringTheBlock(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         // A second PhotoLibrary on the same folder has a writer connection of its own, as another process would.
-        let other = PhotoLibrary(url: library.url)
+        let other = PhotoLibrary(url: library.url, catalog: library.catalog)
         let bytes = TestFiles.distinctBytes(size: 4242)
         let mine = try folder.write(bytes, to: "mine/same.jpg")
         let theirs = try folder.write(bytes, to: "theirs/same.jpg")
@@ -76,10 +76,10 @@ struct DuplicateTests {
         #expect(after.createdAssetCount == 1, "the writer is usable after the retried block")
     }
 
-    @Test("two requests with the same content in one block make one asset")
-    func withinOneBlock() async throws {
+    @Test("two requests with the same content in one block make one asset", arguments: CatalogBackend.all)
+    func withinOneBlock(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let bytes = TestFiles.distinctBytes(size: 300)
         let one = try folder.write(bytes, to: "one.jpg")
         let two = try folder.write(bytes, to: "two.jpg")
@@ -102,10 +102,10 @@ struct DuplicateTests {
         #expect(try Asset.fetchAssets(in: album).count == 1)
     }
 
-    @Test("a duplicate of an asset in Recently Deleted restores it (documented policy)")
-    func restoresDeleted() async throws {
+    @Test("a duplicate of an asset in Recently Deleted restores it (documented policy)", arguments: CatalogBackend.all)
+    func restoresDeleted(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let bytes = TestFiles.distinctBytes(size: 200)
         let source = try folder.write(bytes, to: "p.jpg")
         try await library.performChanges {
@@ -124,15 +124,15 @@ struct DuplicateTests {
         #expect(restored.first?.isDeleted == false)
     }
 
-    @Test("the database refuses a second stored original with the same SHA-256")
-    func uniqueConstraint() async throws {
+    @Test("the database refuses a second stored original with the same SHA-256", arguments: CatalogBackend.all)
+    func uniqueConstraint(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let source = try folder.write(TestFiles.distinctBytes(size: 100), to: "x.jpg")
         try await library.performChanges {
             _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
         }
-        let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        let database = try library.rawCatalog()
         #expect(throws: DatabaseError.self) {
             try database.run(
                 """

@@ -10,10 +10,10 @@ struct FileRecordTests {
         FileRecord.Draft(kind: kind, device: 42, inode: inode, payload: Data(text.utf8))
     }
 
-    @Test("records appended alone, with a journal removal, and inside a change block are found by file, kind and order")
-    func appendAndFind() async throws {
+    @Test("records appended alone, with a journal removal, and inside a change block are found by file, kind and order", arguments: CatalogBackend.all)
+    func appendAndFind(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let journal = try await library.appendJournalEntries(kind: "claim", payloads: [Data("c".utf8)])
         let first = try await library.appendFileRecords([draft("upload", inode: 7, "u1")])
         #expect(first.count == 1)
@@ -43,10 +43,10 @@ struct FileRecordTests {
         #expect(throws: PhotosError.self) { try FileRecordChangeRequest.append([self.draft("x", inode: 1, "")]) }
     }
 
-    @Test("a block that fails writes none of its records")
-    func atomic() async throws {
+    @Test("a block that fails writes none of its records", arguments: CatalogBackend.all)
+    func atomic(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
             try await library.performChanges {
@@ -57,14 +57,15 @@ struct FileRecordTests {
         #expect(try library.fileRecords(kind: "outcome").isEmpty)
     }
 
-    @Test("records older than the retention are removed when new ones are written")
-    func pruned() async throws {
+    @Test("records older than the retention are removed when new ones are written", arguments: CatalogBackend.all)
+    func pruned(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
         let retention = HistoryRetention(fileRecordAge: 0.2)
-        let old = try await folder.library(retention: retention).appendFileRecords([draft("outcome", inode: 1, "old")])
+        let first = try await folder.library(retention: retention, on: backend)
+        let old = try await first.appendFileRecords([draft("outcome", inode: 1, "old")])
         try await Task.sleep(for: .milliseconds(400))
         // A new writer (another process, a restart) prunes at its first write.
-        let library = folder.library(retention: retention)
+        let library = PhotoLibrary(url: first.url, historyRetention: retention, catalog: first.catalog)
         try await library.appendFileRecords([draft("outcome", inode: 2, "new")])
         #expect(try library.fileRecord(id: old[0]) == nil)
         #expect(try library.fileRecords(kind: "outcome").map(\.inode) == [2])

@@ -5,10 +5,10 @@ import Testing
 
 @Suite("Persistent change history", .timeLimit(.minutes(3)))
 struct HistoryTests {
-    @Test("changes since a token: inserted, updated, deleted identifiers per object type, commit time in ms")
-    func inProcess() async throws {
+    @Test("changes since a token: inserted, updated, deleted identifiers per object type, commit time in ms", arguments: CatalogBackend.all)
+    func inProcess(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let start = try library.currentChangeToken
         #expect(start.value == 0)
         let file = try folder.write(TestFiles.distinctBytes(size: 80), to: "h.jpg")
@@ -53,12 +53,12 @@ struct HistoryTests {
         #expect(PersistentChangeToken(string: text) == (try library.currentChangeToken))
     }
 
-    @Test("unknown tokens (another library, the future) and expired tokens are clear errors")
-    func badTokens() async throws {
+    @Test("unknown tokens (another library, the future) and expired tokens are clear errors", arguments: CatalogBackend.all)
+    func badTokens(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library(
-            retention: HistoryRetention(maximumAge: 3600, minimumTransactions: 1, maximumTransactions: 3))
-        let other = folder.library("Other")
+        let library = try await folder.library(
+            retention: HistoryRetention(maximumAge: 3600, minimumTransactions: 1, maximumTransactions: 3), on: backend)
+        let other = try await folder.library("Other", on: backend)
         let first = try library.currentChangeToken
         for index in 0..<6 {
             try await library.performChanges {
@@ -90,8 +90,8 @@ struct HistoryTests {
         #expect(try rawCount(library, "SELECT count(*) FROM change_transactions") == 3)
     }
 
-    @Test("age-based pruning keeps the minimum number of transactions")
-    func agePruning() async throws {
+    @Test("age-based pruning keeps the minimum number of transactions", arguments: CatalogBackend.all)
+    func agePruning(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
         let library = folder.library(retention: HistoryRetention(maximumAge: 0, minimumTransactions: 2))
         for index in 0..<5 {
@@ -104,10 +104,10 @@ struct HistoryTests {
         #expect(try rawCount(library, "SELECT min(token) FROM change_log") == 4)
     }
 
-    @Test("another process reads the changes since a token (catalog-history as a child process)")
-    func secondProcess() async throws {
+    @Test("another process reads the changes since a token (catalog-history as a child process)", arguments: CatalogBackend.all)
+    func secondProcess(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let files = try folder.makeFiles(3)
         try await library.performChanges {
             _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Seen elsewhere")
@@ -116,7 +116,7 @@ struct HistoryTests {
         let report = try await library.performChanges {
             for file in files { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
         }
-        let output = try Helper.run(["changes", "--library", library.url.path, "--since", since.stringValue])
+        let output = try Helper.run(["changes", "--library", library.url.path, "--since", since.stringValue] + library.catalog.helperArguments)
         #expect(output.status == 0, "\(output.stderr)")
         let objects = output.objects
         #expect(objects.count == 2)
@@ -128,23 +128,23 @@ struct HistoryTests {
         #expect(Set(inserted) == Set(report.assetCreations.map(\.localIdentifier)))
         #expect(objects.last?["end"] as? String == (try library.currentChangeToken.stringValue))
 
-        let expired = try Helper.run(["changes", "--library", library.url.path, "--since", "ffff:0"])
+        let expired = try Helper.run(["changes", "--library", library.url.path, "--since", "ffff:0"] + library.catalog.helperArguments)
         #expect(expired.status == 1)
         #expect(expired.stderr.contains("persistentChangeDetailsUnavailable"))
     }
 
-    @Test("a reader in another process holding a read transaction neither blocks the writer nor sees half a change")
-    func foreignReaderDoesNotBlock() async throws {
+    @Test("a reader in another process holding a read transaction neither blocks the writer nor sees half a change", arguments: CatalogBackend.all)
+    func foreignReaderDoesNotBlock(backend: CatalogBackend) async throws {
         guard let helper = Helper.executable else { throw Helper.HelperMissing() }
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let first = try folder.makeFiles(2, prefix: "first")
         try await library.performChanges {
             for file in first { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
         }
         let process = Process()
         process.executableURL = helper
-        process.arguments = ["hold-read", "--library", library.url.path]
+        process.arguments = ["hold-read", "--library", library.url.path] + library.catalog.helperArguments
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

@@ -5,10 +5,10 @@ import Testing
 
 @Suite("Application journal", .timeLimit(.minutes(3)))
 struct JournalTests {
-    @Test("append returns ids in order; entries come back by kind with payloads and times; removal")
-    func basics() async throws {
+    @Test("append returns ids in order; entries come back by kind with payloads and times; removal", arguments: CatalogBackend.all)
+    func basics(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let payloads = (0..<5).map { Data("claim \($0)".utf8) }
         let before = Date().addingTimeInterval(-0.002)
         let ids = try await library.appendJournalEntries(kind: "claim", payloads: payloads)
@@ -23,11 +23,11 @@ struct JournalTests {
         #expect(try library.journalEntries(kind: "claim").map(\.id) == [ids[0], ids[2], ids[4]])
     }
 
-    @Test("removal inside a block commits with the block's changes, and not at all when the block fails")
-    func atomicRemoval() async throws {
+    @Test("removal inside a block commits with the block's changes, and not at all when the block fails", arguments: CatalogBackend.all)
+    func atomicRemoval(backend: CatalogBackend) async throws {
         struct Boom: Error {}
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let files = try folder.makeFiles(2)
         let ids = try await library.appendJournalEntries(kind: "claim", payloads: [Data("a".utf8), Data("b".utf8)])
         await #expect(throws: Boom.self) {

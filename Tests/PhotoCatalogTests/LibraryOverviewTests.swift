@@ -5,10 +5,10 @@ import Testing
 
 @Suite("Statistics, identifier prefixes, memberships and history bounds", .timeLimit(.minutes(3)))
 struct LibraryOverviewTests {
-    @Test("statistics count kinds, favourites, hidden, Recently Deleted, albums, bytes, journal and the last change")
-    func statistics() async throws {
+    @Test("statistics count kinds, favourites, hidden, Recently Deleted, albums, bytes, journal and the last change", arguments: CatalogBackend.all)
+    func statistics(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         #expect(try library.statistics() == nil, "no library yet")
         #expect(!FileManager.default.fileExists(atPath: library.url.path), "statistics create nothing")
 
@@ -49,10 +49,10 @@ struct LibraryOverviewTests {
         #expect(stats.journalEntryCounts == ["claim": 2])
     }
 
-    @Test("identifier prefixes: any case, full identifiers, bare UUIDs, smart albums; nothing for garbage")
-    func prefixes() async throws {
+    @Test("identifier prefixes: any case, full identifiers, bare UUIDs, smart albums; nothing for garbage", arguments: CatalogBackend.all)
+    func prefixes(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         #expect(try library.localIdentifiers(withPrefix: "AB", objectType: .asset).isEmpty)
         let files = try folder.makeFiles(40, size: 64)
         let report = try await library.performChanges {
@@ -89,10 +89,10 @@ struct LibraryOverviewTests {
         #expect(try library.localIdentifiers(withPrefix: uuid, objectType: .asset) == [some])
     }
 
-    @Test("album memberships of many assets in one call")
-    func memberships() async throws {
+    @Test("album memberships of many assets in one call", arguments: CatalogBackend.all)
+    func memberships(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let files = try folder.makeFiles(3, size: 64)
         let report = try await library.performChanges {
             let a = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "A")
@@ -113,8 +113,8 @@ struct LibraryOverviewTests {
         #expect(memberships[assets[0].localIdentifier] == Array(single))
     }
 
-    @Test("the earliest change token reads the whole kept history, also after pruning")
-    func earliestToken() async throws {
+    @Test("the earliest change token reads the whole kept history, also after pruning", arguments: CatalogBackend.all)
+    func earliestToken(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
         let library = folder.library(
             retention: HistoryRetention(maximumAge: 3600, minimumTransactions: 1, maximumTransactions: 3))

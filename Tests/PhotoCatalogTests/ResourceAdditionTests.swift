@@ -28,10 +28,10 @@ struct ResourceAdditionTests {
             Asset.fetchAssets(withLocalIdentifiers: [asset.localIdentifier], library: asset.photoLibrary).firstObject)
     }
 
-    @Test("a Live Photo's movie added to its stored photo: one Live Photo, reported as updated")
-    func pairedVideoJoinsPhoto() async throws {
+    @Test("a Live Photo's movie added to its stored photo: one Live Photo, reported as updated", arguments: CatalogBackend.all)
+    func pairedVideoJoinsPhoto(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let photoBytes = TestFiles.distinctBytes(size: 2000)
         let movieBytes = TestFiles.distinctBytes(size: 5000)
         let photo = try await store(folder.write(photoBytes, to: "IMG_0002.HEIC"), as: .photo, in: library, key: "a/img_0002")
@@ -91,10 +91,10 @@ struct ResourceAdditionTests {
 
     @Test(
         "assets awaiting a partner are found through their partial index, also with a limit and the date sort",
-        .requires(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "the sqlite3 command (apt install sqlite3)"))
-    func awaitingPartnerUsesItsIndex() async throws {
+        .requires(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "the sqlite3 command (apt install sqlite3)"), arguments: CatalogBackend.all)
+    func awaitingPartnerUsesItsIndex(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         for index in 0..<3 {
             _ = try await store(
                 folder.write(TestFiles.distinctBytes(size: 1000 + index), to: "IMG_\(index).JPG"), as: .photo,
@@ -108,7 +108,7 @@ struct ResourceAdditionTests {
         let byKey = FetchOptions(predicate: .awaitingPartner(in: ["b/img_0003", "a/img_1"]), fetchLimit: 5)
         #expect(try Asset.fetchAssets(with: byKey, library: library).map(\.localIdentifier) == [movie.localIdentifier])
         // The plan SQLite picks: the partial index, never a walk of the capture-date index (every asset).
-        for options in [anyKey, byKey] {
+        for options in [anyKey, byKey] where backend == .sqlite {
             let sql = try AssetQuery(source: .all, options: options).compile().sql
             let plan = try ProcessRunner.runBlocking(
                 URL(fileURLWithPath: "/usr/bin/sqlite3"),
@@ -119,10 +119,10 @@ struct ResourceAdditionTests {
         }
     }
 
-    @Test("a photo that arrives after its movie or RAW becomes the primary file; the old one is demoted")
-    func newPrimaryDemotesTheOld() async throws {
+    @Test("a photo that arrives after its movie or RAW becomes the primary file; the old one is demoted", arguments: CatalogBackend.all)
+    func newPrimaryDemotesTheOld(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let movie = try await store(
             folder.write(TestFiles.distinctBytes(size: 3000), to: "IMG_0003.MOV"), as: .video, in: library,
             key: "b/img_0003", awaits: true)
@@ -172,10 +172,10 @@ struct ResourceAdditionTests {
         #expect(try library.verify(deep: true).isClean)
     }
 
-    @Test("an addition is crash-safe like a creation: a failed block leaves the file where it was")
-    func failedAdditionLeavesTheFile() async throws {
+    @Test("an addition is crash-safe like a creation: a failed block leaves the file where it was", arguments: CatalogBackend.all)
+    func failedAdditionLeavesTheFile(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library()
+        let library = try await folder.library(on: backend)
         let video = try await store(
             folder.write(TestFiles.distinctBytes(size: 3000), to: "clip.MOV"), as: .video, in: library)
         let sidecar = try folder.write(TestFiles.distinctBytes(size: 300), to: "clip.xmp")

@@ -42,7 +42,7 @@ struct VerifyTests {
         let (library, assets) = try await populated(folder)
         #expect(try library.verify().isClean)
         let shared = try #require(assets[0].primaryResource?.relativePath)
-        let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        let database = try library.rawCatalog()
         try database.run(
             "UPDATE resources SET path = ? WHERE asset_id = (SELECT id FROM assets WHERE uuid = ?)",
             [.text(shared), .text(try #require(LocalIdentifier.assetUUID(assets[1].localIdentifier)))])
@@ -126,7 +126,7 @@ struct VerifyTests {
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)
 
-        let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        let database = try library.rawCatalog()
         for (session, destination) in [
             ("dead-session", "originals/0a/dead.jpg"), ("dead-session", "originals/0a/gone.jpg"),
             ("live-session", "originals/0b/live.jpg"), ("live-session", "originals/0b/copy.jpg"),
@@ -165,7 +165,7 @@ struct VerifyTests {
         let recovered = library.url.appendingPathComponent("recovered")
         try FileManager.default.createDirectory(at: recovered, withIntermediateDirectories: true)
         try Data("kept".utf8).write(to: recovered.appendingPathComponent("x-IMG_1.jpg"))
-        let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        let database = try library.rawCatalog()
         try database.run("UPDATE albums SET asset_count = 7")
         let uuid = try #require(LocalIdentifier.assetUUID(assets[1].localIdentifier))
         try database.run(
@@ -185,7 +185,7 @@ struct VerifyTests {
         let folder = try TemporaryDirectory()
         let (library, _) = try await populated(folder, count: 40)
         // Break an index behind SQLite's back: the table and its index disagree.
-        let database = try Database(path: library.databasePath, mode: .readWrite(create: false))
+        let database = try library.rawCatalog()
         try database.execute("PRAGMA writable_schema = ON")
         let indexRoot = try #require(
             try database.int64("SELECT rootpage FROM sqlite_schema WHERE name = 'assets_by_added_date'"))
@@ -194,15 +194,15 @@ struct VerifyTests {
             "UPDATE sqlite_schema SET rootpage = ? WHERE name = 'assets_by_added_date'", [.integer(tableRoot)])
         try database.execute("PRAGMA writable_schema = OFF")
         _ = indexRoot
-        let fresh = PhotoLibrary(url: library.url)
+        let fresh = PhotoLibrary(url: library.url, catalog: library.catalog)
         let report = try fresh.verify()
         #expect(!report.issues(of: .databaseIntegrity).isEmpty, "\(report.issues)")
     }
 
-    @Test("no library: an error naming the folder, and nothing is created")
-    func noLibrary() throws {
+    @Test("no library: an error naming the folder, and nothing is created", arguments: CatalogBackend.all)
+    func noLibrary(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
-        let library = folder.library("Missing")
+        let library = try await folder.library("Missing", on: backend)
         #expect {
             try library.verify()
         } throws: { error in
@@ -216,7 +216,7 @@ struct VerifyTests {
     func besideWriter() async throws {
         let folder = try TemporaryDirectory()
         let (library, _) = try await populated(folder, count: 1)
-        let writer = PhotoLibrary(url: library.url)
+        let writer = PhotoLibrary(url: library.url, catalog: library.catalog)
         let files = try folder.makeFiles(60, prefix: "busy", size: 3000)
         let done = Locked(false)
         let writing = Task {

@@ -2,6 +2,7 @@ import Foundation
 import PhotodropSystem
 import Synchronization
 import TestFixtures
+import PostgresClient
 import Testing
 
 @testable import PhotoCatalog
@@ -109,7 +110,7 @@ enum TestFiles {
 
 /// A raw read connection on a library's database, for checks the public API does not offer.
 func rawCount(_ library: PhotoLibrary, _ sql: String) throws -> Int64 {
-    let database = try Database(path: library.databasePath, mode: .readOnly)
+    let database = try library.rawCatalog()
     return try database.int64(sql) ?? 0
 }
 
@@ -159,3 +160,59 @@ enum Helper {
 }
 
 
+
+/// The engines the catalog suite runs on: each test that takes a backend runs once on SQLite and once on a real
+/// PostgreSQL server (``SharedPostgres``), through the same ``PhotoLibrary`` calls.
+enum CatalogBackend: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// SQLite, and PostgreSQL when its server programs are installed. Where they are not, the PostgreSQL half is
+    /// skipped, saying so; under `PHOTODROP_TESTS_MUST_NOT_SKIP=1` it runs anyway, and fails.
+    static let all: [CatalogBackend] = {
+        if PostgresCluster.canStart || skippingIsFailure { return [.sqlite, .postgres] }
+        print("⚠️ PostgreSQL's server programs are not installed: the catalog suite runs on SQLite only")
+        return [.sqlite]
+    }()
+}
+
+extension TemporaryDirectory {
+    /// A new library folder inside this directory, its catalog on `backend`: for PostgreSQL, in a new database of
+    /// the process's cluster, after proving that the server answering is PostgreSQL (`SELECT version()`), so that
+    /// the PostgreSQL run can never quietly test SQLite twice.
+    func library(
+        _ name: String = "Library", retention: HistoryRetention = .default, on backend: CatalogBackend
+    ) async throws -> PhotoLibrary {
+        switch backend {
+        case .sqlite:
+            return PhotoLibrary(url: appending(name), historyRetention: retention)
+        case .postgres:
+            let connectionString = try await SharedPostgres.newDatabase()
+            let connection = try PostgresConnection(connectionString: connectionString)
+            let version = try connection.execute("SELECT version()").scalar ?? ""
+            try #require(version.hasPrefix("PostgreSQL "), "the catalog server is not PostgreSQL: \(version)")
+            return PhotoLibrary(
+                url: appending(name), historyRetention: retention,
+                catalog: .postgres(connectionString: connectionString))
+        }
+    }
+}
+
+extension PhotoLibrary {
+    /// A connection of the test's own to the library's catalog, on whichever backend holds it (for looking at or
+    /// tampering with rows as an outsider would; statements in the SQL both share).
+    func rawCatalog() throws -> Database {
+        catalog.isPostgres
+            ? try connector.openPostgres() : try Database(path: databasePath, mode: .readWrite(create: false))
+    }
+}
+
+extension CatalogLocation {
+    /// The `catalog-history` helper's arguments for this catalog (`--postgres CONNECTION`, or none for SQLite).
+    var helperArguments: [String] {
+        if case .postgres(let connectionString, _) = self { return ["--postgres", connectionString] }
+        return []
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCatalog
+import PostgresClient
 import PhotodropSystem
 
 /// `catalog-history`: a second process for the catalog's cross-process tests.
@@ -29,6 +30,7 @@ struct CatalogHistory {
         let options = parse(arguments)
         guard let libraryPath = options["library"] else { fail("--library DIR is required") }
         let libraryURL = URL(fileURLWithPath: libraryPath)
+        catalog = options["postgres"].map { .postgres(connectionString: $0) } ?? .sqlite
         do {
             switch command {
             case "changes": try changes(libraryURL, since: options["since"])
@@ -49,6 +51,9 @@ struct CatalogHistory {
             fail("\(error)")
         }
     }
+
+    /// Where the library's catalog is: `--postgres CONNECTION` for PostgreSQL, else SQLite in the folder.
+    nonisolated(unsafe) static var catalog: CatalogLocation = .sqlite
 
     static func parse(_ arguments: [String]) -> [String: String] {
         var options: [String: String] = [:]
@@ -84,7 +89,7 @@ struct CatalogHistory {
     }
 
     static func changes(_ libraryURL: URL, since: String?) throws {
-        let library = PhotoLibrary(url: libraryURL)
+        let library = PhotoLibrary(url: libraryURL, catalog: catalog)
         let token: PersistentChangeToken
         if let since {
             guard let parsed = PersistentChangeToken(string: since) else { fail("'\(since)' is not a change token") }
@@ -110,8 +115,19 @@ struct CatalogHistory {
         printJSON(["end": try library.currentChangeToken.stringValue])
     }
 
-    /// A foreign reader: a raw SQLite connection on the library's database with an open read transaction.
+    /// A foreign reader: a raw connection on the library's database with an open read transaction.
     static func holdRead(_ libraryURL: URL) throws {
+        if case .postgres(let connectionString, _) = catalog {
+            let connection = try PostgresConnection(connectionString: connectionString)
+            func count() throws -> String { try connection.execute("SELECT count(*) FROM assets").scalar ?? "-1" }
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            emit("count \(try count())")
+            _ = readLine()
+            emit("count \(try count())")
+            try connection.execute("COMMIT")
+            emit("after \(try count())")
+            return
+        }
         let database = try Database(
             path: libraryURL.appendingPathComponent(PhotoLibrary.databaseName).path, mode: .readOnly)
         func count() throws -> Int64 { try database.int64("SELECT count(*) FROM assets") ?? -1 }
@@ -140,7 +156,7 @@ struct CatalogHistory {
                 fail("could not become user \(uid): errno \(errno)", code: "setuid")
             }
         }
-        let library = PhotoLibrary(url: libraryURL)
+        let library = PhotoLibrary(url: libraryURL, catalog: catalog)
         var result: [String: Any] = ["status": "\(library.authorizationStatus(for: .readWrite))", "uid": getuid()]
         do {
             let albums = try AssetCollection.fetchAssetCollections(
@@ -166,7 +182,7 @@ struct CatalogHistory {
     }
 
     static func importFolder(_ libraryURL: URL, source: URL, batch: Int, move: Bool) async throws {
-        let library = PhotoLibrary(url: libraryURL)
+        let library = PhotoLibrary(url: libraryURL, catalog: catalog)
         let names = try FileManager.default.contentsOfDirectory(atPath: source.path).sorted()
         var committed = 0
         for start in stride(from: 0, to: names.count, by: max(1, batch)) {
