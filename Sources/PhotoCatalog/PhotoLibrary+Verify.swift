@@ -48,7 +48,32 @@ extension PhotoLibrary {
     /// - Returns: SQLite's messages; empty when the database is intact.
     /// - Throws: ``PhotosError`` when the file cannot be opened as a database at all (it is not one, or it is
     ///   unreadable), naming the file and what to do.
+    ///
+    /// On a PostgreSQL catalog: connects, and checks that the database is photodrop's, of a schema this photodrop
+    /// reads, and not empty (a library folder with originals beside an empty database is a wrong connection string,
+    /// never a new library); PostgreSQL checks its own pages.
     public func checkDatabase() throws -> [String] {
+        if catalog.isPostgres {
+            let version: Int
+            do {
+                let database = try connector.openReader()
+                version = try PostgresSchema.version(of: database)
+            } catch let error as DatabaseError {
+                throw PhotosError.database(error, action: "connect to the catalog", library: folderPath)
+            }
+            if version == 0 {
+                throw PhotosError(
+                    .invalidParameter, title: "Empty catalog database",
+                    message: "The library folder '\(folderPath)' holds stored originals, but the PostgreSQL database "
+                        + "(\(catalog)) is empty: is \"catalog.postgres\" the right database? Nothing was changed. "
+                        + "Point it at the library's database, or move the library there with 'photodrop migrate'.")
+            }
+            if version > PostgresSchema.latestVersion {
+                throw PhotosError.newerLibrary(
+                    .newerThanSupported(found: version, supported: PostgresSchema.latestVersion), path: folderPath)
+            }
+            return []
+        }
         do {
             let database = try Database(path: databasePath, mode: .readOnly)
             let messages = try database.rows("PRAGMA quick_check(20)") { $0.string(0) }

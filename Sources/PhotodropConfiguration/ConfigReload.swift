@@ -4,7 +4,7 @@
 /// claimed files, the watch lock and the library's modes behind in the old places. Everything else applies live.
 public enum ConfigReload {
     /// The keys `watch` and `serve` refuse to change live (a restart applies them) whose values differ: `library`,
-    /// `inbox`, `rejected`, `albums`, `libraryGroup`.
+    /// `inbox`, `rejected`, `albums`, `libraryGroup`, `catalog.postgres`, `catalog.passwordFile`, `node`.
     public static func fixedChanges(from old: IngestConfig, to new: IngestConfig) -> [String] {
         var keys: [String] = []
         if old.library != new.library { keys.append("library") }
@@ -12,6 +12,9 @@ public enum ConfigReload {
         if old.rejected != new.rejected { keys.append("rejected") }
         if old.albums != new.albums { keys.append("albums") }
         if old.libraryGroup != new.libraryGroup { keys.append("libraryGroup") }
+        if old.catalog.postgres != new.catalog.postgres { keys.append("catalog.postgres") }
+        if old.catalog.passwordFile != new.catalog.passwordFile { keys.append("catalog.passwordFile") }
+        if old.node != new.node { keys.append("node") }
         return keys
     }
 

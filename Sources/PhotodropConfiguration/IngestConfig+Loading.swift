@@ -24,8 +24,9 @@ extension IngestConfig {
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
         "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "decodeMemoryMiB", "trashDays",
-        "video", "log", "serve", "metrics",
+        "video", "log", "serve", "metrics", "catalog", "node",
     ]
+    static let catalogKeys = ["postgres", "passwordFile"]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
     static let serveKeys = [
@@ -187,6 +188,16 @@ struct ConfigValidator {
             case "log": applyLog(value, to: &config.log)
             case "serve": applyServe(value, to: &config.serve, base: base)
             case "metrics": applyMetrics(value, to: &config.metrics, base: base)
+            case "catalog": applyCatalog(value, to: &config.catalog, base: base)
+            case "node":
+                guard case .string(let text) = value.kind, IngestConfig.isValidNode(text) else {
+                    fail(
+                        key, value.position,
+                        "must be this node's short id: 1 to 32 letters, digits, '-' or '_' (like \"ingest-1\"); found "
+                            + value.typeDescription)
+                    continue
+                }
+                config.node = text
             default: break  // reported by checkKeys
             }
         }
@@ -260,6 +271,38 @@ struct ConfigValidator {
                 }
             default: break
             }
+        }
+    }
+
+    private mutating func applyCatalog(_ value: JSONValue, to catalog: inout CatalogSettings, base: String) {
+        guard case .object(let members) = value.kind else {
+            fail(
+                "catalog", value.position,
+                "must be an object like {\"postgres\": \"postgresql:///photodrop?host=/run/postgresql\"}; found "
+                    + value.typeDescription)
+            return
+        }
+        checkKeys(members, allowed: IngestConfig.catalogKeys, parent: "catalog")
+        for member in members {
+            let value = member.value
+            switch member.key {
+            case "postgres":
+                guard case .string(let text) = value.kind, !text.allSatisfy({ $0 == " " || $0 == "\t" }) else {
+                    fail(
+                        "catalog.postgres", value.position,
+                        "must be a PostgreSQL connection string or URI (like \"postgresql:///photodrop?host=/run/"
+                            + "postgresql\" or \"host=db.lan dbname=photodrop user=photodrop\"); found "
+                            + value.typeDescription)
+                    continue
+                }
+                catalog.postgres = text
+            case "passwordFile":
+                if let file = path("catalog.passwordFile", value, base: base) { catalog.passwordFile = file }
+            default: break
+            }
+        }
+        if catalog.passwordFile != nil && catalog.postgres == nil {
+            fail("catalog.passwordFile", value.position, "needs \"postgres\": the password is for a PostgreSQL catalog")
         }
     }
 

@@ -47,6 +47,11 @@ public struct IngestConfig: Sendable, Equatable {
     public var baseDirectory: String
     /// The library folder (`library.sqlite`, `originals/`). Default `Library`.
     public var library: String
+    /// Where the catalog is (`catalog`): SQLite in the library folder unless `catalog.postgres` is set.
+    public var catalog: CatalogSettings
+    /// This node's short id (`node`): names its claimed folder, its watch lock and its row in the nodes table, so that
+    /// several photodrop processes can share a library and an inbox. Default: the host name.
+    public var node: String
     /// The watched inbox. Default `Inbox`.
     public var inbox: String
     /// Where rejected files go, as `Rejected/<Album>/<name>`. Default `Rejected`.
@@ -102,6 +107,8 @@ public struct IngestConfig: Sendable, Equatable {
         self.inbox = Path.resolve("Inbox", against: base)
         self.rejected = Path.resolve("Rejected", against: base)
         self.libraryGroup = nil
+        self.catalog = CatalogSettings()
+        self.node = IngestConfig.defaultNode
         self.workers = 0
         self.settleMilliseconds = 2000
         self.incompleteGraceSeconds = 300
@@ -119,6 +126,19 @@ public struct IngestConfig: Sendable, Equatable {
         self.metrics = MetricsSettings()
     }
 
+    /// The default ``node``: the host name, cut at its first dot, as far as it is a valid node id (else `node`).
+    public static var defaultNode: String {
+        let host = String(SystemProcess.hostName.prefix { $0 != "." })
+        return isValidNode(host) ? host : "node"
+    }
+
+    /// Allowed node ids: 1 to 32 ASCII letters, digits, `-` and `_` (a folder name on every file system, and short in
+    /// logs).
+    public static func isValidNode(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 32
+            && text.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+    }
+
     /// The number of worker tasks to run: ``workers``, or the number of active cores when it is 0.
     public var workerCount: Int { workers == 0 ? max(1, ProcessInfo.processInfo.activeProcessorCount) : workers }
 
@@ -133,4 +153,10 @@ public struct IngestConfig: Sendable, Equatable {
 
     /// The name filter the watcher, the scanner and the settle logic share: built-in temp names plus ``ignore``.
     public var ignoreRules: IgnoreRules { IgnoreRules(patterns: ignore) }
+}
+
+extension UInt8 {
+    fileprivate var isASCIILetterOrDigit: Bool {
+        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
+    }
 }

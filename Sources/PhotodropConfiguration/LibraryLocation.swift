@@ -27,8 +27,9 @@ public enum LibraryLocation {
         public var description: String
     }
 
-    /// What is at `path` now.
-    public static func state(of path: String) -> State {
+    /// What is at `path` now. With a PostgreSQL catalog (`catalogInPostgres`) the folder holds no database: a library
+    /// folder is one with `originals/` in it.
+    public static func state(of path: String, catalogInPostgres: Bool = false) -> State {
         do throws(SystemError) {
             if try FileSystem.linkStatus(atPath: path) == nil { return .missing }
         } catch {
@@ -37,18 +38,20 @@ public enum LibraryLocation {
         guard let folder = try? FileSystem.status(atPath: path), folder.isDirectory else {
             return .unusable("'\(path)' is not a folder")
         }
-        if (try? FileSystem.linkStatus(atPath: path + "/" + PhotoLibrary.databaseName)) != nil { return .library }
+        let marker = catalogInPostgres ? "originals" : PhotoLibrary.databaseName
+        if (try? FileSystem.linkStatus(atPath: path + "/" + marker)) != nil { return .library }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? 0
         return .folderWithoutLibrary(entries: entries)
     }
 
     /// Throws unless a command may write the library of `config`: there is one, or nothing at all is at its path.
     public static func checkWritable(_ config: IngestConfig) throws(Refusal) {
-        switch state(of: config.library) {
+        switch state(of: config.library, catalogInPostgres: config.catalog.isPostgres) {
         case .missing, .library:
             return
         case .folderWithoutLibrary(let entries):
-            let what = entries == 0 ? "an empty folder" : "a folder with \(entries) entries but no library.sqlite"
+            let marker = config.catalog.isPostgres ? "originals/ folder" : "library.sqlite"
+            let what = entries == 0 ? "an empty folder" : "a folder with \(entries) entries but no \(marker)"
             throw Refusal(
                 description:
                     "the library folder '\(config.library)' (\"library\" in \(config.sourceFile ?? "the defaults")) is "
@@ -60,11 +63,24 @@ public enum LibraryLocation {
         }
     }
 
-    /// The library of `config`, with the configured permissions.
+    /// The library of `config`, with the configured permissions and catalog. A password file that cannot be read
+    /// leaves the password out (the connection then fails with PostgreSQL's reason); ``checkCatalog(_:)`` says why
+    /// first.
     public static func library(_ config: IngestConfig) -> PhotoLibrary {
         PhotoLibrary(
             url: URL(fileURLWithPath: config.library, isDirectory: true),
-            permissions: LibraryPermissions(groupID: config.libraryGroup?.id))
+            permissions: LibraryPermissions(groupID: config.libraryGroup?.id), catalog: catalog(config))
+    }
+
+    /// Where `config`'s catalog is.
+    public static func catalog(_ config: IngestConfig) -> CatalogLocation {
+        guard let postgres = config.catalog.postgres else { return .sqlite }
+        return .postgres(connectionString: postgres, password: (try? config.catalog.password()) ?? nil)
+    }
+
+    /// Throws when `config`'s catalog settings cannot be used (a password file that cannot be read).
+    public static func checkCatalog(_ config: IngestConfig) throws(Refusal) {
+        do { _ = try config.catalog.password() } catch { throw Refusal(description: error.description) }
     }
 
     /// Throws when the config's `libraryGroup` is one this process cannot give files to.

@@ -19,7 +19,7 @@ import Uploads
 /// swapped for a symbolic link between the look and the claim cannot make photodrop take a file from outside the
 /// inbox, and the staging folder is held open, so that replacing `.photodrop` in the inbox changes nothing.
 public struct ClaimJournal: Sendable {
-    /// The journal kind of claim entries.
+    /// The journal kind of claim entries of a library that one node writes (SQLite).
     public static let kind = "claim"
 
     /// The outcome of a claim batch.
@@ -49,23 +49,37 @@ public struct ClaimJournal: Sendable {
     public let inbox: FolderRoot
     /// How a claimed file's folder names its album (config `albums`).
     public let albums: AlbumRule
+    /// The node whose claims these are (config `node`), when several share the catalog (PostgreSQL); nil for a
+    /// library one node writes. Each node has its own journal kind and staging folder, so that one node's recovery
+    /// never touches another's files.
+    public let node: String?
+    /// This node's journal kind: `claim`, or `claim:<node>`.
+    public let kind: String
+    /// This node's staging folder, relative to the inbox: `.photodrop/claimed`, or `.photodrop/claimed/<node>`.
+    public let stagingRelativePath: String
     private let staging: StagingFolder
     /// Names claimed lately, by folder and pairing stem: a file whose partner was claimed a moment before it (and so
     /// is no longer in the folder) still knows it has one.
     private let recent = RecentClaims()
 
     /// Claims for the inbox at `inbox` (absolute), journaled in `library`.
-    public init(library: PhotoLibrary, inbox: String, albums: AlbumRule = .firstLevelFolder) {
+    public init(library: PhotoLibrary, inbox: String, albums: AlbumRule = .firstLevelFolder, node: String? = nil) {
         self.library = library
         self.inbox = FolderRoot(path: inbox)
         self.albums = albums
+        self.node = node
+        self.kind = node.map { "\(ClaimJournal.kind):\($0)" } ?? ClaimJournal.kind
+        self.stagingRelativePath = ClaimJournal.stagingRelativePath(node: node)
         self.staging = StagingFolder()
     }
 
     /// `<inbox>/.photodrop/claimed`, for messages.
-    var stagingPath: String { Path.join(inbox.path, ClaimJournal.stagingRelativePath) }
+    var stagingPath: String { Path.join(inbox.path, stagingRelativePath) }
 
-    static let stagingRelativePath = ".photodrop/claimed"
+    /// The staging folder of `node`, relative to the inbox.
+    public static func stagingRelativePath(node: String?) -> String {
+        node.map { ".photodrop/claimed/\($0)" } ?? ".photodrop/claimed"
+    }
 
     /// The absolute path of a file in the inbox, for messages.
     func inboxPath(_ relative: String) -> String { Path.join(inbox.path, relative) }
@@ -79,7 +93,7 @@ public struct ClaimJournal: Sendable {
     func stagingFolder() throws(SystemError) -> Directory {
         if let current = staging.current(), (try? current.status().linkCount) ?? 0 > 0 { return current }
         let root = try inbox.directory(creating: true)
-        let folder = try root.directory(ClaimJournal.stagingRelativePath, creating: true, mode: 0o700)
+        let folder = try root.directory(stagingRelativePath, creating: true, mode: 0o700)
         // Only the daemon's user may enter the staging folder (folders made by an older photodrop were 0755);
         // .photodrop itself stays readable: it may hold the daemon's status when the library cannot be written.
         try? folder.descriptor.setPermissions(0o700)
@@ -127,7 +141,7 @@ public struct ClaimJournal: Sendable {
         let recentSiblings = recent.note(files.map { Path.split($0.displayPath) }, now: now)
         for index in files.indices where recentSiblings[index] { files[index].hasSameStemSibling = true }
         let payloads = files.map { Data(ClaimPayload(claiming: $0).encoded) }
-        let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
+        let ids = try await library.appendJournalEntries(kind: kind, payloads: payloads)
         var claimed = Claimed()
         claimed.jobs.reserveCapacity(files.count)
         var orphans: [Int64] = []
@@ -201,7 +215,7 @@ public struct ClaimJournal: Sendable {
     public func recover(logger: Logger = .disabled) async throws -> Recovery {
         let folder = try stagingFolder()
         var recovery = Recovery()
-        let entries = try library.journalEntries(kind: ClaimJournal.kind)
+        let entries = try library.journalEntries(kind: kind)
         var known = Set<Int64>()
         var dropped: [Int64] = []
         var unrecorded: [FileRecord.Draft] = []
@@ -259,7 +273,7 @@ public struct ClaimJournal: Sendable {
                     source: "recovered-\(stray.name)", album: nil, identity: FileIdentity(stray.info)
                 ).encoded)
         }
-        let ids = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: payloads)
+        let ids = try await library.appendJournalEntries(kind: kind, payloads: payloads)
         for (stray, id) in zip(strays, ids) {
             guard (try? folder.rename(stray.name, to: folder, as: String(id))) == true else { continue }
             recovery.unaccountedStagedFiles += 1
@@ -332,4 +346,10 @@ private final class RecentClaims: Sendable {
         }
         return UInt64(bitPattern: Int64(hasher.finalize()))
     }
+}
+
+extension IngestConfig {
+    /// This daemon's node id when the library is shared (a PostgreSQL catalog: config `node`), else nil: a library
+    /// in SQLite has one daemon, with the claim journal, staging folder and watch lock it always had.
+    public var sharedNode: String? { catalog.isPostgres ? node : nil }
 }

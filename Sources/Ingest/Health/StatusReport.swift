@@ -23,23 +23,25 @@ public struct StatusReport: Sendable {
     public var daemonStatus: DaemonStatus?
     public var problems: [HealthProblem] = []
 
-    public var claims: Int { statistics?.journalEntryCounts[StatusReport.claimKind] ?? 0 }
+    public var claims: Int { statistics?.journalEntryCounts[claimKind] ?? 0 }
     public var daemonRunning: Bool {
         if case .running = daemon { return true }
         return false
     }
 
-    /// The journal kind of the ingest pipeline's claims.
-    static let claimKind = "claim"
+    /// The journal kind of this node's claims (`claim`, or `claim:<node>` on a shared catalog).
+    var claimKind = ClaimJournal.kind
 
     /// Gathers the report for `config`: works without a library and beside a running daemon.
     public static func gather(_ config: IngestConfig) -> StatusReport {
         var report = StatusReport(
             library: config.library, configFile: config.sourceFile, inbox: config.inbox, rejected: config.rejected)
-        report.libraryExists = FileSystem.exists(atPath: config.library + "/" + PhotoLibrary.databaseName)
+        if let node = config.sharedNode { report.claimKind = "\(ClaimJournal.kind):\(node)" }
+        report.libraryExists =
+            LibraryLocation.state(of: config.library, catalogInPostgres: config.catalog.isPostgres) == .library
         let now = UTCTimestamp.now()
         if report.libraryExists {
-            let library = PhotoLibrary(url: URL(fileURLWithPath: config.library))
+            let library = LibraryLocation.library(config)
             do {
                 report.statistics = try library.statistics()
             } catch {
@@ -66,7 +68,7 @@ public struct StatusReport: Sendable {
                 }
             }
         }
-        report.daemon = DaemonLock.inspect(library: config.library)
+        report.daemon = DaemonLock.inspect(library: config.library, node: config.sharedNode)
         if case .unknown(let problem) = report.daemon {
             report.problems.append(HealthProblem(code: "libraryUnreadable", oldestPath: config.library, message: problem))
         }
@@ -74,7 +76,7 @@ public struct StatusReport: Sendable {
             report.daemonStatus = DaemonStatus.read(library: config.library, inbox: config.inbox)
             if let status = report.daemonStatus, now.seconds - status.updated.seconds <= DaemonStatus.staleAfterSeconds {
                 report.problems += status.problems
-            } else if let since = report.daemonStatus?.updated ?? DaemonLock.lockedSince(library: config.library),
+            } else if let since = report.daemonStatus?.updated ?? DaemonLock.lockedSince(library: config.library, node: config.sharedNode),
                 now.seconds - since.seconds > DaemonStatus.staleAfterSeconds
             {
                 report.problems.append(

@@ -94,6 +94,7 @@ public final class ImportService: Sendable {
                 let created = try ConfiguredFolders.check(
                     ConfiguredFolders.forImport(config, movesRejected: request.move), config: config)
                 try LibraryLocation.checkWritable(config)
+                try LibraryLocation.checkCatalog(config)
                 try LibraryLocation.checkGroup(config)
                 for folder in created { onCreatingFolder(folder) }
             } catch {

@@ -12,6 +12,10 @@ public final class DaemonLock: Sendable {
     /// The lock file's name inside the library folder.
     public static let fileName = "watch.lock"
 
+    /// The lock file of `node` (several nodes share a library: `watch-<node>.lock`, one per node id), or of the one
+    /// daemon of a library nobody shares (`watch.lock`).
+    public static func fileName(node: String?) -> String { node.map { "watch-\($0).lock" } ?? fileName }
+
     /// Why the lock could not be taken.
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// Another process holds it.
@@ -43,13 +47,13 @@ public final class DaemonLock: Sendable {
     private let fd: FileDescriptor
 
     /// Creates the library folder if needed, then takes the lock without waiting and writes this process's pid.
-    public init(library: String) throws(Failure) {
+    public init(library: String, node: String? = nil) throws(Failure) {
         do {
             try FileSystem.makeDirectories(library)
         } catch {
             throw .system(error)
         }
-        let path = Path.join(library, DaemonLock.fileName)
+        let path = Path.join(library, DaemonLock.fileName(node: node))
         let fd: FileDescriptor
         let locked: Bool
         do throws(SystemError) {
@@ -95,8 +99,8 @@ public final class DaemonLock: Sendable {
 
     /// Whether a daemon holds the lock of `library` now, tested with a non-blocking shared lock that is released at
     /// once; the file is opened read-only and never created.
-    public static func inspect(library: String) -> State {
-        let path = Path.join(library, fileName)
+    public static func inspect(library: String, node: String? = nil) -> State {
+        let path = Path.join(library, fileName(node: node))
         let fd: FileDescriptor
         do throws(SystemError) {
             fd = try FileSystem.open(path, [.readOnly, .noControllingTerminal, .noFollow])
@@ -117,8 +121,8 @@ public final class DaemonLock: Sendable {
     }
 
     /// When the daemon holding the lock took it (the lock file's modification time: the daemon writes its pid then).
-    static func lockedSince(library: String) -> UTCTimestamp? {
-        guard let info = try? FileSystem.linkStatus(atPath: Path.join(library, fileName)) else { return nil }
+    static func lockedSince(library: String, node: String? = nil) -> UTCTimestamp? {
+        guard let info = try? FileSystem.linkStatus(atPath: Path.join(library, fileName(node: node))) else { return nil }
         return UTCTimestamp(seconds: Int64(info.modification.seconds), nanoseconds: Int32(info.modification.nanoseconds))
     }
 

@@ -108,13 +108,19 @@ public final class WatchService: Sendable {
     /// daemon only from then on.
     public var hasStarted: Bool { current.withLock { $0.started } }
 
+    /// The journal kind of this daemon's claims.
+    private var claimKind: String {
+        let node = current.withLock { $0.config.sharedNode }
+        return node.map { "\(ClaimJournal.kind):\($0)" } ?? ClaimJournal.kind
+    }
+
     /// The metrics now (counts since the start, the inbox, inotify, the library's counts from one read).
     public func metrics() -> WatchMetrics {
         let (library, watches) = current.withLock { ($0.library, $0.watches) }
         let statisticsOfLibrary = try? library?.statistics()
         return WatchMetrics(
             counts: statistics.snapshot, details: statistics.detailSnapshot, waiting: health.waiting,
-            claimed: statisticsOfLibrary?.journalEntryCounts[ClaimJournal.kind] ?? 0,
+            claimed: statisticsOfLibrary?.journalEntryCounts[claimKind] ?? 0,
             oldestWaitingAge: health.oldestWaitingAge, watches: watches?(), library: statisticsOfLibrary,
             problems: health.problems().map(\.code))
     }
@@ -181,11 +187,12 @@ public final class WatchService: Sendable {
         // An existing folder without a library (an unmounted disk's mount point) is never made into a new library;
         // a folder whose parent is missing, on a disk that is not mounted, or not writable is refused before
         // anything is created.
-        let existing = LibraryLocation.state(of: config.library)
+        let existing = LibraryLocation.state(of: config.library, catalogInPostgres: config.catalog.isPostgres)
         let created: [ConfiguredFolders.Folder]
         do {
             created = try ConfiguredFolders.check(ConfiguredFolders.forWatch(config), config: config)
             try LibraryLocation.checkWritable(config)
+            try LibraryLocation.checkCatalog(config)
             try LibraryLocation.checkGroup(config)
         } catch {
             throw Failure(description: error.description)
@@ -203,7 +210,7 @@ public final class WatchService: Sendable {
         }
         let lock: DaemonLock
         do {
-            lock = try DaemonLock(library: config.library)
+            lock = try DaemonLock(library: config.library, node: config.sharedNode)
         } catch {
             throw Failure(description: error.description)
         }
@@ -272,7 +279,8 @@ public final class WatchService: Sendable {
         if reloadWaiting { mailbox.post(.reload) }
         defer { current.withLock { $0.mailbox = nil; $0.stop = nil } }
         if self.stopRequested.isRaised { stopRequested.raise() }
-        let claims = ClaimJournal(library: library, inbox: config.inbox, albums: .folders(config.albums))
+        let claims = ClaimJournal(
+            library: library, inbox: config.inbox, albums: .folders(config.albums), node: config.sharedNode)
         let quarantine = Quarantine(root: config.rejected)
         let recovery: ClaimJournal.Recovery
         do {
@@ -329,7 +337,7 @@ public final class WatchService: Sendable {
         var watcherOptions = options.watcher
         watcherOptions.ignore = config.ignoreRules
         watcherOptions.health = health
-        watcherOptions.stagingFolder = ClaimJournal.stagingRelativePath
+        watcherOptions.stagingFolder = claims.stagingRelativePath
         let watcher: InotifyWatcher
         do {
             watcher = try InotifyWatcher(inbox: config.inbox, options: watcherOptions, logger: logger)

@@ -28,9 +28,10 @@ struct LibraryAccess {
         return LibraryAccess(library: LibraryLocation.library(config), config: config)
     }
 
-    /// Whether the configured library exists (its database file is there).
+    /// Whether the configured library exists (its database file is there; for a PostgreSQL catalog, its folder of
+    /// originals).
     static func exists(_ config: IngestConfig) -> Bool {
-        FileSystem.exists(atPath: config.library + "/" + PhotoLibrary.databaseName)
+        LibraryLocation.state(of: config.library, catalogInPostgres: config.catalog.isPostgres) == .library
     }
 
     /// "There is no library yet at …", with where the path came from and what to do.
