@@ -61,7 +61,9 @@ extension PhotoLibrary {
             } catch let error as DatabaseError {
                 throw PhotosError.database(error, action: "connect to the catalog", library: folderPath)
             }
-            if version == 0 {
+            let storedSomething = !((try? FileManager.default.contentsOfDirectory(atPath: folderPath + "/originals")) ?? [])
+                .isEmpty
+            if version == 0 && storedSomething {
                 throw PhotosError(
                     .invalidParameter, title: "Empty catalog database",
                     message: "The library folder '\(folderPath)' holds stored originals, but the PostgreSQL database "

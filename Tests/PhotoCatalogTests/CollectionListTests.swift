@@ -112,4 +112,64 @@ struct CollectionListTests {
         let year = try #require(try CollectionList.fetchCollectionList(forBindingKey: "2023", library: library))
         #expect(year.title == "2023" && year.bindingKey == "2023")
     }
+
+    @Test("find-or-create of a key's album: a writer that made it since the caller looked wins, one album either way", arguments: CatalogBackend.all)
+    func findOrCreateJoinsTheBoundAlbum(backend: CatalogBackend) async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await folder.library(on: backend)
+        // Another writer of the same catalog (another process, or node): it creates the album first.
+        let other = PhotoLibrary(url: library.url, catalog: library.catalog)
+        let made = Locked<String?>(nil)
+        try await other.performChanges {
+            let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
+                withTitle: "Trip", bindingKey: "Trip")
+            made.value = request.placeholderForCreatedAssetCollection?.localIdentifier
+        }
+        let photo = try folder.write(TestFiles.distinctBytes(size: 500), to: "a.jpg")
+        let joined = Locked<ObjectPlaceholder?>(nil)
+        let report = try await library.performChanges {
+            let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
+                withTitle: "Trip", bindingKey: "Trip")
+            let asset = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: photo)
+            album.addAssets([try #require(asset.placeholderForCreatedAsset)])
+            joined.value = album.placeholderForCreatedAssetCollection
+        }
+        // The placeholder resolves at the commit, as a duplicate asset's does.
+        #expect(joined.value?.localIdentifier == made.value, "the request resolved to the album the other writer made")
+        #expect(report.createdCollectionIdentifiers == [made.value])
+        let albums = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).objects
+        #expect(albums.map(\.localIdentifier) == [made.value])
+        #expect(try Asset.fetchAssets(in: try #require(albums.first)).count == 1)
+        // A plain creation with the key set moves the key, as before.
+        try await library.performChanges {
+            let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Other")
+            request.bindingKey = "Trip"
+        }
+        #expect(try AssetCollection.fetchAlbum(forBindingKey: "Trip", library: library)?.title == "Other")
+    }
+
+    @Test("eight writers on one catalog create the same key's album at the same instant: one album holds every asset", arguments: CatalogBackend.all)
+    func concurrentFindOrCreate(backend: CatalogBackend) async throws {
+        let folder = try TemporaryDirectory()
+        let first = try await folder.library(on: backend)
+        let files = try folder.makeFiles(8, prefix: "race")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for file in files {
+                let writer = PhotoLibrary(url: first.url, catalog: first.catalog)
+                group.addTask {
+                    try await writer.performChanges {
+                        let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
+                            withTitle: "Race", bindingKey: "Race")
+                        let asset = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
+                        album.addAssets([try #require(asset.placeholderForCreatedAsset)])
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let albums = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: first).objects
+        #expect(albums.count == 1)
+        #expect(albums.first?.bindingKey == "Race")
+        #expect(try Asset.fetchAssets(in: try #require(albums.first)).count == 8)
+    }
 }

@@ -571,9 +571,10 @@ public actor Committer {
     /// A request, inside a change block, for the album an inbox folder key files into: titled by ``AlbumRule``, bound to
     /// the key, inside `parent` (the library folder the `path` mode makes) when given.
     static func newAlbum(forKey key: String, in parent: CollectionList?) throws -> AssetCollectionChangeRequest {
+        // Find-or-create: another node (or an import) that made this folder's album since the lookup wins, and the
+        // assets go there.
         let request = try AssetCollectionChangeRequest.creationRequestForAssetCollection(
-            withTitle: AlbumRule.title(forAlbum: key))
-        request.bindingKey = key
+            withTitle: AlbumRule.title(forAlbum: key), bindingKey: key)
         if let parent, let placeholder = request.placeholderForCreatedAssetCollection {
             try CollectionListChangeRequest(for: parent).addChildCollections([placeholder])
         }

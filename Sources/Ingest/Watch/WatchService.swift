@@ -52,6 +52,23 @@ public final class WatchService: Sendable {
         public var description: String
         /// The typed failure behind it, when the pipeline or the library failed.
         public var cause: IngestFailure? = nil
+        /// The configuration is what is wrong (a catalog that cannot be reached, is not photodrop's, or is empty
+        /// beside stored originals): the command exits 2, as for any configuration error, and a service manager
+        /// that restarts on failure does not hammer the server.
+        public var isConfiguration = false
+    }
+
+    /// A start-up failure of the catalog: a configuration failure when the catalog is in PostgreSQL (the connection
+    /// string, the database or the server named in config.json), else an ordinary one.
+    private static func catalogFailure(_ description: String, error: any Error, config: IngestConfig) -> Failure {
+        var failure = Failure(description: description)
+        if config.catalog.isPostgres, let error = error as? PhotosError,
+            ["Catalog unreachable", "Empty catalog database", "Not a photodrop catalog", "Catalog newer than this photodrop"]
+                .contains(error.title) || error.code == .libraryVolumeOffline
+        {
+            failure.isConfiguration = true
+        }
+        return failure
     }
 
     /// The configuration in force (the last one a reload accepted).
@@ -192,10 +209,12 @@ public final class WatchService: Sendable {
         do {
             created = try ConfiguredFolders.check(ConfiguredFolders.forWatch(config), config: config)
             try LibraryLocation.checkWritable(config)
-            try LibraryLocation.checkCatalog(config)
             try LibraryLocation.checkGroup(config)
         } catch {
             throw Failure(description: error.description)
+        }
+        do { try LibraryLocation.checkCatalog(config) } catch {
+            throw Failure(description: error.description, isConfiguration: true)
         }
         for folder in created {
             logger.info("creating \(folder.role) (\"\(folder.key)\"), which does not exist yet", metadata: ["path": .string(folder.path)])
@@ -205,7 +224,8 @@ public final class WatchService: Sendable {
         if existing == .missing {
             // The first run: the library is created here, with its folder's mode and group, before the lock file.
             do { try await library.recoverInterruptedChanges() } catch {
-                throw Failure(description: "cannot create the library at \(config.library): \(error)")
+                throw Self.catalogFailure(
+                    "cannot create the library at \(config.library): \(error)", error: error, config: config)
             }
         }
         let lock: DaemonLock
@@ -236,7 +256,7 @@ public final class WatchService: Sendable {
             } catch let failure as Failure {
                 throw failure
             } catch {
-                throw Failure(description: "\(error)")
+                throw Self.catalogFailure("\(error)", error: error, config: config)
             }
         }
         // The summary line is written however the stages end, a failure included (as before reloads existed).

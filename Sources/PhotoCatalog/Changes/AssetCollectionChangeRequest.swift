@@ -21,10 +21,14 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
     private let placeholder: ObjectPlaceholder?
     private let titleState: Mutex<(title: String, changed: Bool)>
     private let binding: Mutex<(bindingKey: String?, changed: Bool)>
+    /// A find-or-create request (``creationRequestForAssetCollection(withTitle:bindingKey:)``): an album that holds
+    /// the key at the commit is the one meant, and the request resolves to it instead of making a second.
+    let joinsBoundAlbum: Bool
     private let summaryState: Mutex<(summary: String?, changed: Bool)>
 
-    private init(blockSerial: UInt64, existing: AssetCollection?, title: String) {
+    private init(blockSerial: UInt64, existing: AssetCollection?, title: String, joinsBoundAlbum: Bool = false) {
         self.blockSerial = blockSerial
+        self.joinsBoundAlbum = joinsBoundAlbum
         if let existing {
             uuid = nil
             placeholder = nil
@@ -56,6 +60,25 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
         return request
     }
 
+    /// Find-or-create of the album bound to `bindingKey` (a photodrop addition): a request that creates an album with
+    /// `title` bound to the key, unless, when the block commits, an album holds the key already (made by another
+    /// process or node since the caller looked): then the request, its placeholder and the assets added through it
+    /// resolve to that album, as a duplicate asset's request resolves to the stored asset, and no second album is
+    /// made. Setting ``bindingKey`` on a plain creation request instead moves the key to the new album.
+    ///
+    /// - Throws: ``PhotosError`` (`.invalidParameter`) outside a `performChanges` block.
+    public class func creationRequestForAssetCollection(withTitle title: String, bindingKey: String) throws
+        -> AssetCollectionChangeRequest
+    {
+        let context = try ChangeContext.active(for: "AssetCollectionChangeRequest.creationRequestForAssetCollection")
+        let request = AssetCollectionChangeRequest(
+            blockSerial: context.serial, existing: nil, title: title, joinsBoundAlbum: true)
+        request.binding.withLock { $0 = (bindingKey, true) }
+        context.collectionCreations.append(request)
+        if let uuid = request.uuid { context.collectionCreationByUUID[uuid] = request }
+        return request
+    }
+
     /// A request that changes `collection` (`init(for:)`).
     ///
     /// - Throws: ``PhotosError`` (`.invalidParameter`) outside a `performChanges` block, `.changeNotSupported` for a
@@ -69,6 +92,7 @@ public final class AssetCollectionChangeRequest: @unchecked Sendable {
                     + "assets instead, or use a regular album.")
         }
         self.blockSerial = context.serial
+        self.joinsBoundAlbum = false
         self.uuid = nil
         self.placeholder = nil
         self.existingTarget = .existing(

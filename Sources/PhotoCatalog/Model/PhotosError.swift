@@ -128,6 +128,14 @@ extension PhotosError {
 
     /// Wraps a SQLite failure while doing `action` on the library at `path`.
     static func database(_ error: DatabaseError, action: String, library path: String) -> PhotosError {
+        if !error.sqlState.isEmpty && error.resultCode == DatabaseError.cantOpen.resultCode {
+            return PhotosError(
+                .libraryVolumeOffline, title: "Catalog unreachable",
+                message: "Could not \(action): the PostgreSQL catalog of the library at '\(path)' cannot be reached "
+                    + "(\(error.message)). Check \"catalog.postgres\" (host, database, user), that the server runs and "
+                    + "lets this user in (pg_hba.conf, \"catalog.passwordFile\").",
+                cause: .database(error))
+        }
         switch error.resultCode {
         case DatabaseError.full.resultCode:
             return PhotosError(

@@ -76,7 +76,8 @@ final class PostgresSession {
         } else {
             code = 1  // SQLITE_ERROR
         }
-        return DatabaseError(
-            extendedCode: code, message: error.message, sql: sql, path: location, sqlState: error.sqlState ?? "")
+        // A connection that failed or broke has no SQLSTATE from the server: 08006 (connection_failure) says so.
+        let sqlState = error.sqlState ?? (error.isConnectionLost ? "08006" : "XX000")
+        return DatabaseError(extendedCode: code, message: error.message, sql: sql, path: location, sqlState: sqlState)
     }
 }

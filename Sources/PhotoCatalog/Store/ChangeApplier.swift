@@ -49,6 +49,9 @@ final class ChangeApplier {
     var createdListRows: [String: Int64] = [:]
     /// Album row → (next append position, change of the visible-asset count), written back by ``flushAlbums()``.
     private var albums: [Int64: (nextPosition: Int64, countDelta: Int64)] = [:]
+    /// Albums created in this block that turned out to be another's already (see ``createCollection(_:)``): the
+    /// request's UUID → the album's.
+    private var albumRedirects: [String: String] = [:]
     /// Rows of the albums created in this block, by UUID.
     private var createdAlbumRows: [String: Int64] = [:]
     /// Files of purged assets, removed after the commit.
@@ -200,21 +203,46 @@ final class ChangeApplier {
     }
 
     /// Inserts the album of a creation request.
+    ///
+    /// A key given to the new album moves here from the album that holds it. A find-or-create request instead
+    /// resolves to the album that holds its key (another node or process made the same folder's album since the
+    /// caller looked, and committed first), as a duplicate asset resolves to the stored one: no second album is made.
     func createCollection(_ request: AssetCollectionChangeRequest) throws {
         guard let uuid = request.uuid else { return }
-        if let folder = request.currentBindingKey {
-            try database.run("UPDATE albums SET binding_key = NULL WHERE binding_key = ?", [.text(folder)])
+        if let key = request.currentBindingKey {
+            if request.joinsBoundAlbum, try redirect(uuid, request, toHolderOf: key) { return }
+            try database.run("UPDATE albums SET binding_key = NULL WHERE binding_key = ?", [.text(key)])
         }
+        // On PostgreSQL, an album of the same key inserted by a transaction still running is invisible to the UPDATE
+        // above; the unique index waits for it, and the insert then does nothing: that album is the folder's too.
         try database.run(
-            "INSERT INTO albums(uuid, title, creation_date, binding_key, summary) VALUES (?, ?, ?, ?, ?)",
+            """
+            INSERT INTO albums(uuid, title, creation_date, binding_key, summary) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (binding_key) WHERE binding_key IS NOT NULL DO NOTHING
+            """,
             [
                 .text(uuid), .text(request.currentTitle), .real(now), .optional(request.currentBindingKey),
                 .optional(request.currentSummary),
             ])
+        if database.changes == 0, let key = request.currentBindingKey, try redirect(uuid, request, toHolderOf: key) {
+            return
+        }
         let rowID = try database.lastInsertRowID
         createdAlbumRows[uuid] = rowID
         albums[rowID] = (0, 0)
         changes.note(collection: uuid, .inserted)
+    }
+
+    /// Resolves the album request `uuid` to the album that holds `key`, if one does; whether it did.
+    private func redirect(_ uuid: String, _ request: AssetCollectionChangeRequest, toHolderOf key: String) throws -> Bool {
+        guard
+            let (row, bound) = try database.firstRow(
+                "SELECT id, uuid FROM albums WHERE binding_key = ?", [.text(key)], row: { ($0.int64(0), $0.string(1)) })
+        else { return false }
+        createdAlbumRows[uuid] = row
+        albumRedirects[uuid] = bound
+        request.placeholderForCreatedAssetCollection?.resolve(to: LocalIdentifier.collection(uuid: bound))
+        return true
     }
 
     // MARK: Operations
@@ -504,7 +532,7 @@ final class ChangeApplier {
                 throw PhotosError(
                     .internalError, title: "Creation order", message: "An album was used before it existed.")
             }
-            return (rowID, uuid)
+            return (rowID, albumRedirects[uuid] ?? uuid)
         case .existing(let uuid, let identifier):
             guard let rowID = try database.int64("SELECT id FROM albums WHERE uuid = ?", [.text(uuid)]) else {
                 throw PhotosError(

@@ -14,6 +14,9 @@ struct CommitResult {
 private struct ConflictRetry: Error {}
 
 extension WriterConnection {
+    /// The PostgreSQL advisory lock that orders the change history across nodes ("photohis" in ASCII).
+    static let historyLock: Int64 = 0x7068_6f74_6f68_6973
+
     /// Commits a finished block in one transaction (every row and the change log), while a ``PlacementStep`` writes
     /// the block's ``IntentLog`` and then places its files; the transaction commits only once every file is in place.
     /// On any failure the files are put back and nothing is left.
@@ -57,6 +60,9 @@ extension WriterConnection {
                         try insertIntent(
                             action: .remove, method: .copy, source: nil, inode: nil, destination: path, batch: batch)
                     }
+                    // On PostgreSQL the history's lock is held from the token's allocation to the commit: the files are
+                    // placed first, so that other nodes wait for this one's commit only, never for its disk.
+                    if database.isPostgres, let failure = placed() { throw PlacementFailure(underlying: failure) }
                     if !applier.changes.assets.isEmpty || !applier.changes.collections.isEmpty
                         || !applier.changes.collectionLists.isEmpty
                     {
@@ -64,6 +70,15 @@ extension WriterConnection {
                     }
                     if let failure = placed() { throw PlacementFailure(underlying: failure) }
                 }
+            } catch let error as DatabaseError where database.isPostgres && (error.sqlState == "23505" || error.sqlState == "40001" || error.sqlState == "40P01") {
+                // Another node stored the same content (the SHA-256 is unique) between this block's lookups and its
+                // insert, or PostgreSQL chose this transaction to give way: decide again and retry, as below.
+                _ = placed()
+                undo(placements, batch: batch)
+                attempts += 1
+                guard attempts < 8 else { throw mapped(error, action: "save the changes") }
+                try reresolve(context)
+                continue
             } catch is ConflictRetry {
                 _ = placed()
                 undo(placements, batch: batch)
@@ -237,6 +252,11 @@ extension WriterConnection {
 
     /// Writes the transaction row (commit time in milliseconds) and one log row per changed object.
     private func writeHistory(_ changes: ChangeSet) throws -> (Int64, Date) {
+        if database.isPostgres {
+            // Tokens must become visible in their order, or a reader that saw token N+1 would never see N: nodes
+            // allocate and commit them one at a time (the lock ends with the transaction).
+            try database.run("SELECT pg_advisory_xact_lock(?)", [.integer(WriterConnection.historyLock)])
+        }
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
         try database.run("INSERT INTO change_transactions(committed_at) VALUES (?)", [.integer(milliseconds)])
         let token = try database.lastInsertRowID

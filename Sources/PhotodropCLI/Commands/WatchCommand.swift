@@ -36,7 +36,7 @@ enum WatchCommand {
             try await service.run()
         } catch {
             context.console.error("photodrop watch: \(error.description)\n")
-            status = ExitStatus.failure
+            status = error.isConfiguration ? ExitStatus.usage : ExitStatus.failure
         }
         if service.hasStarted {
             // A last write that says the daemon is down (never by a daemon that did not get the library's lock).

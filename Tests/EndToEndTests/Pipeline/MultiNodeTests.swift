@@ -1,0 +1,135 @@
+import Foundation
+import PhotoCatalog
+import PhotodropSystem
+import TestFixtures
+import Testing
+
+/// Several `photodrop watch` nodes on one library, its catalog in a real PostgreSQL server the suite starts itself
+/// (``SharedPostgres``), its folders shared (here: one machine's file system, which every node sees).
+@Suite(
+    "several nodes on one PostgreSQL catalog",
+    .requires(PhotodropBinary.isBuilt, "the photodrop binary is not built next to the tests"),
+    .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"),
+    ProcessBudget.endToEnd, .timeLimit(.minutes(5)))
+struct MultiNodeTests {
+    /// A node's sandbox: its own config.json (its node id), the library, inbox and rejected folders of `shared` (or
+    /// of its own when `shared` is nil).
+    static func node(_ id: String, catalog: String, sharing shared: Sandbox? = nil) throws -> Sandbox {
+        var settings: [String: Any] = [
+            "catalog": ["postgres": catalog], "node": id, "settleMilliseconds": 100, "pairWaitSeconds": 0,
+        ]
+        if let shared {
+            settings["library"] = shared.library.path
+            settings["inbox"] = shared.inbox.path
+            settings["rejected"] = shared.rejected.path
+        }
+        return try Sandbox("node-\(id)", settings: settings)
+    }
+
+    /// Waits until `daemon` logged that it watches.
+    static func waitUntilWatching(_ daemon: WatchDaemon, timeout: TimeInterval = 60) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if daemon.logLines.contains(where: { ($0["message"] as? String) == "photodrop watch started" }) { return }
+            guard daemon.isRunning else { throw HarnessError("watch exited at start:\n\(daemon.log)") }
+            await pause(50_000)
+        }
+        throw HarnessError("watch did not start within \(timeout) s:\n\(daemon.log)")
+    }
+
+    /// Files left in the inbox (every folder, staging folders of every node included).
+    static func filesLeft(in inbox: URL) -> [String] {
+        guard let walk = FileManager.default.enumerator(atPath: inbox.path) else { return [] }
+        var files: [String] = []
+        while let next = walk.nextObject() as? String {
+            if (walk.fileAttributes?[.type] as? FileAttributeType) == .typeRegular { files.append(next) }
+        }
+        return files
+    }
+
+    @Test("two nodes on one shared inbox: every file stored once, a copy dropped on both is one asset, one album")
+    func sharedInbox() async throws {
+        let catalog = try await SharedPostgres.newDatabase("multinode")
+        let first = try Self.node("alpha", catalog: catalog)
+        let second = try Self.node("beta", catalog: catalog, sharing: first)
+        let alpha = try WatchDaemon(first)
+        try await Self.waitUntilWatching(alpha)
+        let beta = try WatchDaemon(second)
+        try await Self.waitUntilWatching(beta)
+
+        // 120 distinct photos and 30 copies of some of them under other names, renamed into the shared inbox's album
+        // folder in one go (as a sync client does), so that both nodes see every file settle at once.
+        let staging = first.root.appendingPathComponent("staging")
+        let photos = try TinyJPEG.write(count: 120, into: staging)
+        for index in 0..<30 {
+            try FileManager.default.copyItem(
+                at: photos[index * 4], to: staging.appendingPathComponent("COPY_\(index).jpg"))
+        }
+        let album = first.inbox.appendingPathComponent("Trip")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: staging.path) {
+            try FileManager.default.moveItem(
+                at: staging.appendingPathComponent(name), to: album.appendingPathComponent(name))
+        }
+
+        let deadline = Date().addingTimeInterval(120)
+        while !Self.filesLeft(in: first.inbox).isEmpty && Date() < deadline { await pause(100_000) }
+        #expect(Self.filesLeft(in: first.inbox).isEmpty, "left in the inbox: \(Self.filesLeft(in: first.inbox))")
+        #expect(try await alpha.stop() == 0, "\(alpha.log)")
+        #expect(try await beta.stop() == 0, "\(beta.log)")
+
+        // The catalog, read as any node reads it.
+        let library = PhotoLibrary(url: first.library, catalog: .postgres(connectionString: catalog))
+        let assets = try Asset.fetchAssets(with: nil, library: library).objects
+        #expect(assets.count == 120, "one asset per distinct content")
+        #expect(Set(assets.map(\.sha256)) == Set((0..<120).map { sha256Hex(Data(TinyJPEG.bytes($0))) }))
+        let albums = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).objects
+        #expect(albums.map(\.title) == ["Trip"], "one album for the folder, whichever node made it: \(albums.map { ($0.localIdentifier, $0.bindingKey ?? "-", $0.estimatedAssetCount) })")
+        #expect(try Asset.fetchAssets(in: try #require(albums.first), options: nil).count == 120)
+        // Every original is stored once; nothing was rejected.
+        let originals = first.files(under: first.library.appendingPathComponent("originals"))
+        #expect(originals.count == 120)
+        #expect(first.files(under: first.rejected).isEmpty)
+        // Both nodes' logs account for all 150 files between them: stored or duplicate, nothing failed.
+        let outcomes = (alpha.logLines + beta.logLines).compactMap { $0["outcome"] as? String }
+        #expect(outcomes.filter { $0 == "photo" }.count == 120, "\(outcomes)")
+        #expect(outcomes.filter { $0 == "duplicate" }.count == 30, "\(outcomes)")
+        #expect(!(alpha.log + beta.log).contains("\"level\":\"error\""))
+    }
+
+    @Test("one daemon per node id; a wrong connection string or an unreadable password file exits 2, naming the key")
+    func refusals() async throws {
+        let catalog = try await SharedPostgres.newDatabase("refusals")
+        let first = try Self.node("gamma", catalog: catalog)
+        let gamma = try WatchDaemon(first)
+        try await Self.waitUntilWatching(gamma)
+        // The same node id again, on the same library: refused while the first runs.
+        let again = try Self.node("gamma", catalog: catalog, sharing: first)
+        let refused = try await again.run(["watch"], timeout: 60)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("watch-gamma.lock"), "\(refused.stderr)")
+        // Another node id on the same library starts beside it.
+        let other = try Self.node("delta", catalog: catalog, sharing: first)
+        let delta = try WatchDaemon(other)
+        try await Self.waitUntilWatching(delta)
+        #expect(try await delta.stop() == 0)
+        #expect(try await gamma.stop() == 0)
+
+        // A database that does not exist: exit 2, the key named, no local SQLite library made instead.
+        let wrong = try Self.node("epsilon", catalog: catalog.replacingOccurrences(of: "/refusals_", with: "/missing_"))
+        let unreachable = try await wrong.run(["watch"], timeout: 60)
+        #expect(unreachable.status == 2, "\(unreachable)")
+        #expect(unreachable.stderr.contains("catalog.postgres"), "\(unreachable.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: wrong.library.appendingPathComponent("library.sqlite").path))
+        // A password file that cannot be read: exit 2, naming the key and the file.
+        var settings: [String: Any] = [
+            "library": "Library", "inbox": "Inbox", "rejected": "Rejected",
+            "catalog": ["postgres": catalog, "passwordFile": "secret/missing.txt"], "node": "zeta",
+        ]
+        settings["log"] = ["format": "json"]
+        try wrong.writeConfig(settings)
+        let noPassword = try await wrong.run(["watch"], timeout: 60)
+        #expect(noPassword.status == 2, "\(noPassword)")
+        #expect(noPassword.stderr.contains("catalog.passwordFile"), "\(noPassword.stderr)")
+    }
+}
