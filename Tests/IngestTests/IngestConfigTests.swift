@@ -6,6 +6,7 @@ import Testing
 
 @testable import Ingest
 import PhotodropConfiguration
+import PhotoCatalog
 
 @Suite("IngestConfig", .timeLimit(.minutes(3)))
 struct IngestConfigTests {
@@ -120,6 +121,14 @@ struct IngestConfigTests {
         ("{\"serve\": {\"pictureCacheMiB\": -1}}", "serve.pictureCacheMiB", "whole number"),
         ("{\"serve\": {\"pictureCacheMiB\": \"64\"}}", "serve.pictureCacheMiB", "whole number"),
         ("{\"serve\": {\"port\": 1}}", "serve.port", "unknown key"),
+        ("{\"catalog\": \"postgresql:///x\"}", "catalog", "must be an object"),
+        ("{\"catalog\": {\"postgres\": \"\"}}", "catalog.postgres", "connection string"),
+        ("{\"catalog\": {\"postgres\": 5432}}", "catalog.postgres", "found the number 5432"),
+        ("{\"catalog\": {\"postgress\": \"x\"}}", "catalog.postgress", "Did you mean \"postgres\"?"),
+        ("{\"catalog\": {\"passwordFile\": \"pw\"}}", "catalog.passwordFile", "needs \"postgres\""),
+        ("{\"node\": \"\"}", "node", "1 to 32 letters"),
+        ("{\"node\": \"a/b\"}", "node", "1 to 32 letters"),
+        ("{\"node\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", "node", "1 to 32 letters"),
         ("{\"rejected\": null}", "rejected", "found null"),
         ("{\"ignore\": \"*.xmp\"}", "ignore", "list of glob patterns"),
         ("{\"ignore\": [\"ok\", 3]}", "ignore[1]", "glob pattern in a string"),
@@ -162,6 +171,38 @@ struct IngestConfigTests {
         #expect(defaults.host == "127.0.0.1" && defaults.port == 8377 && defaults.maxUploadBytes == 4 << 30 && defaults.pictureCacheMiB == 64)
         #expect(ServeSettings.parseListen("localhost:8080")! == ("127.0.0.1", 8080))
         #expect(ServeSettings.parseListen("0.0.0.0:0")! == ("0.0.0.0", 0) && ServeSettings().isLoopback)
+    }
+
+    @Test("catalog.postgres, catalog.passwordFile and node are read; without them the catalog is SQLite, the node the host")
+    func catalogAndNodeAreRead() throws {
+        let config = try parse(
+            #"{"catalog": {"postgres": "host=db.lan dbname=photodrop sslmode=require", "passwordFile": "secret/db"}, "node": "ingest-1"}"#
+        )
+        #expect(config.catalog.postgres == "host=db.lan dbname=photodrop sslmode=require")
+        #expect(config.catalog.passwordFile == "/srv/photodrop/secret/db")
+        #expect(config.catalog.isPostgres && config.node == "ingest-1" && config.sharedNode == "ingest-1")
+        let defaults = try parse("{}")
+        #expect(!defaults.catalog.isPostgres && defaults.sharedNode == nil)
+        #expect(IngestConfig.isValidNode(defaults.node))
+        // A change of either needs a restart.
+        #expect(ConfigReload.fixedChanges(from: defaults, to: config) == ["catalog.postgres", "catalog.passwordFile", "node"])
+        // The password file: its first line; unreadable or empty ones are refused naming the key.
+        let folder = try TemporaryFolder("password")
+        let file = try folder.write("pw", "s3cret\nignored\n")
+        #expect(try CatalogSettings(postgres: "x", passwordFile: file).password() == "s3cret")
+        let empty = try folder.write("empty", "\n")
+        #expect(throws: CatalogSettings.Problem.self) { try CatalogSettings(postgres: "x", passwordFile: empty).password() }
+        do {
+            _ = try CatalogSettings(postgres: "x", passwordFile: folder.url("missing")).password()
+            Issue.record("a missing password file was read")
+        } catch {
+            #expect(error.description.contains("catalog.passwordFile") && error.description.contains("missing"))
+        }
+        // Messages never show a password written into the connection string.
+        #expect(CatalogLocation.redacted("postgresql://app:hunter2@db/photodrop") == "postgresql://app:***@db/photodrop")
+        #expect(CatalogLocation.redacted("host=db password=hunter2 dbname=p") == "host=db password=*** dbname=p")
+        #expect(CatalogLocation.redacted("host=db password='a b\\' c' dbname=p") == "host=db password=*** dbname=p")
+        #expect(CatalogLocation.redacted("postgresql:///p?host=/run&password=x&user=u") == "postgresql:///p?host=/run&password=***&user=u")
     }
 
     @Test func everyProblemIsReportedInFileOrder() throws {

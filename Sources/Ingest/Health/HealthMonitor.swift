@@ -17,6 +17,8 @@ public final class HealthMonitor: Sendable {
         case databaseBusy
         /// The file was rejected, but could not be moved into the rejected folder.
         case quarantine
+        /// The PostgreSQL catalog could not be reached (down, restarting, the network away).
+        case catalogUnreachable
     }
 
     private struct Failure {
@@ -31,6 +33,8 @@ public final class HealthMonitor: Sendable {
         var failureCount: [FailureKind: Int] = [:]
         var busySince: UTCTimestamp?
         var busyMessage = ""
+        var unreachableSince: UTCTimestamp?
+        var unreachableMessage = ""
         var unreadableFolders: [String: (since: UTCTimestamp, message: String)] = [:]
         var watchLimit: (since: UTCTimestamp, unwatched: Int)?
     }
@@ -95,6 +99,10 @@ public final class HealthMonitor: Sendable {
                 state.busySince = now
                 state.busyMessage = message
             }
+            if kind == .catalogUnreachable {
+                if state.unreachableSince == nil { state.unreachableSince = now }
+                state.unreachableMessage = message
+            }
         }
     }
 
@@ -111,8 +119,9 @@ public final class HealthMonitor: Sendable {
     /// A write to the library succeeded: it is not held by another process (any more).
     func libraryWritable() {
         state.withLock { state in
-            guard state.busySince != nil else { return }
+            guard state.busySince != nil || state.unreachableSince != nil else { return }
             state.busySince = nil
+            state.unreachableSince = nil
             revision.add(1, ordering: .relaxed)
         }
     }
@@ -169,6 +178,14 @@ public final class HealthMonitor: Sendable {
                         message: "another process holds the library's write lock longer than photodrop waits ("
                             + state.busyMessage + "); files wait in the inbox. Find it with 'fuser "
                             + "library.sqlite' and end its transaction"))
+            }
+            if let since = state.unreachableSince {
+                problems.append(
+                    HealthProblem(
+                        code: "catalogUnreachable", count: state.failureCount[.catalogUnreachable] ?? 0, since: since,
+                        message: "the PostgreSQL catalog cannot be reached (" + state.unreachableMessage + "); files "
+                            + "wait in the inbox and are retried, and photodrop reconnects by itself. Check the server "
+                            + "and \"catalog.postgres\""))
             }
             let quarantine = state.failures.filter { $0.value.kind == .quarantine }
             if let oldest = quarantine.min(by: { $0.value.since < $1.value.since }) {

@@ -49,6 +49,7 @@ public enum IngestFailure: Error, Sendable, CustomStringConvertible {
     var healthKind: HealthMonitor.FailureKind {
         switch self {
         case .catalog(let error) where error.isDatabaseBusy: return .databaseBusy
+        case .catalog(let error) where error.isCatalogUnreachable: return .catalogUnreachable
         case .quarantine: return .quarantine
         default: return .file
         }

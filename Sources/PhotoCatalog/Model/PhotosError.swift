@@ -129,8 +129,9 @@ extension PhotosError {
     /// Wraps a SQLite failure while doing `action` on the library at `path`.
     static func database(_ error: DatabaseError, action: String, library path: String) -> PhotosError {
         if !error.sqlState.isEmpty && error.resultCode == DatabaseError.cantOpen.resultCode {
+            // Not `.libraryVolumeOffline`: the library's files are where they were, and the server is expected back.
             return PhotosError(
-                .libraryVolumeOffline, title: "Catalog unreachable",
+                .operationInterrupted, title: "Catalog unreachable",
                 message: "Could not \(action): the PostgreSQL catalog of the library at '\(path)' cannot be reached "
                     + "(\(error.message)). Check \"catalog.postgres\" (host, database, user), that the server runs and "
                     + "lets this user in (pg_hba.conf, \"catalog.passwordFile\").",
@@ -233,6 +234,13 @@ extension PhotosError {
 extension PhotosError {
     /// Whether another connection held the database's lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`):
     /// waiting and trying again will do.
+    /// Whether the PostgreSQL catalog could not be reached (refused, broken, the server restarting): files wait and
+    /// are retried until it is back (a photodrop addition).
+    public var isCatalogUnreachable: Bool {
+        guard case .database(let cause)? = cause else { return false }
+        return !cause.sqlState.isEmpty && cause.resultCode == DatabaseError.cantOpen.resultCode
+    }
+
     public var isDatabaseBusy: Bool {
         guard case .database(let cause)? = cause else { return false }
         return cause.resultCode == DatabaseError.busy.resultCode || cause.resultCode == 6

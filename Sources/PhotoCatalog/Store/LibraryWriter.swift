@@ -21,9 +21,14 @@ final class LibraryWriter: @unchecked Sendable {
     var isOnWriterQueue: Bool { DispatchQueue.getSpecific(key: key) == true }
 
     /// The open connection, or the one `open` makes. Call on the writer queue.
+    ///
+    /// A PostgreSQL connection that broke (the server restarted, the network went away) is dropped here, and the
+    /// next block opens a new one: a node rides out an outage, its blocks failing meanwhile, instead of writing into
+    /// a dead connection until it is restarted.
     func connection(orOpen open: () throws -> WriterConnection) throws -> WriterConnection {
         precondition(isOnWriterQueue, "the writer connection is used off the writer queue")
-        if let openConnection { return openConnection }
+        if let openConnection, openConnection.database.isUsable { return openConnection }
+        openConnection = nil
         let connection = try open()
         openConnection = connection
         return connection

@@ -22,20 +22,32 @@ final class ReaderPool: Sendable {
 
     /// Runs `body` with a connection inside a read transaction.
     func read<R>(_ body: (Database) throws -> R) throws -> R {
-        let connection = try checkOut()
+        let connection = try checkOutBegun()
         defer { checkIn(connection) }
         let database = connection.database
-        try database.execute("BEGIN DEFERRED")
         defer { try? database.execute("COMMIT") }
         return try body(database)
+    }
+
+    /// A connection with its read transaction begun. A pooled PostgreSQL connection that broke while it waited (the
+    /// server restarted) fails at its BEGIN: it is dropped, and a new one is made, once.
+    private func checkOutBegun() throws -> ReaderConnection {
+        let connection = try checkOut()
+        do {
+            try connection.database.execute("BEGIN DEFERRED")
+            return connection
+        } catch let error as DatabaseError where error.isConnectionLost {
+            let fresh = ReaderConnection(database: try connector.openReader())
+            try fresh.database.execute("BEGIN DEFERRED")
+            return fresh
+        }
     }
 
     /// A connection whose read transaction is already open (its snapshot fixed): for change notifications, which
     /// must see the library exactly as the change left it.
     func snapshot() throws -> ReaderConnection {
-        let connection = try checkOut()
+        let connection = try checkOutBegun()
         do {
-            try connection.database.execute("BEGIN DEFERRED")
             // A read transaction starts at its first read.
             _ = try connection.database.int64("SELECT count(*) FROM library_meta")
             return connection

@@ -132,4 +132,45 @@ struct MultiNodeTests {
         #expect(noPassword.status == 2, "\(noPassword)")
         #expect(noPassword.stderr.contains("catalog.passwordFile"), "\(noPassword.stderr)")
     }
+
+    @Test("PostgreSQL stopped while files arrive: the node keeps them waiting (catalogUnreachable), reconnects, stores each once")
+    func databaseOutage() async throws {
+        // A cluster of this test's own: stopping the process's shared one would pull it from under other tests.
+        let cluster = try await PostgresCluster("outage")
+        let sandbox = try Self.node("omega", catalog: cluster.connectionString())
+        let daemon = try WatchDaemon(sandbox)
+        try await Self.waitUntilWatching(daemon)
+        let album = sandbox.inbox.appendingPathComponent("Outage")
+        try TinyJPEG.write(count: 5, into: album)
+        func stored() -> Int { daemon.logLines.filter { ($0["outcome"] as? String) == "photo" }.count }
+        var deadline = Date().addingTimeInterval(60)
+        while stored() < 5 && Date() < deadline { await pause(50_000) }
+        #expect(stored() == 5)
+
+        // The server goes away; files keep arriving.
+        cluster.stop()
+        try TinyJPEG.write(count: 5, startingAt: 100, into: album)
+        deadline = Date().addingTimeInterval(30)
+        var status = try await sandbox.run(["status", "--json"])
+        while !status.stdout.contains("catalogUnreachable") && Date() < deadline {
+            await pause(200_000)
+            status = try await sandbox.run(["status", "--json"])
+        }
+        #expect(status.stdout.contains("catalogUnreachable"), "\(status)")
+        #expect(daemon.isRunning, "the daemon waits for the server instead of exiting:\n\(daemon.log)")
+        #expect(Self.filesLeft(in: sandbox.inbox).count == 5, "the new files wait in the inbox")
+
+        // Back after a few seconds: every file is stored, once.
+        _ = try await cluster.restart(after: 3)
+        deadline = Date().addingTimeInterval(90)
+        while !Self.filesLeft(in: sandbox.inbox).isEmpty && Date() < deadline { await pause(100_000) }
+        #expect(Self.filesLeft(in: sandbox.inbox).isEmpty, "\(daemon.log)")
+        #expect(try await daemon.stop() == 0)
+        let library = PhotoLibrary(url: sandbox.library, catalog: .postgres(connectionString: cluster.connectionString()))
+        let assets = try Asset.fetchAssets(with: nil, library: library).objects
+        #expect(assets.count == 10)
+        #expect(sandbox.files(under: sandbox.library.appendingPathComponent("originals")).count == 10)
+        #expect(stored() == 10)
+        cluster.stop()
+    }
 }
