@@ -23,6 +23,9 @@ Workloads (Benchmarks/generate.py makes them from fixed seeds):
          field, and the gallery's 100 with fields=brief (target p99 < 50 ms) (issue 16); then the API under wrk
          with 16 connections, alone and beside 1,000 slowloris connections (Tests/Support/hostile_client.py;
          target: no failed request, p99 < 100 ms) (issue 31; --only serve; in the default set).
+  PG     W1 `import --move` into a PostgreSQL catalog: a throwaway cluster started in the scratch folder (as `nobody`
+         when root), fsync on, beside the SQLite row of the same run (target: at least half its rate; issue 33;
+         --only pg, or with w1; in the default set).
 
 Floors, measured in the same run on the same files with a warm page cache: SHA-256 of every byte on all cores
 (bench-floors hash), one rename(2) per file (bench-floors rename), `file --mime-type` over every file (xargs, all
@@ -490,7 +493,7 @@ def run(args):
         {"w1": 10000, "w2": 200, "burst": 100000, "paced": 10000, "settled": 500, "live": 2000, "photos": 100}
     # LIVE is not in the full default set (it has no target yet); the smoke run covers it, small.
     only = set(args.only.split(",")) if args.only else \
-        {"w1", "w2", "w3", "burst", "thumbs", "serve"} | ({"live"} if args.smoke else set())
+        {"w1", "w2", "w3", "burst", "thumbs", "serve", "pg"} | ({"live"} if args.smoke else set())
     help_text = subprocess.run([os.path.join(binary, "photodrop"), "import", "--help"], capture_output=True,
                                text=True).stdout
     if "no-derivatives" in help_text:
@@ -656,6 +659,9 @@ def run(args):
         results.check("%d-file burst peak RSS < 40 MB: %s" % (counts["burst"], rss_text(row.rss)),
                       row.rss < 40 * 2**20)
 
+    if "pg" in only:
+        measure_postgres(results, args, generate("w1", counts["w1"]), work, binary, w1_move)
+
     if "live" in only:
         measure_live(results, args, generate("live", counts["live"]), counts["live"], work, binary, floors)
     if "serve" in only:
@@ -665,6 +671,75 @@ def run(args):
                            w1=generate("w1", counts["w1"]) if "w1" in only else None,
                            w2=generate("w2", counts["w2"]))
     return results
+
+
+class PostgresServer:
+    """A throwaway PostgreSQL cluster for the PG rows: initdb in the scratch folder, listening on a Unix socket there
+    only; as root, owned by `nobody` (initdb refuses root). fsync stays on: the rows measure what a real server
+    costs, commits included."""
+
+    def __init__(self, work):
+        versions = sorted(int(v) for v in os.listdir("/usr/lib/postgresql") if v.isdigit()) \
+            if os.path.isdir("/usr/lib/postgresql") else []
+        if not versions:
+            raise BenchError("PostgreSQL's server programs are not installed (apt-get install postgresql)")
+        self.bin = "/usr/lib/postgresql/%d/bin" % versions[-1]
+        self.folder = os.path.join(work, "postgres")
+        shutil.rmtree(self.folder, ignore_errors=True)
+        os.makedirs(self.folder)
+        self.prefix = []
+        if os.geteuid() == 0:
+            os.chown(self.folder, 65534, 65534)
+            self.prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        data = os.path.join(self.folder, "data")
+        self.data = data
+        subprocess.run(self.prefix + [self.bin + "/initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                                      "--locale=C", "--no-instructions"], check=True, capture_output=True,
+                       env=dict(os.environ, LC_ALL="C"), cwd="/")
+        subprocess.run(self.prefix + [self.bin + "/pg_ctl", "-D", data, "-l", os.path.join(self.folder, "log"),
+                                      "-o", "-c listen_addresses='' -k %s" % self.folder, "-w", "start"],
+                       check=True, capture_output=True, cwd="/")
+        self.count = 0
+
+    def new_database(self):
+        self.count += 1
+        name = "bench%d" % self.count
+        subprocess.run([self.bin + "/createdb", "-h", self.folder, "-U", "postgres", name], check=True)
+        return "postgresql:///%s?host=%s&user=postgres" % (name, self.folder)
+
+    def stop(self):
+        subprocess.run(self.prefix + [self.bin + "/pg_ctl", "-D", self.data, "-m", "fast", "stop"],
+                       capture_output=True, cwd="/")
+
+
+def measure_postgres(results, args, w1, work, binary, w1_move):
+    """W1 `import --move` into a PostgreSQL catalog (issue 33), beside the SQLite row of the same run."""
+    files = tree_files(w1)
+    size = tree_bytes(files)
+    warm(files)
+    server = PostgresServer(work)
+    try:
+        print("bench: W1 import --move into PostgreSQL, %d rounds" % args.rounds, file=sys.stderr, flush=True)
+        rows = []
+        for _ in range(args.rounds):
+            root = fresh_sandbox(work, "W1 import --move, PostgreSQL",
+                                 extra={"catalog": {"postgres": server.new_database()}, "node": "bench"})
+            _, row = measure_import(results, "W1 import --move, PostgreSQL catalog", w1, work, binary, True, files,
+                                    size, w1_move, "W1 import --move (SQLite)", library_root=root, record=False)
+            rows.append(row)
+        row = Row("W1 import --move, PostgreSQL catalog", len(files), size,
+                  statistics.median(r.seconds for r in rows), max(r.rss for r in rows),
+                  w1_move, "W1 import --move (SQLite)" if w1_move else None)
+        if args.rounds > 1:
+            row.note = "median of %d rounds: %s s" % (args.rounds, ", ".join("%.3f" % r.seconds for r in rows))
+        results.add(row)
+        if w1_move:
+            rate = w1_move / row.seconds
+            results.check("W1 `import --move` into PostgreSQL ≥ 0.5× the SQLite rate: %.2f×" % rate, rate >= 0.5)
+        results.check("W1 `import --move` into PostgreSQL peak RSS < 40 MB: %s" % rss_text(row.rss),
+                      row.rss < 40 * 2**20)
+    finally:
+        server.stop()
 
 
 def measure_thumbnails(results, args, photos, work, binary, w1=None, w2=None):
@@ -1011,8 +1086,8 @@ def main():
     parser.add_argument("--bin", required=True, help="folder with the release photodrop and bench-floors")
     parser.add_argument("--work", required=True, help="scratch folder (workloads are kept there for the next run)")
     parser.add_argument("--smoke", action="store_true", help="small workloads; targets are not judged")
-    parser.add_argument("--only", help="comma-separated subset of w1,w2,w3,burst,live,thumbs,serve (default: all but live; "
-                        "with --smoke, all)")
+    parser.add_argument("--only", help="comma-separated subset of w1,w2,w3,burst,live,thumbs,serve,pg (default: all but "
+                        "live; with --smoke, all)")
     parser.add_argument("--results", help="also write the tables to this Markdown file")
     parser.add_argument("--rounds", type=int, default=None,
                         help="rounds of hashing floor + import --move for W1, W2 and LIVE, and of the W3a and "

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # photodrop's benchmark, in one command:
 #
-#   scripts/bench.sh [--smoke] [--only w1,w2,w3,burst,live,thumbs,serve] [--results FILE] [--rounds N]
+#   scripts/bench.sh [--smoke] [--only w1,w2,w3,burst,live,thumbs,serve,pg] [--results FILE] [--rounds N]
 #
 # Installs what the workload generator and the floors need where it is missing (Pillow from PyPI; ffmpeg and file
 # from Debian), builds photodrop and bench-floors with -c release, generates the deterministic workloads into
@@ -32,6 +32,8 @@ command -v vipsthumbnail >/dev/null 2>&1 || missing+=(libvips-tools)
 # The serve row: wrk is the load generator, nginx its floor (the same thumbnail files served statically).
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+# The PostgreSQL row: a throwaway cluster (initdb, pg_ctl) in the scratch folder.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 apt_install() {
     echo "bench.sh: installing $* (Debian)" >&2
     export DEBIAN_FRONTEND=noninteractive
