@@ -18,6 +18,13 @@ extension PhotoLibrary {
     ///   photodrop writes (open it once with this photodrop first; a snapshot never upgrades the library), or when
     ///   SQLite or the file system fails.
     public func writeCatalogSnapshot(to path: String) throws -> CatalogSnapshot {
+        if catalog.isPostgres {
+            throw PhotosError(
+                .invalidParameter, title: "Backup of a PostgreSQL catalog",
+                message: "The catalog of '\(folderPath)' is in PostgreSQL (\(catalog)), and photodrop's own backup "
+                    + "copies SQLite catalogs only. Back it up with pg_dump (pg_dump -Fc photodrop) beside a copy of the "
+                    + "library folder.")
+        }
         guard (try? FileSystem.status(atPath: databasePath)) != nil else { throw PhotosError.noLibrary(at: folderPath) }
         let temporary = path + ".partial"
         let action = "copy the catalog to '\(path)'"

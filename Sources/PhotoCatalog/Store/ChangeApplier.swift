@@ -151,9 +151,13 @@ final class ChangeApplier {
         try insert.bind(properties.cameraMake, at: 26)
         try insert.bind(properties.cameraModel, at: 27)
         try insert.bind(properties.captureDetailsJSON, at: 28)
-        _ = try insert.step()
+        // The row's id comes back with the insert (RETURNING): on PostgreSQL, no second round trip for lastval().
+        guard try insert.step() else {
+            insert.reset()
+            throw PhotosError(.internalError, title: "Insert returned no row", message: "An asset row was not made.")
+        }
+        let rowID = insert.int64(0)
         insert.reset()
-        let rowID = try database.lastInsertRowID
 
         for resource in state.resources where !resource.isSkipped { try insertResource(resource, of: rowID) }
         request.creation.withLock { $0.rowID = rowID }

@@ -46,8 +46,9 @@ extension WriterConnection {
             do {
                 try checkLibraryInPlace()
                 try database.inTransaction(.immediate) {
-                    let version = try self.dataVersion()
-                    if version == nil || version != dataVersion, try !resolutionsStillHold(context) {
+                    // On PostgreSQL other nodes commit all the time: the unique SHA-256 index and the foreign keys catch
+                    // a block whose lookups went stale (the retry below), without a second lookup per file.
+                    if let version = try self.dataVersion(), version != dataVersion, try !resolutionsStillHold(context) {
                         throw ConflictRetry()
                     }
                     for request in context.assetCreations { try applier.create(request) }
@@ -70,9 +71,12 @@ extension WriterConnection {
                     }
                     if let failure = placed() { throw PlacementFailure(underlying: failure) }
                 }
-            } catch let error as DatabaseError where database.isPostgres && (error.sqlState == "23505" || error.sqlState == "40001" || error.sqlState == "40P01") {
-                // Another node stored the same content (the SHA-256 is unique) between this block's lookups and its
-                // insert, or PostgreSQL chose this transaction to give way: decide again and retry, as below.
+            } catch let error as DatabaseError
+                where database.isPostgres && ["23505", "23503", "40001", "40P01"].contains(error.sqlState)
+            {
+                // Another node stored the same content (the SHA-256 is unique) or removed an asset the block used (a
+                // foreign key) between this block's lookups and its commit, or PostgreSQL chose this transaction to
+                // give way: decide again and retry, as below.
                 _ = placed()
                 undo(placements, batch: batch)
                 attempts += 1
@@ -265,6 +269,26 @@ extension WriterConnection {
             (PhotoObjectType.asset, changes.assets), (.assetCollection, changes.collections),
             (.collectionList, changes.collectionLists),
         ]
+        if database.isPostgres {
+            // One statement per object type and kind, the UUIDs as a JSON array: a round trip per file would cost a
+            // PostgreSQL node more than the rest of the row's work (UUIDs are hex digits and dashes: no escaping).
+            for (type, map) in maps {
+                var byKind: [Int: [String]] = [:]
+                for (uuid, kind) in map { byKind[kind.rawValue, default: []].append(uuid) }
+                for (kind, uuids) in byKind.sorted(by: { $0.key < $1.key }) {
+                    try database.run(
+                        """
+                        INSERT INTO change_log(token, object_type, uuid, change_type)
+                        SELECT ?, ?, value, ? FROM json_each(?)
+                        """,
+                        [
+                            .integer(token), .integer(Int64(type.rawValue)), .integer(Int64(kind)),
+                            .text("[\"" + uuids.joined(separator: "\",\"") + "\"]"),
+                        ])
+                }
+            }
+            return (token, Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        }
         for (type, map) in maps {
             for (uuid, kind) in map {
                 try insert.bind(token, at: 1)

@@ -34,6 +34,7 @@ final class WriterStatements {
                 title, caption, keywords, rating, pairing_key, awaits_partner, camera_make, camera_model,
                 capture_details)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            RETURNING id
             """
         static let insertResource = """
             INSERT INTO resources(asset_id, type, sha256, byte_count, mime_type, uniform_type_identifier,
