@@ -42,8 +42,10 @@ struct PostgresDialectTests {
             "insertAsset",
             ["u1", "1", "0", "1", "1700000000.5", "exif", "1700000001", "1700000001", "4000", "3000", "0", nil, nil,
              nil, "0", "0", nil, "3600", "0", "Title", nil, "[\"a\"]", "5", "Trip/img_1", "0", "Apple", "iPhone", "{}"])
-        #expect(asset.affected == 1)
+        // The new row's id comes back with the insert (RETURNING id), the same id a lookup finds.
+        #expect(asset.count == 1)
         let assetID = try #require(try connection.executePrepared("assetByUUID", ["u1"]).scalar)
+        #expect(asset.scalar == assetID)
         try connection.executePrepared(
             "insertResource", [assetID, "1", "aa11", "1234", "image/jpeg", "public.jpeg", "IMG_1.JPG", "originals/x"])
         try connection.execute("INSERT INTO albums(uuid, title, creation_date) VALUES ('al1', 'Trip', 0)")

@@ -214,8 +214,13 @@ final class ChangeApplier {
     func createCollection(_ request: AssetCollectionChangeRequest) throws {
         guard let uuid = request.uuid else { return }
         if let key = request.currentBindingKey {
-            if request.joinsBoundAlbum, try redirect(uuid, request, toHolderOf: key) { return }
-            try database.run("UPDATE albums SET binding_key = NULL WHERE binding_key = ?", [.text(key)])
+            if request.joinsBoundAlbum {
+                // Never takes the key from another album: one that holds it now, or commits it before this insert
+                // (below), is the one meant.
+                if try redirect(uuid, request, toHolderOf: key) { return }
+            } else {
+                try database.run("UPDATE albums SET binding_key = NULL WHERE binding_key = ?", [.text(key)])
+            }
         }
         // On PostgreSQL, an album of the same key inserted by a transaction still running is invisible to the UPDATE
         // above; the unique index waits for it, and the insert then does nothing: that album is the folder's too.

@@ -287,6 +287,8 @@ extension WriterConnection {
                         ])
                 }
             }
+            // Every node's `serve` listens (``CommitSignal``): delivered when, and only if, this transaction commits.
+            try database.run("SELECT pg_notify(?, ?)", [.text(CommitSignal.channel), .text(String(token))])
             return (token, Date(timeIntervalSince1970: Double(milliseconds) / 1000))
         }
         for (type, map) in maps {

@@ -5,16 +5,16 @@ import PhotodropSystem
 import Synchronization
 
 /// Server-sent events from the library's persistent change history (`GET /api/events?since=TOKEN`): every committed
-/// change, by any process, reaches every open stream within a second of its commit. Nothing polls the database in a
-/// loop: one thread watches the library's folder with inotify (SQLite appends each commit to `library.sqlite-wal`)
-/// and tells the server (``onChange``), which wakes its suspended streams; each then reads the history after its
-/// last token — once for all the streams that stand at the same token (``changes(since:)``).
+/// change, by any process or node, reaches every open stream within a second of its commit. Nothing polls the database
+/// in a loop: one thread waits on the library's ``PhotoCatalog/CommitSignal`` (inotify on the folder for SQLite,
+/// `LISTEN` for PostgreSQL) and tells the server (``onChange``), which wakes its suspended streams; each then reads the
+/// history after its last token — once for all the streams that stand at the same token (``changes(since:)``).
 final class ChangeFeed: Sendable {
     let library: PhotoLibrary
     /// Bumped on every write inotify reports; streams wait for it to move, cached answers are checked again after.
     /// An atomic: the picture path reads it on every request.
     private let generation = Atomic<UInt64>(0)
-    private let watcher: Inotify?
+    private let signal: CommitSignal
     private let stopped = Atomic<Bool>(false)
     /// Called on every change seen (set once, before the server starts).
     private let observer = Mutex<(@Sendable () -> Void)?>(nil)
@@ -24,9 +24,7 @@ final class ChangeFeed: Sendable {
 
     public init(library: PhotoLibrary) {
         self.library = library
-        let inotify = try? Inotify()
-        watcher = inotify
-        _ = try? inotify?.addWatch(library.url.path, for: [.modified, .closedWrite, .movedTo, .created])
+        signal = CommitSignal(library: library)
         SystemThread.start(name: "photodrop.serve.changes") { [self] in watch() }
     }
 
@@ -37,19 +35,9 @@ final class ChangeFeed: Sendable {
     }
 
     private func watch() {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
-        defer { buffer.deallocate() }
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            guard let watcher else {
-                // No inotify: the streams look every half second.
-                SystemThread.sleep(seconds: 0.5)
-                wake()
-                continue
-            }
             // A bounded wait, so that stop() is seen within a second even with no writes.
-            guard (try? watcher.descriptor.waitUntilReadable(milliseconds: 1000)) == true else { continue }
-            while ((try? watcher.read(into: buffer)) ?? 0) > 0 {}
-            wake()
+            if signal.wait(milliseconds: 1000) { wake() }
         }
     }
 

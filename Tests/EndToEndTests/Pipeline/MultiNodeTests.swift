@@ -173,4 +173,48 @@ struct MultiNodeTests {
         #expect(stored() == 10)
         cluster.stop()
     }
+
+    @Test("serve on one node streams a commit made by a watch node elsewhere within a second (LISTEN/NOTIFY)")
+    func serveSeesAnotherNodesCommit() async throws {
+        let catalog = try await SharedPostgres.newDatabase("events")
+        let ingest = try Self.node("ingest", catalog: catalog)
+        let watch = try WatchDaemon(ingest)
+        try await Self.waitUntilWatching(watch)
+        let web = try Self.node("web", catalog: catalog, sharing: ingest)
+        let token = "multinode-token-0123456789"
+        var settings: [String: Any] = [
+            "library": ingest.library.path, "inbox": web.root.appendingPathComponent("WebInbox").path,
+            "rejected": ingest.rejected.path, "catalog": ["postgres": catalog], "node": "web",
+            "serve": ["listen": "127.0.0.1:0", "token": token],
+        ]
+        settings["log"] = ["format": "json", "level": "debug"]
+        try web.writeConfig(settings)
+        let server = try await ServeProcess(web)
+        let events = web.root.appendingPathComponent("events.txt")
+        _ = FileManager.default.createFile(atPath: events.path, contents: nil)
+        let stream = Process()
+        stream.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        stream.arguments = ["-s", "-N", "-H", "Authorization: Bearer \(token)", server.base + "/api/events"]
+        stream.standardOutput = try FileHandle(forWritingTo: events)
+        try stream.run()
+        defer { if stream.isRunning { stream.terminate(); stream.waitUntilExit() } }
+        await pause(500_000)
+
+        // The watch node stores a photo; its commit reaches the other node's stream.
+        try TinyJPEG.write(count: 1, startingAt: 500, into: ingest.inbox.appendingPathComponent("Remote"))
+        let started = Date()
+        func text() -> String { (try? String(contentsOf: events, encoding: .utf8)) ?? "" }
+        while !text().contains("event: change") && Date().timeIntervalSince(started) < 20 { await pause(20_000) }
+        let change = try #require(text().split(separator: "\n").last { $0.hasPrefix("data: ") }, "\(text())")
+        let data = try #require(try JSONSerialization.jsonObject(with: Data(change.dropFirst(6).utf8)) as? [String: Any])
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let committed = try #require((data["date"] as? String).flatMap { format.date(from: $0) }, "\(data)")
+        let written = try #require(try FileManager.default.attributesOfItem(atPath: events.path)[.modificationDate] as? Date)
+        #expect(written.timeIntervalSince(committed) < 1.0, "the event came \(written.timeIntervalSince(committed)) s after the commit")
+        let inserted = (data["assets"] as? [String: Any])?["inserted"] as? [String] ?? []
+        #expect(inserted.count == 1, "\(data)")
+        try await server.process.stop()
+        #expect(try await watch.stop() == 0)
+    }
 }
