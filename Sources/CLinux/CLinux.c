@@ -147,3 +147,12 @@ int photodrop_drop_capabilities(void) {
 }
 
 int photodrop_malloc_trim(void) { return malloc_trim(0); }
+
+#include <sys/vfs.h>
+
+int photodrop_statfs_type(const char *path, unsigned long *type) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    *type = (unsigned long)info.f_type;
+    return 0;
+}

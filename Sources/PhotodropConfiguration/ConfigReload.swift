@@ -15,6 +15,8 @@ public enum ConfigReload {
         if old.catalog.postgres != new.catalog.postgres { keys.append("catalog.postgres") }
         if old.catalog.passwordFile != new.catalog.passwordFile { keys.append("catalog.passwordFile") }
         if old.node != new.node { keys.append("node") }
+        if old.poll != new.poll { keys.append("poll") }
+        if old.rescanSeconds != new.rescanSeconds { keys.append("rescanSeconds") }
         return keys
     }
 

@@ -24,8 +24,10 @@ extension IngestConfig {
     static let topLevelKeys = [
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
         "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "decodeMemoryMiB", "trashDays",
-        "video", "log", "serve", "metrics", "catalog", "node",
+        "video", "log", "serve", "metrics", "catalog", "node", "poll", "rescanSeconds",
     ]
+    /// Allowed values of `rescanSeconds` (up to a day).
+    public static let rescanSecondsRange = 1...86_400
     static let catalogKeys = ["postgres", "passwordFile"]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -189,6 +191,19 @@ struct ConfigValidator {
             case "serve": applyServe(value, to: &config.serve, base: base)
             case "metrics": applyMetrics(value, to: &config.metrics, base: base)
             case "catalog": applyCatalog(value, to: &config.catalog, base: base)
+            case "poll":
+                guard case .bool(let flag) = value.kind else {
+                    fail(key, value.position, "must be true or false; found \(value.typeDescription)")
+                    continue
+                }
+                config.poll = flag
+            case "rescanSeconds":
+                if let number = integer(
+                    key, value, range: IngestConfig.rescanSecondsRange,
+                    meaning: "seconds between rescans of a polled inbox (one on a network file system, or with \"poll\")")
+                {
+                    config.rescanSeconds = number
+                }
             case "node":
                 guard case .string(let text) = value.kind, IngestConfig.isValidNode(text) else {
                     fail(

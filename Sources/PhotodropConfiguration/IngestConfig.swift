@@ -52,6 +52,11 @@ public struct IngestConfig: Sendable, Equatable {
     /// This node's short id (`node`): names its claimed folder, its watch lock and its row in the nodes table, so that
     /// several photodrop processes can share a library and an inbox. Default: the host name.
     public var node: String
+    /// Rescan the whole inbox every ``rescanSeconds`` wherever it is (`poll`); without it, only an inbox on a network
+    /// file system is (inotify does not see what other machines write there). Default false.
+    public var poll: Bool
+    /// How often a polled inbox is rescanned, in seconds (`rescanSeconds`). Default 10.
+    public var rescanSeconds: Int
     /// The watched inbox. Default `Inbox`.
     public var inbox: String
     /// Where rejected files go, as `Rejected/<Album>/<name>`. Default `Rejected`.
@@ -109,6 +114,8 @@ public struct IngestConfig: Sendable, Equatable {
         self.libraryGroup = nil
         self.catalog = CatalogSettings()
         self.node = IngestConfig.defaultNode
+        self.poll = false
+        self.rescanSeconds = 10
         self.workers = 0
         self.settleMilliseconds = 2000
         self.incompleteGraceSeconds = 300

@@ -52,6 +52,41 @@ struct WatchServiceTests {
         #expect(try library.journalEntries(kind: ClaimJournal.kind).isEmpty)
     }
 
+    /// An inbox on NFS, SMB or another network file system gets no inotify event for the files other machines write
+    /// there, so it is rescanned on an interval of its own. CI has no NFS server: this test forces polling with
+    /// `poll` (the path a network file system takes too, chosen by `statfs` instead of the key).
+    @Test("a polled inbox is rescanned every rescanSeconds, stores what arrives, and status says it is polled")
+    func aPolledInboxIsRescannedOnItsInterval() async throws {
+        let folder = try TemporaryFolder("service-polled")
+        var config = IngestConfig(baseDirectory: folder.path)
+        config.settleMilliseconds = 100
+        config.poll = true
+        config.rescanSeconds = 1
+        try FileManager.default.createDirectory(atPath: config.inbox, withIntermediateDirectories: true)
+        let lines = Locked<[String]>([])
+        let logger = Logger(label: "test", level: .debug, format: .text, sink: LogSink { line in lines.withLock { $0.append(line) } })
+        let service = WatchService(config: config, logger: logger)
+        let running = Task { try await service.run() }
+        #expect(await eventually(timeout: 150) { lines.value.contains { $0.contains("photodrop watch started") } })
+        #expect(lines.value.contains { $0.contains("the inbox is polled") && $0.contains("rescan_s=1") })
+        #expect(await eventually(timeout: 30) {
+            lines.value.filter { $0.contains("periodic rescan of the inbox") }.count >= 3
+        }, "rescanned every second")
+        let watches = try #require(service.metrics().watches)
+        #expect(watches.polledInbox == "poll" && watches.rescanSeconds == 1)
+        try FileManager.default.createDirectory(atPath: config.inbox + "/Polled", withIntermediateDirectories: true)
+        try Data(JPEGFixture.bytes(77)).write(to: URL(fileURLWithPath: config.inbox + "/Polled/a.jpg"))
+        let library = PhotoLibrary(url: URL(fileURLWithPath: config.library))
+        let stored = await eventually(timeout: 60) { ((try? Asset.fetchAssets(library: library).count) ?? 0) == 1 }
+        service.requestStop()
+        try await running.value
+        #expect(stored)
+        // What decides it without the key: the file system's kind, from statfs.
+        #expect(FileSystemKind(magic: 0x6969).isRemote && FileSystemKind(magic: 0x6969).description == "nfs")
+        #expect(FileSystemKind(magic: 0xFF53_4D42).isRemote)
+        #expect(try !FileSystemKind.of(folder.path).isRemote, "the test's own folder is local")
+    }
+
     /// The kernel drops inotify events beyond `max_queued_events` and says only "overflow": the daemon must rescan
     /// and take every file whose events were lost. The limit is lowered only while the daemon's inotify instance is
     /// made (the kernel reads it then).

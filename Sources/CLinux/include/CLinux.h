@@ -26,6 +26,10 @@ extern const int32_t photodrop_SEEK_HOLE;
 /// FICLONE (linux/fs.h): a reflink of a whole file.
 extern const unsigned long photodrop_FICLONE;
 
+/// statfs(2)'s f_type of the file system holding `path` (its magic number: 0x6969 NFS, 0xFF534D42 CIFS …) in `type`:
+/// 0, or -1 and errno.
+int photodrop_statfs_type(const char *path, unsigned long *type);
+
 /// openat2(2) through syscall(SYS_openat2): -1 and errno on failure (ENOSYS on kernels before 5.6; seccomp filters
 /// may answer EPERM).
 int photodrop_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);

@@ -9,6 +9,9 @@ import PhotodropTelemetry
 public struct DaemonStatus: Sendable, Equatable {
     /// The file's name in the library folder.
     public static let fileName = "watch.status.json"
+
+    /// The status file of `node` on a shared library (`watch-<node>.status.json`), or of the one daemon (`fileName`).
+    public static func fileName(node: String?) -> String { node.map { "watch-\($0).status.json" } ?? fileName }
     /// The longest a running daemon leaves its status unwritten.
     static let heartbeat: Duration = .seconds(30)
     /// A status older than this, from a daemon that still holds its lock, means it has stopped working.
@@ -70,6 +73,10 @@ public struct DaemonStatus: Sendable, Equatable {
             writer.key("maxUserWatches")
             if let limit = watches.maxUserWatches { writer.int(limit) } else { writer.null() }
             writer.member("inboxPresent", watches.inboxPresent)
+            if let polled = watches.polledInbox {
+                writer.member("inboxPolled", polled)
+                writer.member("rescanSeconds", watches.rescanSeconds ?? 0)
+            }
             writer.endObject()
         }
         writer.key("problems")
@@ -81,8 +88,9 @@ public struct DaemonStatus: Sendable, Equatable {
     }
 
     /// The newer status of the daemon of `library` (and its `inbox`); nil when there is none or none can be read.
-    public static func read(library: String, inbox: String) -> DaemonStatus? {
-        let candidates = [read(path: library + "/" + fileName), read(path: inbox + "/.photodrop/" + fileName)]
+    public static func read(library: String, inbox: String, node: String? = nil) -> DaemonStatus? {
+        let name = fileName(node: node)
+        let candidates = [read(path: library + "/" + name), read(path: inbox + "/.photodrop/" + name)]
         return candidates.compactMap { $0 }.max { $0.updated < $1.updated }
     }
 
@@ -123,6 +131,10 @@ public struct DaemonStatus: Sendable, Equatable {
                 watches = InotifyWatcher.Status(
                     watchedFolders: Int(folders) ?? 0, unwatchedFolders: Int(polled) ?? 0, maxUserWatches: limit,
                     inboxPresent: present)
+                if case .string(let reason)? = budget["inboxPolled"] {
+                    watches?.polledInbox = reason
+                    if case .number(let seconds)? = budget["rescanSeconds"] { watches?.rescanSeconds = Int(seconds) }
+                }
             }
         }
         var configFile: String?
@@ -136,7 +148,9 @@ public struct DaemonStatus: Sendable, Equatable {
     }
 
     /// Writes the status into `folder`: a temporary file, then a rename over the old one.
-    func write(into library: Directory, mode: UInt32 = 0o640) throws(SystemError) {
-        try library.replaceFile(named: DaemonStatus.fileName, with: json, mode: mode)
+    func write(into library: Directory, named name: String = DaemonStatus.fileName, mode: UInt32 = 0o640)
+        throws(SystemError)
+    {
+        try library.replaceFile(named: name, with: json, mode: mode)
     }
 }

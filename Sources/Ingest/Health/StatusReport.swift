@@ -73,7 +73,8 @@ public struct StatusReport: Sendable {
             report.problems.append(HealthProblem(code: "libraryUnreadable", oldestPath: config.library, message: problem))
         }
         if report.daemonRunning {
-            report.daemonStatus = DaemonStatus.read(library: config.library, inbox: config.inbox)
+            report.daemonStatus = DaemonStatus.read(
+                library: config.library, inbox: config.inbox, node: config.sharedNode)
             if let status = report.daemonStatus, now.seconds - status.updated.seconds <= DaemonStatus.staleAfterSeconds {
                 report.problems += status.problems
             } else if let since = report.daemonStatus?.updated ?? DaemonLock.lockedSince(library: config.library, node: config.sharedNode),

@@ -14,6 +14,8 @@ struct StatusWriter: Sendable {
     let watches: @Sendable () -> InotifyWatcher.Status?
     /// The configuration file the daemon was started with, nil for the built-in defaults.
     let configFile: String?
+    /// The status file's name (one per node on a shared library).
+    var fileName = DaemonStatus.fileName
     let startedAt = UTCTimestamp.now()
 
     func run() async {
@@ -38,15 +40,15 @@ struct StatusWriter: Sendable {
             pid: SystemProcess.id, started: startedAt, updated: .now(), waiting: health.waiting,
             waitingForPartner: health.waitingForPartner, counts: counts,
             problems: health.problems(), watches: budget, configFile: configFile)
-        if let folder = try? library.directory(), (try? status.write(into: folder)) != nil {
+        if let folder = try? library.directory(), (try? status.write(into: folder, named: fileName)) != nil {
             if let inbox = try? inbox.directory() {
-                try? inbox.directory(".photodrop").remove(DaemonStatus.fileName)
+                try? inbox.directory(".photodrop").remove(fileName)
             }
             return true
         }
         // The library cannot be written (read-only, full): report from the inbox instead.
         if let inbox = try? inbox.directory(), let folder = try? inbox.directory(".photodrop"),
-            (try? status.write(into: folder, mode: 0o644)) != nil
+            (try? status.write(into: folder, named: fileName, mode: 0o644)) != nil
         {
             return true
         }

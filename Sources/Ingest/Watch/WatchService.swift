@@ -365,8 +365,33 @@ public final class WatchService: Sendable {
             throw Failure(description: "cannot watch the inbox \(config.inbox): \(error.description)")
         }
 
+        // A folder on a file system other machines write to (NFS, SMB, CephFS …) makes no inotify event for their
+        // files: the whole inbox is then rescanned on an interval of its own (`rescanSeconds`), as it is with
+        // `poll`, instead of every ten minutes.
+        let inboxKind = try? FileSystemKind.of(config.inbox)
+        let polledReason: String? =
+            config.poll ? "poll" : (inboxKind?.isRemote == true ? inboxKind?.description : nil)
+        if let polledReason {
+            logger.info(
+                polledReason == "poll"
+                    ? "the inbox is polled (\"poll\" in the configuration)"
+                    : "the inbox is on a network file system: inotify does not see files other machines write there, "
+                        + "so it is rescanned on an interval",
+                metadata: [
+                    "filesystem": .string(inboxKind?.description ?? "unknown"), "rescan_s": .count(config.rescanSeconds),
+                ])
+        }
+        let rescanSeconds = config.rescanSeconds
+        let watches: @Sendable () -> InotifyWatcher.Status? = { [weak watcher] in
+            guard var status = watcher?.status else { return nil }
+            if let polledReason {
+                status.polledInbox = polledReason
+                status.rescanSeconds = rescanSeconds
+            }
+            return status
+        }
         current.withLock { current in
-            current.watches = { [weak watcher] in watcher?.status }
+            current.watches = watches
             current.started = true
         }
         let pipelineFailure = Mutex<IngestFailure?>(nil)
@@ -376,11 +401,12 @@ public final class WatchService: Sendable {
             logger: logger, guardCheck: { try lock.checkStillHeld() })
         let status = StatusWriter(
             statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox,
-            watches: { [weak watcher] in watcher?.status }, configFile: config.sourceFile)
+            watches: watches, configFile: config.sourceFile, fileName: DaemonStatus.fileName(node: config.sharedNode))
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
             statistics: statistics, health: health, heartbeat: heartbeat, logger: logger,
-            trackerCapacity: options.trackerCapacity, summaryInterval: options.summaryInterval)
+            trackerCapacity: options.trackerCapacity, summaryInterval: options.summaryInterval,
+            safetyScanInterval: polledReason == nil ? .seconds(600) : .seconds(config.rescanSeconds))
 
         // The watcher feeds the loop, the loop the claimer, the claimer the pipeline; a service that fails tells the
         // loop through the mailbox, and everything stops along the shutdown path below.

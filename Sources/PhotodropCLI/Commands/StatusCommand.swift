@@ -113,6 +113,10 @@ enum StatusCommand {
     /// "12 folders", or, with folders beyond inotify's limit, how many are polled instead and what to raise.
     static func watchingText(_ watches: InotifyWatcher.Status) -> String {
         var text = TextFormat.plural(watches.watchedFolders, "folder") + " with inotify"
+        if let polled = watches.polledInbox {
+            let why = polled == "poll" ? "\"poll\" in the configuration" : "on \(polled): other machines' files make no event"
+            text += "; the inbox is rescanned every \(TextFormat.plural(watches.rescanSeconds ?? 0, "second")) (\(why))"
+        }
         if watches.unwatchedFolders > 0 {
             let limit = watches.maxUserWatches.map { " (\(TextFormat.count($0)))" } ?? ""
             text += "; \(TextFormat.plural(watches.unwatchedFolders, "folder")) polled instead: the limit "

@@ -77,6 +77,11 @@ public final class InotifyWatcher: AsyncSequence, Sendable {
         public var maxUserWatches: Int?
         /// Whether the inbox folder currently exists.
         var inboxPresent: Bool
+        /// Why the whole inbox is also rescanned on an interval of its own: the file system it is on (`nfs`, `cifs`
+        /// …: other machines write there unseen by inotify), or `poll` when the config asks for it; nil when it is not.
+        public var polledInbox: String?
+        /// How often a polled inbox is rescanned, in seconds.
+        public var rescanSeconds: Int?
     }
 
     /// The watched inbox, absolute.
