@@ -207,6 +207,12 @@ public enum PhotodropCommands {
                         help: "Print one object: complete, backup, name, previous, counts (linked, copied, bytes), problems and verification."),
                 ]),
             CommandSpec(
+                "migrate", summary: "Copy the catalog between SQLite and PostgreSQL, and check the copy.",
+                discussion:
+                    "--to postgres URL copies the configured library's SQLite catalog into an empty PostgreSQL database (a libpq connection string or URI; the password may come from config catalog.passwordFile), with every asset, album, folder, membership, resource, derivative, journal entry, file record, trash entry and the change history, the same ids and change tokens; --to sqlite PATH copies a PostgreSQL catalog into a new SQLite file. The copy is one transaction, read from one snapshot of the source; then both are read again and compared table by table (row counts and a SHA-256 of the rows). The library's files are not touched and config.json is not changed: set (or remove) catalog.postgres afterwards, as the command says. Stop watch and serve first (on every node). Exit status 0 when the copy is exact, 1 when it differs or fails, 2 for usage errors (a target that is not empty, a SQLite file that exists).",
+                positionals: [PositionalSpec("TARGET", .one, help: "The PostgreSQL connection string, or the new SQLite file's path.")],
+                options: [.value("to", "KIND", help: "What to copy into.", allowed: ["postgres", "sqlite"])]),
+            CommandSpec(
                 "status", summary: "Show counts and the daemon's health.",
                 discussion:
                     "Assets by kind, favourites, Recently Deleted, albums, stored bytes, the last change, files waiting in the inbox, files claimed by the daemon and not finished, rejected files, whether a 'photodrop watch' daemon runs on the library (and its pid), and health problems such as unreadable folders. Works before a library exists. Exit status 0 when healthy, 1 when a problem is listed.",

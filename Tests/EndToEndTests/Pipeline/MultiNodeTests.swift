@@ -217,4 +217,52 @@ struct MultiNodeTests {
         try await server.process.stop()
         #expect(try await watch.stop() == 0)
     }
+
+    @Test("migrate copies a SQLite library's catalog into PostgreSQL and back, ids and change tokens kept, checked row for row")
+    func migrateBothWays() async throws {
+        let sandbox = try Sandbox("migrate", settings: ["derivatives": "lazy"])
+        try TinyJPEG.write(count: 30, into: sandbox.root.appendingPathComponent("drop/Trip"))
+        #expect(try await sandbox.run(["import", sandbox.root.appendingPathComponent("drop").path]).status == 0)
+        #expect(try await sandbox.run(["album", "create", "Empty"]).status == 0)
+        let before = try await sandbox.run(["assets", "--json"]).jsonLines()
+        let favorite = try #require(before.first?["id"] as? String)
+        #expect(try await sandbox.run(["favorite", favorite]).status == 0)
+        let lastEvent = try #require(try await sandbox.run(["events"]).jsonLines().last?["token"] as? String)
+
+        let catalog = try await SharedPostgres.newDatabase("migrate")
+        let copied = try await sandbox.run(["migrate", "--to", "postgres", catalog])
+        #expect(copied.status == 0, "\(copied)")
+        #expect(copied.stdout.contains("every table has the same rows") && copied.stdout.contains("assets: 30 rows"))
+        // Into a database that holds a catalog now: refused, nothing written.
+        let again = try await sandbox.run(["migrate", "--to", "postgres", catalog])
+        #expect(again.status == 2 && again.stderr.contains("already holds a photodrop catalog"), "\(again)")
+
+        // The same library, read from PostgreSQL: the same assets, favourite, albums and change history.
+        try sandbox.writeConfig([
+            "library": "Library", "inbox": "Inbox", "rejected": "Rejected", "derivatives": "lazy",
+            "catalog": ["postgres": catalog], "node": "migrated",
+        ])
+        let after = try await sandbox.run(["assets", "--json"]).jsonLines()
+        #expect(Set(after.compactMap { $0["id"] as? String }) == Set(before.compactMap { $0["id"] as? String }))
+        #expect(after.first { $0["id"] as? String == favorite }?["isFavorite"] as? Bool == true)
+        let albums = try await sandbox.run(["albums", "--json"]).jsonLines().compactMap { $0["title"] as? String }
+        #expect(albums.contains("Trip") && albums.contains("Empty"))
+        #expect(try await sandbox.run(["events"]).jsonLines().last?["token"] as? String == lastEvent)
+        // It goes on from there: a new file gets the next token.
+        try TinyJPEG.write(count: 1, startingAt: 900, into: sandbox.root.appendingPathComponent("more/Trip"))
+        #expect(try await sandbox.run(["import", sandbox.root.appendingPathComponent("more").path]).status == 0)
+        let next = try #require(try await sandbox.run(["events"]).jsonLines().last?["token"] as? String)
+        let number = { (token: String) in Int(token.split(separator: ":").last ?? "") ?? 0 }
+        #expect(number(next) == number(lastEvent) + 1)
+
+        // And back into a new SQLite file, which reads as the library did.
+        let back = sandbox.root.appendingPathComponent("back.sqlite").path
+        let returned = try await sandbox.run(["migrate", "--to", "sqlite", back])
+        #expect(returned.status == 0, "\(returned)")
+        let exists = try await sandbox.run(["migrate", "--to", "sqlite", back])
+        #expect(exists.status == 2 && exists.stderr.contains("exists already"), "\(exists)")
+        let database = try Database(path: back, mode: .readOnly)
+        #expect(try database.int64("SELECT count(*) FROM assets") == 31)
+        #expect(try database.int64("SELECT seq FROM sqlite_sequence WHERE name = 'change_transactions'") == Int64(number(next)))
+    }
 }
