@@ -25,10 +25,11 @@ final class EventCollector: Sendable {
 
     var all: [InboxEvent] { events.withLock { $0 } }
 
-    /// Waits until `condition` holds for the events so far (checked every 20 ms), at most `timeout`.
+    /// Waits until `condition` holds for the events so far (checked every 20 ms), at most `timeout` (generous: the
+    /// watcher runs on the cooperative pool, which a loaded test run can keep busy for seconds).
     @discardableResult
     func wait(
-        timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
         until condition: ([InboxEvent]) -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout

@@ -22,6 +22,10 @@ public struct StatusReport: Sendable {
     public var rejectedCount = FolderCensus.Count()
     public var daemonStatus: DaemonStatus?
     public var problems: [HealthProblem] = []
+    /// On a shared (PostgreSQL) catalog: every node with its last heartbeat and what it holds; empty for SQLite.
+    public var nodes: [NodeRegistration.Node] = []
+    /// This node's id on a shared catalog.
+    public var node: String?
 
     public var claims: Int { statistics?.journalEntryCounts[claimKind] ?? 0 }
     public var daemonRunning: Bool {
@@ -36,7 +40,10 @@ public struct StatusReport: Sendable {
     public static func gather(_ config: IngestConfig) -> StatusReport {
         var report = StatusReport(
             library: config.library, configFile: config.sourceFile, inbox: config.inbox, rejected: config.rejected)
-        if let node = config.sharedNode { report.claimKind = "\(ClaimJournal.kind):\(node)" }
+        if let node = config.sharedNode {
+            report.claimKind = "\(ClaimJournal.kind):\(node)"
+            report.node = node
+        }
         report.libraryExists =
             LibraryLocation.state(of: config.library, catalogInPostgres: config.catalog.isPostgres) == .library
         let now = UTCTimestamp.now()
@@ -49,6 +56,14 @@ public struct StatusReport: Sendable {
                     HealthProblem(
                         code: "libraryUnreadable", oldestPath: config.library,
                         message: "cannot read the library: \(error)"))
+            }
+            if config.catalog.isPostgres {
+                do { report.nodes = try NodeRegistration.nodes(of: library) } catch {
+                    report.problems.append(
+                        HealthProblem(
+                            code: "catalogUnreachable", oldestPath: config.library,
+                            message: "cannot read the nodes from the catalog: \(error)"))
+                }
             }
             switch library.authorizationStatus(for: .readWrite) {
             case .authorized, .limited: report.writable = true

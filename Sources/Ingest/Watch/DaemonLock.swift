@@ -24,6 +24,8 @@ public final class DaemonLock: Sendable {
         case system(SystemError)
         /// The lock file was deleted or replaced while the daemon ran.
         case lost(path: String)
+        /// The node id's lock in a shared catalog was taken by another process while this one's connection was away.
+        case nodeTaken(String)
 
         public var description: String {
             switch self {
@@ -33,6 +35,9 @@ public final class DaemonLock: Sendable {
                     "another photodrop watch (\(who)) is already running on this library (\(path) is locked); stop it first, or give this one another library in its config"
             case .system(let error):
                 return "cannot take the watch lock: \(error.description)"
+            case .nodeTaken(let node):
+                return "another process took node id '\(node)' in the catalog while this daemon's connection to it "
+                    + "was away; stopping so that two daemons never work as one node. Give each daemon its own \"node\""
             case .lost(let path):
                 return
                     "the watch lock \(path) was deleted or replaced while this daemon ran (was the library folder removed?); "

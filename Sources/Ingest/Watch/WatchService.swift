@@ -33,6 +33,8 @@ public final class WatchService: Sendable {
         var trashCheckInterval: Duration
         /// systemd's notify socket (`READY=1`, `STATUS=`, `WATCHDOG=1`, …); nil when not run by systemd.
         public var notifier: ServiceNotifier? = nil
+        /// photodrop's version, as the node's row in a shared catalog shows it.
+        public var version = "unknown"
 
         /// Options; the defaults suit a daemon.
         public init(
@@ -235,6 +237,20 @@ public final class WatchService: Sendable {
             throw Failure(description: error.description)
         }
         defer { lock.release() }
+        // On a shared (PostgreSQL) catalog: the node id's lock in the database, and the node's row with its
+        // heartbeat, from a thread of its own.
+        var registration: NodeRegistration?
+        if let node = config.sharedNode {
+            let health = self.health
+            do {
+                registration = try NodeRegistration(
+                    library: library, node: node, version: options.version, inbox: config.inbox,
+                    claimKind: "\(ClaimJournal.kind):\(node)", load: { NodeRegistration.Load(waiting: health.waiting) })
+            } catch {
+                throw Self.catalogFailure("\(error)", error: error, config: config)
+            }
+        }
+        defer { registration?.stop() }
         do {
             try FileSystem.makeDirectories(config.inbox)
         } catch {
@@ -270,7 +286,7 @@ public final class WatchService: Sendable {
                 ])
         }
         while true {
-            try await runSession(config, library: library, lock: lock)
+            try await runSession(config, library: library, lock: lock, registration: registration)
             let next: IngestConfig? = current.withLock { current in
                 defer { current.pending = nil }
                 if let pending = current.pending { current.config = pending }
@@ -282,7 +298,14 @@ public final class WatchService: Sendable {
     }
 
     /// One run of the stages with `config`, until a stop or a reload.
-    private func runSession(_ config: IngestConfig, library: PhotoLibrary, lock: DaemonLock) async throws(Failure) {
+    /// Throws when another process took this daemon's node id in the catalog.
+    private static func checkNode(_ registration: NodeRegistration?) throws(DaemonLock.Failure) {
+        if let registration, registration.isLost { throw .nodeTaken(registration.node) }
+    }
+
+    private func runSession(
+        _ config: IngestConfig, library: PhotoLibrary, lock: DaemonLock, registration: NodeRegistration?
+    ) async throws(Failure) {
         let logger = self.logger
         let statistics = self.statistics
         let health = self.health
@@ -346,7 +369,7 @@ public final class WatchService: Sendable {
                 },
                 deferred: { mailbox.post(.deferred($0)) },
                 libraryLost: { mailbox.post(.pipelineFailed($0)) },
-                guardCheck: { try lock.checkStillHeld() },
+                guardCheck: { try lock.checkStillHeld(); try Self.checkNode(registration) },
                 pairsWaiting: { health.setWaitingForPartner($0) }, progress: progress,
                 committed: { statistics.recordCommit($0) }),
             logger: logger)
@@ -398,7 +421,7 @@ public final class WatchService: Sendable {
         let settled = BoundedQueue<IngestJob>(capacity: 512)
         let claimer = Claimer(
             claims: claims, settled: settled, pipeline: pipeline, mailbox: mailbox, stopRequested: stopRequested,
-            logger: logger, guardCheck: { try lock.checkStillHeld() })
+            logger: logger, guardCheck: { try lock.checkStillHeld(); try Self.checkNode(registration) })
         let status = StatusWriter(
             statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox,
             watches: watches, configFile: config.sourceFile, fileName: DaemonStatus.fileName(node: config.sharedNode))

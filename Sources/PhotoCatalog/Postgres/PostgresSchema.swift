@@ -2,6 +2,8 @@ import PostgresClient
 
 /// The catalog's schema in PostgreSQL, as forward-only migrations of its own.
 ///
+/// - v2: `nodes`, one row per `watch` node: its host, process, version and last heartbeat (database time), and what
+///   it holds (claims in flight, files waiting).
 /// - v1: the catalog as SQLite's schema stood at its version 13 (no replay of SQLite's history): the same tables and
 ///   columns, so that one set of statements serves both; 64-bit integers, `DOUBLE PRECISION` for SQLite's REAL,
 ///   `BYTEA` for its blobs, identity columns for its row ids, and every text column compared byte by byte
@@ -18,7 +20,10 @@ public enum PostgresSchema {
         let sql: String
     }
 
-    static let migrations: [Migration] = [version1]
+    static let migrations: [Migration] = [version1, version2]
+
+    /// Tables PostgreSQL's catalog has and SQLite's does not: what several nodes share (``NodeRegistration``).
+    public static let sharedOnlyTables: Set<String> = ["nodes"]
 
     /// The version after the last step this photodrop knows.
     public static var latestVersion: Int { migrations.last?.version ?? 0 }
@@ -280,5 +285,22 @@ public enum PostgresSchema {
             );
             CREATE INDEX file_records_by_file ON file_records(device, inode, id);
             CREATE INDEX file_records_by_time ON file_records(recorded_at);
+            """)
+
+    static let version2 = Migration(
+        version: 2, name: "nodes",
+        sql: """
+            CREATE TABLE nodes(
+                id \(text) PRIMARY KEY,
+                host \(text) NOT NULL,
+                pid BIGINT NOT NULL,
+                version \(text) NOT NULL,
+                inbox \(text) NOT NULL,
+                started_at TIMESTAMPTZ NOT NULL,
+                heartbeat_at TIMESTAMPTZ NOT NULL,
+                stopped_at TIMESTAMPTZ,
+                claimed BIGINT NOT NULL DEFAULT 0,
+                waiting BIGINT NOT NULL DEFAULT 0
+            );
             """)
 }

@@ -42,6 +42,16 @@ enum StatusCommand {
         case .notRunning: lines.append(("Daemon", "not running"))
         case .unknown(let problem): lines.append(("Daemon", "unknown: \(problem)"))
         }
+        for (index, node) in report.nodes.enumerated() {
+            let state =
+                node.running
+                ? "heartbeat \(Int(node.heartbeatAge.rounded())) s ago, \(TextFormat.plural(node.claimed, "file")) claimed, "
+                    + "\(TextFormat.count(node.waiting)) waiting"
+                : "stopped"
+            let mine = node.id == report.node ? " (this node)" : ""
+            lines.append(
+                (index == 0 ? "Nodes" : "", "\(node.id)\(mine): \(node.host), pid \(node.pid), \(state)"))
+        }
         if let stats = report.statistics {
             var kinds = [
                 TextFormat.plural(stats.photoCount, "photo"), TextFormat.plural(stats.gifCount, "GIF"),

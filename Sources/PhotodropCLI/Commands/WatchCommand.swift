@@ -1,3 +1,4 @@
+import BuildInfo
 import Ingest
 import PhotodropSystem
 import Rendering
@@ -13,6 +14,7 @@ enum WatchCommand {
         let logger = Logger(label: "photodrop.watch", control: logs)
         var options = WatchService.Options()
         options.notifier = ServiceNotifier.fromEnvironment()
+        options.version = PhotodropVersion.description
         let service = WatchService(config: context.config, logger: logger, options: options)
         let metrics = context.config.metrics.textfile.map { _ in
             MetricsWriter(service: service, logger: logger)

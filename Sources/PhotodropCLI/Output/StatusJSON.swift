@@ -13,6 +13,19 @@ extension CatalogJSON {
             ("version", .string(PhotodropVersion.semantic)),
             ("commit", .string(PhotodropVersion.commit)),
             ("libraryExists", .bool(report.libraryExists)),
+            ("node", .string(report.node)),
+            (
+                "nodes",
+                .array(
+                    report.nodes.map { node in
+                        .object([
+                            ("id", .string(node.id)), ("host", .string(node.host)), ("pid", .int(node.pid)),
+                            ("version", .string(node.version)), ("inbox", .string(node.inbox)),
+                            ("running", .bool(node.running)), ("heartbeatSecondsAgo", .double(node.heartbeatAge)),
+                            ("claimed", .int(node.claimed)), ("waiting", .int(node.waiting)),
+                        ])
+                    })
+            ),
             ("writable", report.writable.map { .bool($0) } ?? .null),
         ]
         switch report.daemon {

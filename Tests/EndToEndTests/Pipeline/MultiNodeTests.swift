@@ -108,12 +108,26 @@ struct MultiNodeTests {
         let refused = try await again.run(["watch"], timeout: 60)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("watch-gamma.lock"), "\(refused.stderr)")
-        // Another node id on the same library starts beside it.
+        // The same node id from another machine (here: a library path of its own, so no shared lock file): the
+        // catalog's lock on the id refuses it, naming where the id runs.
+        let elsewhere = try Self.node("gamma", catalog: catalog)
+        let refusedByCatalog = try await elsewhere.run(["watch"], timeout: 60)
+        #expect(refusedByCatalog.status == 1, "\(refusedByCatalog)")
+        #expect(refusedByCatalog.stderr.contains("node id 'gamma'"), "\(refusedByCatalog.stderr)")
+        // Another node id on the same library starts beside it, and status on any node lists both with heartbeats.
         let other = try Self.node("delta", catalog: catalog, sharing: first)
         let delta = try WatchDaemon(other)
         try await Self.waitUntilWatching(delta)
+        let status = try await other.run(["status", "--json"]).jsonObject()
+        let nodes = try #require(status["nodes"] as? [[String: Any]], "\(status)")
+        #expect(Set(nodes.compactMap { $0["id"] as? String }) == ["gamma", "delta"])
+        #expect(nodes.allSatisfy { $0["running"] as? Bool == true && ($0["heartbeatSecondsAgo"] as? Double ?? 99) < 30 })
+        #expect(status["node"] as? String == "delta")
+        #expect(try await other.run(["status"]).stdout.contains("delta (this node)"))
         #expect(try await delta.stop() == 0)
         #expect(try await gamma.stop() == 0)
+        let after = try await other.run(["status", "--json"]).jsonObject()
+        #expect((after["nodes"] as? [[String: Any]] ?? []).allSatisfy { $0["running"] as? Bool == false }, "\(after)")
 
         // A database that does not exist: exit 2, the key named, no local SQLite library made instead.
         let wrong = try Self.node("epsilon", catalog: catalog.replacingOccurrences(of: "/refusals_", with: "/missing_"))
