@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Atomicity and misuse", .timeLimit(.minutes(3)))
+@Suite("Atomicity and misuse", .timeLimit(.minutes(3)), CatalogGate.one)
 struct AtomicityTests {
     struct Boom: Error {}
 
