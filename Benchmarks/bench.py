@@ -684,9 +684,9 @@ class PostgresServer:
         if not versions:
             raise BenchError("PostgreSQL's server programs are not installed (apt-get install postgresql)")
         self.bin = "/usr/lib/postgresql/%d/bin" % versions[-1]
-        self.folder = os.path.join(work, "postgres")
-        shutil.rmtree(self.folder, ignore_errors=True)
-        os.makedirs(self.folder)
+        # In the system's temporary folder, not in the scratch folder: that may be a private mktemp -d (mode 0700),
+        # which `nobody` could not enter.
+        self.folder = tempfile.mkdtemp(prefix="photodrop-bench-pg-")
         self.prefix = []
         if os.geteuid() == 0:
             os.chown(self.folder, 65534, 65534)
@@ -710,6 +710,7 @@ class PostgresServer:
     def stop(self):
         subprocess.run(self.prefix + [self.bin + "/pg_ctl", "-D", self.data, "-m", "fast", "stop"],
                        capture_output=True, cwd="/")
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def measure_postgres(results, args, w1, work, binary, w1_move):
