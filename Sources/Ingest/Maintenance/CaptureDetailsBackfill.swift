@@ -21,9 +21,21 @@ struct CaptureDetailsBackfill: Sendable {
         var metadata = MediaMetadata()
     }
 
-    /// Re-reads every asset that awaits it; returns how many got any details.
+    /// Re-reads every asset that awaits it; returns how many got any details. On a shared catalog one node at a time
+    /// does it.
     @discardableResult
     func run() async -> Int {
+        do {
+            return try await library.runExclusively("capture details backfill") { await backfill() } ?? 0
+        } catch {
+            logger.warning(
+                "cannot re-read capture details; trying again at the next start",
+                metadata: ["error": .string(String(describing: error))])
+            return 0
+        }
+    }
+
+    private func backfill() async -> Int {
         let prober: MediaProber
         do {
             prober = try MediaProber()

@@ -24,9 +24,21 @@ struct CreationZoneBackfill: Sendable {
         var isFloating: Bool
     }
 
-    /// Re-reads every asset that awaits it; returns how many got a zone or the floating mark.
+    /// Re-reads every asset that awaits it; returns how many got a zone or the floating mark. On a shared catalog one
+    /// node at a time does it: a node that finds another at it leaves it to that one.
     @discardableResult
     func run() async -> Int {
+        do {
+            return try await library.runExclusively("time zone backfill") { await backfill() } ?? 0
+        } catch {
+            logger.warning(
+                "cannot re-read capture time zones; trying again at the next start",
+                metadata: ["error": .string(String(describing: error))])
+            return 0
+        }
+    }
+
+    private func backfill() async -> Int {
         let prober: MediaProber
         do {
             prober = try MediaProber()

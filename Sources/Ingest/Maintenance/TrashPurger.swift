@@ -24,7 +24,12 @@ struct TrashPurger: Sendable {
         let seconds = retention.components.seconds
         let cutoff = now.addingTimeInterval(-Double(seconds))
         do {
-            let purged = try await library.purgeRecentlyDeleted(deletedBefore: cutoff)
+            // One node at a time on a shared catalog; the others skip this round.
+            guard
+                let purged = try await library.runExclusively("trash purge", {
+                    try await library.purgeRecentlyDeleted(deletedBefore: cutoff)
+                })
+            else { return 0 }
             if purged > 0 {
                 logger.info(
                     "purged from Recently Deleted",
