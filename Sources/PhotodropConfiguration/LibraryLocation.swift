@@ -44,9 +44,14 @@ public enum LibraryLocation {
         return .folderWithoutLibrary(entries: entries)
     }
 
+    /// What is at `config`'s library path, by the rule of its catalog.
+    public static func state(of config: IngestConfig) -> State {
+        state(of: config.library, catalogInPostgres: config.catalog.isPostgres)
+    }
+
     /// Throws unless a command may write the library of `config`: there is one, or nothing at all is at its path.
     public static func checkWritable(_ config: IngestConfig) throws(Refusal) {
-        switch state(of: config.library, catalogInPostgres: config.catalog.isPostgres) {
+        switch state(of: config) {
         case .missing, .library:
             return
         case .folderWithoutLibrary(let entries):

@@ -68,13 +68,16 @@ public struct ClaimJournal: Sendable {
         self.inbox = FolderRoot(path: inbox)
         self.albums = albums
         self.node = node
-        self.kind = node.map { "\(ClaimJournal.kind):\($0)" } ?? ClaimJournal.kind
+        self.kind = ClaimJournal.kind(node: node)
         self.stagingRelativePath = ClaimJournal.stagingRelativePath(node: node)
         self.staging = StagingFolder()
     }
 
     /// `<inbox>/.photodrop/claimed`, for messages.
     var stagingPath: String { Path.join(inbox.path, stagingRelativePath) }
+
+    /// The journal kind of `node`'s claims: `claim:<node>`, or `claim` for a library one node writes.
+    public static func kind(node: String?) -> String { node.map { "\(kind):\($0)" } ?? kind }
 
     /// The staging folder of `node`, relative to the inbox.
     public static func stagingRelativePath(node: String?) -> String {

@@ -41,11 +41,11 @@ public struct StatusReport: Sendable {
         var report = StatusReport(
             library: config.library, configFile: config.sourceFile, inbox: config.inbox, rejected: config.rejected)
         if let node = config.sharedNode {
-            report.claimKind = "\(ClaimJournal.kind):\(node)"
+            report.claimKind = ClaimJournal.kind(node: node)
             report.node = node
         }
         report.libraryExists =
-            LibraryLocation.state(of: config.library, catalogInPostgres: config.catalog.isPostgres) == .library
+            LibraryLocation.state(of: config) == .library
         let now = UTCTimestamp.now()
         if report.libraryExists {
             let library = LibraryLocation.library(config)

@@ -129,8 +129,7 @@ public final class WatchService: Sendable {
 
     /// The journal kind of this daemon's claims.
     private var claimKind: String {
-        let node = current.withLock { $0.config.sharedNode }
-        return node.map { "\(ClaimJournal.kind):\($0)" } ?? ClaimJournal.kind
+        ClaimJournal.kind(node: current.withLock { $0.config.sharedNode })
     }
 
     /// The metrics now (counts since the start, the inbox, inotify, the library's counts from one read).
@@ -206,7 +205,7 @@ public final class WatchService: Sendable {
         // An existing folder without a library (an unmounted disk's mount point) is never made into a new library;
         // a folder whose parent is missing, on a disk that is not mounted, or not writable is refused before
         // anything is created.
-        let existing = LibraryLocation.state(of: config.library, catalogInPostgres: config.catalog.isPostgres)
+        let existing = LibraryLocation.state(of: config)
         let created: [ConfiguredFolders.Folder]
         do {
             created = try ConfiguredFolders.check(ConfiguredFolders.forWatch(config), config: config)
@@ -245,7 +244,7 @@ public final class WatchService: Sendable {
             do {
                 registration = try NodeRegistration(
                     library: library, node: node, version: options.version, inbox: config.inbox,
-                    claimKind: "\(ClaimJournal.kind):\(node)", load: { NodeRegistration.Load(waiting: health.waiting) })
+                    claimKind: ClaimJournal.kind(node: node), load: { NodeRegistration.Load(waiting: health.waiting) })
             } catch {
                 throw Self.catalogFailure("\(error)", error: error, config: config)
             }

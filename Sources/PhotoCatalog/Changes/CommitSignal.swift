@@ -69,10 +69,7 @@ public final class CommitSignal: Sendable {
     }
 
     private func listen(_ connector: CatalogConnector) -> PostgresConnection? {
-        guard case .postgres(let connectionString, let password) = connector.location,
-            let connection = try? PostgresConnection(
-                connectionString: connectionString, password: password,
-                applicationName: CatalogConnector.applicationName + " listener"),
+        guard let connection = try? connector.connect(role: "listener"),
             (try? connection.execute("LISTEN \(CommitSignal.channel)")) != nil
         else { return nil }
         return connection

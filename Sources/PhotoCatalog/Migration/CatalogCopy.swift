@@ -185,7 +185,8 @@ public enum CatalogCopy {
         let all = try columns(table, database)
         guard !all.isEmpty else { return (0, "") }
         let list = all.sorted().joined(separator: ", ")
-        let filter = table == "library_meta" ? " WHERE key NOT IN ('schema_version', 'application')" : ""
+        let ownKeys = ownMetaKeys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        let filter = table == "library_meta" ? " WHERE key NOT IN (\(ownKeys))" : ""
         var hasher = try SHA256()
         var count = 0
         var offset = 0

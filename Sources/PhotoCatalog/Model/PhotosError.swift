@@ -128,7 +128,7 @@ extension PhotosError {
 
     /// Wraps a SQLite failure while doing `action` on the library at `path`.
     static func database(_ error: DatabaseError, action: String, library path: String) -> PhotosError {
-        if !error.sqlState.isEmpty && error.resultCode == DatabaseError.cantOpen.resultCode {
+        if error.isConnectionLost {
             // Not `.libraryVolumeOffline`: the library's files are where they were, and the server is expected back.
             return PhotosError(
                 .operationInterrupted, title: "Catalog unreachable",
@@ -238,7 +238,7 @@ extension PhotosError {
     /// are retried until it is back (a photodrop addition).
     public var isCatalogUnreachable: Bool {
         guard case .database(let cause)? = cause else { return false }
-        return !cause.sqlState.isEmpty && cause.resultCode == DatabaseError.cantOpen.resultCode
+        return cause.isConnectionLost
     }
 
     public var isDatabaseBusy: Bool {

@@ -153,12 +153,7 @@ public final class NodeRegistration: Sendable {
     // MARK: - SQL
 
     private static func connect(_ connector: CatalogConnector) throws(PostgresError) -> PostgresConnection {
-        guard case .postgres(let connectionString, let password) = connector.location else {
-            throw PostgresError(.connection, message: "not a PostgreSQL catalog")
-        }
-        return try PostgresConnection(
-            connectionString: connectionString, password: password,
-            applicationName: CatalogConnector.applicationName + " node")
+        try connector.connect(role: "node")
     }
 
     private static func lock(_ connection: PostgresConnection, node: String) throws(PostgresError) -> Bool {

@@ -53,11 +53,9 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
         return text
     }
 
-    /// Whether a PostgreSQL connection broke or could not be made (SQLSTATE class 08, or the server shutting down or
-    /// starting): a new connection may succeed.
-    public var isConnectionLost: Bool {
-        sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
-    }
+    /// Whether a PostgreSQL connection broke or could not be made (refused, cut, the server shutting down or
+    /// starting): a new connection may succeed. ``PostgresSession`` reports every such error as "cannot open".
+    public var isConnectionLost: Bool { !sqlState.isEmpty && resultCode == DatabaseError.cantOpen.resultCode }
 
     /// Matches an error whose primary result code equals the pattern's.
     public static func ~= (pattern: DatabaseError, value: any Error) -> Bool {

@@ -21,16 +21,21 @@ struct CatalogConnector: Sendable {
     ///
     /// - Throws: ``DatabaseError`` (cannot open) with libpq's reason: refused, unknown database, wrong password.
     func openPostgres() throws -> Database {
-        guard case .postgres(let connectionString, let password) = location else {
-            preconditionFailure("openPostgres on a SQLite catalog")
-        }
-        let shown = CatalogLocation.redacted(connectionString)
         do {
-            let connection = try PostgresConnection(
-                connectionString: connectionString, password: password, applicationName: Self.applicationName)
-            return Database(postgres: connection, location: shown)
+            return Database(postgres: try connect(), location: location.description)
         } catch {
-            throw PostgresSession.databaseError(error, sql: nil, location: shown)
+            throw PostgresSession.databaseError(error, sql: nil, location: location.description)
         }
+    }
+
+    /// A new PostgreSQL connection of the catalog, named `photodrop` and `role` in `pg_stat_activity` (the node's
+    /// heartbeat, `serve`'s listener).
+    func connect(role: String? = nil) throws(PostgresError) -> PostgresConnection {
+        guard case .postgres(let connectionString, let password) = location else {
+            throw PostgresError(.connection, message: "the catalog is not in PostgreSQL")
+        }
+        return try PostgresConnection(
+            connectionString: connectionString, password: password,
+            applicationName: Self.applicationName + (role.map { " " + $0 } ?? ""))
     }
 }

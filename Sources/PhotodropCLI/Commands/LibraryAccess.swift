@@ -31,7 +31,7 @@ struct LibraryAccess {
     /// Whether the configured library exists (its database file is there; for a PostgreSQL catalog, its folder of
     /// originals).
     static func exists(_ config: IngestConfig) -> Bool {
-        LibraryLocation.state(of: config.library, catalogInPostgres: config.catalog.isPostgres) == .library
+        LibraryLocation.state(of: config) == .library
     }
 
     /// "There is no library yet at …", with where the path came from and what to do.
