@@ -17,6 +17,9 @@ struct StatusWriter: Sendable {
     /// The status file's name (one per node on a shared library).
     var fileName = DaemonStatus.fileName
     let startedAt = UTCTimestamp.now()
+    /// The library folder the daemon opened (its identity at start): a folder that took its place since (the library
+    /// deleted or moved away, an empty one made there) is never written into.
+    var libraryNode: FileNode? = nil
 
     func run() async {
         var written:
@@ -40,7 +43,9 @@ struct StatusWriter: Sendable {
             pid: SystemProcess.id, started: startedAt, updated: .now(), waiting: health.waiting,
             waitingForPartner: health.waitingForPartner, counts: counts,
             problems: health.problems(), watches: budget, configFile: configFile)
-        if let folder = try? library.directory(), (try? status.write(into: folder, named: fileName)) != nil {
+        if let folder = try? library.directory(), libraryNode == nil || (try? folder.status().node) == libraryNode,
+            (try? status.write(into: folder, named: fileName)) != nil
+        {
             if let inbox = try? inbox.directory() {
                 try? inbox.directory(".photodrop").remove(fileName)
             }

@@ -423,7 +423,8 @@ public final class WatchService: Sendable {
             logger: logger, guardCheck: { try lock.checkStillHeld(); try Self.checkNode(registration) })
         let status = StatusWriter(
             statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox,
-            watches: watches, configFile: config.sourceFile, fileName: DaemonStatus.fileName(node: config.sharedNode))
+            watches: watches, configFile: config.sourceFile, fileName: DaemonStatus.fileName(node: config.sharedNode),
+            libraryNode: try? FileSystem.status(atPath: config.library).node)
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
             statistics: statistics, health: health, heartbeat: heartbeat, logger: logger,
