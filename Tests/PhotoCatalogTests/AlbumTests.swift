@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Albums, smart albums and fetches", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Albums, smart albums and fetches", CatalogGate.one)
 struct AlbumTests {
     /// Creates `count` photo assets and returns them in creation order.
     static func makeAssets(_ count: Int, in folder: TemporaryDirectory, library: PhotoLibrary) async throws -> [Asset] {

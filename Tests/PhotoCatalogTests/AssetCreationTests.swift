@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Creating assets", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Creating assets", CatalogGate.one)
 struct AssetCreationTests {
     @Test("a placeholder resolves to the committed asset, with every property stored", arguments: CatalogBackend.all)
     func placeholderResolves(backend: CatalogBackend) async throws {

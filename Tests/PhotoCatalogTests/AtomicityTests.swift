@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Atomicity and misuse", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Atomicity and misuse", CatalogGate.one)
 struct AtomicityTests {
     struct Boom: Error {}
 

@@ -21,7 +21,7 @@ enum Privileges {
     }()
 }
 
-@Suite("Authorization", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Authorization", CatalogGate.one)
 struct AuthorizationTests {
     @Test("a missing library is notDetermined, is not created by asking, and requestAuthorization creates it")
     func missing() async throws {

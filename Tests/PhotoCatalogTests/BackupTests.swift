@@ -6,7 +6,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("backup: catalog snapshots and incremental backups", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("backup: catalog snapshots and incremental backups", CatalogGate.one)
 struct BackupTests {
     private func populated(_ folder: TemporaryDirectory, count: Int) async throws -> PhotoLibrary {
         let library = folder.library()

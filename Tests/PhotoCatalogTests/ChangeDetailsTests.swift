@@ -161,7 +161,7 @@ final class RecordingObserver: PhotoLibraryChangeObserver, Sendable {
     }
 }
 
-@Suite("Change observers and change details", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Change observers and change details", CatalogGate.one)
 struct ChangeDetailsTests {
     /// A random change, chosen from the library's current state.
     static func randomChange(

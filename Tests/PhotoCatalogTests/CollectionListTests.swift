@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Folders (CollectionList): creation with placeholders, nesting, top-level fetches, deletion, history", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Folders (CollectionList): creation with placeholders, nesting, top-level fetches, deletion, history", CatalogGate.one)
 struct CollectionListTests {
     private func titles(_ result: FetchResult<Collection>) -> [String] { result.map { $0.localizedTitle ?? "" } }
 

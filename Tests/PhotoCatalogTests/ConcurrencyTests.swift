@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Concurrent writers", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Concurrent writers", CatalogGate.one)
 struct ConcurrencyTests {
     @Test("8 tasks saving 200 files each into one album (find-or-create inside each block) lose nothing", arguments: CatalogBackend.all)
     func eightTasks(backend: CatalogBackend) async throws {

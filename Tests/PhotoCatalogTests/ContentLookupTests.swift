@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Content lookup", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Content lookup", CatalogGate.one)
 struct ContentLookupTests {
     @Test("finds stored content by SHA-256, tells album membership, and never creates a library", arguments: CatalogBackend.all)
     func lookups(backend: CatalogBackend) async throws {

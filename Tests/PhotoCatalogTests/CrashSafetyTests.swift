@@ -5,7 +5,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Crash safety", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Crash safety", CatalogGate.one)
 struct CrashSafetyTests {
     /// Checks the library against the sources it was fed: every source is exactly once either a stored asset (and
     /// gone from the source folder) or still at its source with its bytes; no stray files, no intents left.

@@ -7,7 +7,7 @@ import TestFixtures
 
 /// Thumbnails and previews kept beside the originals: stored with their hash, out of date when the original changes,
 /// gone with a purge, checked by verify.
-@Suite("Stored derivatives", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Stored derivatives", CatalogGate.one)
 struct DerivativeStoreTests {
     private func store(_ bytes: Data, named name: String, in folder: TemporaryDirectory, library: PhotoLibrary)
         async throws -> String

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Duplicates", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Duplicates", CatalogGate.one)
 struct DuplicateTests {
     @Test("content already stored resolves to the existing asset; album additions go there; the source stays", arguments: CatalogBackend.all)
     func existingContent(backend: CatalogBackend) async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Housekeeping one node at a time (runExclusively)", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Housekeeping one node at a time (runExclusively)", CatalogGate.one)
 struct ExclusiveJobTests {
     @Test("a job another writer of the catalog runs now is skipped; another job, or the same one after, runs", arguments: CatalogBackend.all)
     func oneNodeAtATime(backend: CatalogBackend) async throws {

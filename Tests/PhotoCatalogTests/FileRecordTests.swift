@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("File records: kept for a while, found by device and inode", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("File records: kept for a while, found by device and inode", CatalogGate.one)
 struct FileRecordTests {
     private func draft(_ kind: String, inode: UInt64, _ text: String) -> FileRecord.Draft {
         FileRecord.Draft(kind: kind, device: 42, inode: inode, payload: Data(text.utf8))

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Persistent change history", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Persistent change history", CatalogGate.one)
 struct HistoryTests {
     @Test("changes since a token: inserted, updated, deleted identifiers per object type, commit time in ms", arguments: CatalogBackend.all)
     func inProcess(backend: CatalogBackend) async throws {

@@ -5,7 +5,7 @@ import Testing
 @testable import PhotoCatalog
 
 /// The placement intents of a writer's current block live in `locks/<session>.intents` (see `IntentLog`).
-@Suite("IntentLog", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("IntentLog", CatalogGate.one)
 struct IntentLogTests {
     static let entries = [
         IntentLog.Entry(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Application journal", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Application journal", CatalogGate.one)
 struct JournalTests {
     @Test("append returns ids in order; entries come back by kind with payloads and times; removal", arguments: CatalogBackend.all)
     func basics(backend: CatalogBackend) async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Keyset pages by capture time (capturedBefore)", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Keyset pages by capture time (capturedBefore)", CatalogGate.one)
 struct KeysetPagingTests {
     @Test("pages of any size walk every asset once, newest first: equal dates by insertion, no date last", arguments: CatalogBackend.all)
     func pages(backend: CatalogBackend) async throws {

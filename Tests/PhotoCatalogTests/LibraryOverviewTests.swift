@@ -3,7 +3,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Statistics, identifier prefixes, memberships and history bounds", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Statistics, identifier prefixes, memberships and history bounds", CatalogGate.one)
 struct LibraryOverviewTests {
     @Test("statistics count kinds, favourites, hidden, Recently Deleted, albums, bytes, journal and the last change", arguments: CatalogBackend.all)
     func statistics(backend: CatalogBackend) async throws {

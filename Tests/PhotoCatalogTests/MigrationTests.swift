@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Schema migrations", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Schema migrations", CatalogGate.one)
 struct MigrationTests {
     static func tables(_ database: Database) throws -> Set<String> {
         Set(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.string(0) })

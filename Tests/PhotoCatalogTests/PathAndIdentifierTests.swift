@@ -6,7 +6,7 @@ import Testing
 
 /// The writer's string helpers stand in for `NSString`/`URL` path arithmetic and for `UUID()`; they must give the same
 /// answers.
-@Suite("FilePathText and LocalIdentifier.newUUID", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("FilePathText and LocalIdentifier.newUUID", CatalogGate.one)
 struct PathAndIdentifierTests {
     static let paths = [
         "/a/b/c.jpg", "/c.jpg", "c.jpg", "/a/b/archive.tar.gz", "/a/.hidden", "/a/name.", "/a/name", "/a/b.d/name",

@@ -4,7 +4,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("Performance", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Performance", CatalogGate.one)
 struct PerformanceTests {
     @Test("2,000 creation requests group-committed in one block (move, hash given, into an album)")
     func groupCommit() async throws {

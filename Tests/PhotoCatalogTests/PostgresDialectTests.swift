@@ -6,7 +6,7 @@ import Testing
 @testable import PhotoCatalog
 
 /// The catalog's SQL, written once, translated for PostgreSQL.
-@Suite("PostgreSQL dialect", .timeLimit(.minutes(5)), CatalogGate.one)
+@Suite("PostgreSQL dialect", CatalogGate.one(limit: .seconds(300)))
 struct PostgresDialectTests {
     @Test("parameters are numbered as SQLite numbers them; literals and quoted names are left alone")
     func parameters() {

@@ -6,7 +6,7 @@ import Testing
 
 /// photodrop's schema in PostgreSQL, created and guarded on a real server the suite starts itself.
 @Suite(
-    "PostgreSQL catalog schema, on a real server", .serialized, .timeLimit(.minutes(5)), CatalogGate.one,
+    "PostgreSQL catalog schema, on a real server", .serialized, CatalogGate.one(limit: .seconds(300)),
     .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"))
 struct PostgresSchemaTests {
     @Test("an empty database gets the whole schema once; SQLite's tables and columns, text compared byte by byte")

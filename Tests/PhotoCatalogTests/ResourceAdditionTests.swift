@@ -6,7 +6,7 @@ import TestFixtures
 @testable import PhotoCatalog
 
 /// `AssetChangeRequest.addResource(with:file:options:primaryBecomes:)`: files that arrive after their asset was stored.
-@Suite("Adding files to stored assets", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("Adding files to stored assets", CatalogGate.one)
 struct ResourceAdditionTests {
     private func store(
         _ file: URL, as type: AssetResourceType, in library: PhotoLibrary, key: String? = nil, awaits: Bool = false

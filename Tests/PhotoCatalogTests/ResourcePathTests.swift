@@ -4,7 +4,7 @@ import Testing
 @testable import PhotoCatalog
 
 /// Schema v4 has no index on `resources.path`; recovery and verify find a stored path through its asset's UUID.
-@Suite("ResourcePath", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("ResourcePath", CatalogGate.one)
 struct ResourcePathTests {
     @Test(
         "the asset UUID a stored file's name starts with",

@@ -5,7 +5,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("SQLite layer", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("SQLite layer", CatalogGate.one)
 struct SQLiteLayerTests {
     @Test("SQLite's memory statistics are off before the first connection (no global mutex per allocation)")
     func memoryStatisticsOff() throws {

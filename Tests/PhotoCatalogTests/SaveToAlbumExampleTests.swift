@@ -5,7 +5,7 @@ import Testing
 @testable import PhotoCatalog
 
 /// The `save-to-album` example, run as the built program (built next to the test bundle by `swift build --build-tests`).
-@Suite("examples/SaveToAlbum", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("examples/SaveToAlbum", CatalogGate.one)
 struct SaveToAlbumExampleTests {
     static var program: URL? {
         Helper.executable.map { $0.deletingLastPathComponent().appendingPathComponent("save-to-album") }

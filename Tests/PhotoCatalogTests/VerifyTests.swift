@@ -5,7 +5,7 @@ import Testing
 
 @testable import PhotoCatalog
 
-@Suite("verify: the catalog against the files", .timeLimit(.minutes(3)), CatalogGate.one)
+@Suite("verify: the catalog against the files", CatalogGate.one)
 struct VerifyTests {
     /// A library with `count` assets (one in an album) and their stored originals.
     private func populated(_ folder: TemporaryDirectory, count: Int = 3) async throws -> (PhotoLibrary, [Asset]) {
