@@ -17,6 +17,7 @@ public enum ConfigReload {
         if old.node != new.node { keys.append("node") }
         if old.poll != new.poll { keys.append("poll") }
         if old.rescanSeconds != new.rescanSeconds { keys.append("rescanSeconds") }
+        if old.claimLeaseSeconds != new.claimLeaseSeconds { keys.append("claimLeaseSeconds") }
         return keys
     }
 

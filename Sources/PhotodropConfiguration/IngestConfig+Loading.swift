@@ -25,9 +25,12 @@ extension IngestConfig {
         "library", "inbox", "rejected", "libraryGroup", "workers", "settleMilliseconds", "incompleteGraceSeconds",
         "ignore", "duplicates", "albums", "pairWaitSeconds", "rawAndJpeg", "derivatives", "decodeMemoryMiB", "trashDays",
         "video", "log", "serve", "metrics", "catalog", "node", "poll", "rescanSeconds",
+        "claimLeaseSeconds",
     ]
     /// Allowed values of `rescanSeconds` (up to a day).
     public static let rescanSecondsRange = 1...86_400
+    /// Allowed values of `claimLeaseSeconds`: well above the 5 s heartbeat, at most an hour.
+    public static let claimLeaseSecondsRange = 15...3_600
     static let catalogKeys = ["postgres", "passwordFile"]
     static let videoKeys = ["videoCodecs", "audioCodecs"]
     static let logKeys = ["format", "level"]
@@ -203,6 +206,13 @@ struct ConfigValidator {
                     meaning: "seconds between rescans of a polled inbox (one on a network file system, or with \"poll\")")
                 {
                     config.rescanSeconds = number
+                }
+            case "claimLeaseSeconds":
+                if let number = integer(
+                    key, value, range: IngestConfig.claimLeaseSecondsRange,
+                    meaning: "seconds without a heartbeat before another node takes a node's claimed files over")
+                {
+                    config.claimLeaseSeconds = number
                 }
             case "node":
                 guard case .string(let text) = value.kind, IngestConfig.isValidNode(text) else {

@@ -57,6 +57,9 @@ public struct IngestConfig: Sendable, Equatable {
     public var poll: Bool
     /// How often a polled inbox is rescanned, in seconds (`rescanSeconds`). Default 10.
     public var rescanSeconds: Int
+    /// How long a node's claims last without a heartbeat before another node sharing its inbox takes its claimed files
+    /// over, in seconds by the database's clock (`claimLeaseSeconds`; PostgreSQL catalogs only). Default 120.
+    public var claimLeaseSeconds: Int
     /// The watched inbox. Default `Inbox`.
     public var inbox: String
     /// Where rejected files go, as `Rejected/<Album>/<name>`. Default `Rejected`.
@@ -116,6 +119,7 @@ public struct IngestConfig: Sendable, Equatable {
         self.node = IngestConfig.defaultNode
         self.poll = false
         self.rescanSeconds = 10
+        self.claimLeaseSeconds = 120
         self.workers = 0
         self.settleMilliseconds = 2000
         self.incompleteGraceSeconds = 300

@@ -237,14 +237,8 @@ public struct ClaimJournal: Sendable {
                 dropped.append(entry.id)
                 continue
             }
-            if let info = try? folder.status(name) {
-                recovery.jobs.append(
-                    IngestJob(
-                        source: staged(entry.id, in: folder), displayPath: payload.source, album: payload.album,
-                        originalName: payload.originalName, claimID: entry.id, expectedIdentity: nil,
-                        graceExpired: payload.graceExpired, sizeHint: Int64(info.size),
-                        hasSameStemSibling: payload.hasSameStemSibling, sameStemCount: payload.sameStemCount,
-                        node: info.node))
+            if let info = try? folder.status(name) ?? adopt(entry.id, payload, into: folder, root: root) {
+                recovery.jobs.append(job(entry.id, payload, in: folder, info: info))
             } else if root.exists(payload.source) {
                 recovery.returnedToInbox += 1
                 dropped.append(entry.id)
@@ -289,6 +283,94 @@ public struct ClaimJournal: Sendable {
         return recovery
     }
 
+}
+
+extension ClaimJournal {
+    /// The job of entry `id`, whose file is staged in `folder` (``recover(logger:)``, ``takeOver(from:lease:logger:)``).
+    func job(_ id: Int64, _ payload: ClaimPayload, in folder: Directory, info: FileStatus) -> IngestJob {
+        IngestJob(
+            source: staged(id, in: folder), displayPath: payload.source, album: payload.album,
+            originalName: payload.originalName, claimID: id, expectedIdentity: nil,
+            graceExpired: payload.graceExpired, sizeHint: Int64(info.size),
+            hasSameStemSibling: payload.hasSameStemSibling, sameStemCount: payload.sameStemCount, node: info.node)
+    }
+
+    /// Moves the file of entry `id`, taken over from another node, from that node's staging folder into this one's
+    /// (`folder`) and returns its status; nil when it is not there (still being undone by the node it was taken from,
+    /// or finished by it just before the takeover).
+    func adopt(_ id: Int64, _ payload: ClaimPayload, into folder: Directory, root: Directory) -> FileStatus? {
+        guard let from = payload.takenOverFrom, from.hasPrefix(".photodrop/claimed/"), !from.contains("/../") else {
+            return nil
+        }
+        let (theirPath, name) = Path.split(from)
+        guard let theirs = try? root.directory(theirPath), (try? theirs.rename(name, to: folder, as: String(id))) == true
+        else { return nil }
+        return try? folder.status(String(id))
+    }
+
+    /// Takes over the files a dead node (`deadNode`, whose lease ran out) left claimed in this inbox's staging folder
+    /// (`.photodrop/claimed/<deadNode>/`), and returns their jobs for the pipeline.
+    ///
+    /// First one catalog transaction moves their journal entries to this node under new ids (the new fencing numbers;
+    /// it takes nothing while the dead node's daemon still holds its id, or its heartbeat is younger than `lease`
+    /// seconds by the database's clock); then each file is renamed into this node's staging folder under its new id.
+    /// A crash between the two is finished by this node's next ``recover(logger:)`` (the entry says where the file
+    /// lies: ``ClaimPayload/takenOverFrom``), and a file not there yet is moved by the next round's
+    /// ``adoptPending()``. Only a shared inbox has another node's staging folder in it: a node with an inbox of its own
+    /// finishes its files itself when it starts again.
+    public func takeOver(from deadNode: String, lease: Double, logger: Logger = .disabled) async throws -> [IngestJob] {
+        guard node != nil, deadNode != node else { return [] }
+        let root = try inbox.directory()
+        let theirPath = ClaimJournal.stagingRelativePath(node: deadNode)
+        guard let theirs = try? root.directory(theirPath) else { return [] }
+        var ids: [Int64] = []
+        let stream = try theirs.entries()
+        while let item = try stream.next() {
+            if let id = Int64(item.name), item.type == .regular { ids.append(id) }
+        }
+        guard !ids.isEmpty else { return [] }
+        let taken = try await library.takeOverJournalEntries(
+            ofNode: deadNode, fromKind: ClaimJournal.kind(node: deadNode), toKind: kind, ids: ids, lease: lease
+        ) { oldID, bytes in
+            guard var payload = ClaimPayload(decoding: Array(bytes)) else { return bytes }
+            payload.takenOverFrom = Path.join(theirPath, String(oldID))
+            return Data(payload.encoded)
+        }
+        guard !taken.isEmpty else { return [] }
+        let folder = try stagingFolder()
+        var jobs: [IngestJob] = []
+        for entry in taken {
+            guard let payload = ClaimPayload(decoding: Array(entry.payload)),
+                let info = adopt(entry.newID, payload, into: folder, root: root)
+            else { continue }
+            jobs.append(job(entry.newID, payload, in: folder, info: info))
+        }
+        logger.warning(
+            "took over files another node had claimed and not finished before its lease ran out",
+            metadata: [
+                "from_node": .string(deadNode), "entries": .count(taken.count), "files": .count(jobs.count),
+                "lease_s": .count(Int(lease)),
+            ])
+        return jobs
+    }
+
+    /// The files of entries this node took over whose file was not in the other node's staging folder at the
+    /// takeover but is now (that node was undoing a placement its failed commit had made): moved here, returned as
+    /// jobs. Entries whose file is in neither place are left to the next start's ``recover(logger:)``.
+    public func adoptPending() throws -> [IngestJob] {
+        guard node != nil else { return [] }
+        let folder = try stagingFolder()
+        let root = try inbox.directory()
+        var jobs: [IngestJob] = []
+        for entry in try library.journalEntries(kind: kind) {
+            guard let payload = ClaimPayload(decoding: Array(entry.payload)), payload.takenOverFrom != nil,
+                (try? folder.status(String(entry.id))) == nil,
+                let info = adopt(entry.id, payload, into: folder, root: root)
+            else { continue }
+            jobs.append(job(entry.id, payload, in: folder, info: info))
+        }
+        return jobs
+    }
 }
 
 /// The staging folder's open descriptor, shared by the copies of a ``ClaimJournal``.

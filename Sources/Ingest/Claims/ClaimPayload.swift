@@ -21,6 +21,10 @@ struct ClaimPayload: Sendable, Hashable {
     /// How many files of the folder had the file's pairing stem at the claim, the file among them (``IngestJob``'s
     /// ``IngestJob/sameStemCount``). Absent in older entries (0: not known).
     var sameStemCount: Int
+    /// Where the staged file lay, relative to the inbox, under the node this claim was taken over from
+    /// (`.photodrop/claimed/<node>/<entry>`): until the file is moved into this node's staging folder, that is where it
+    /// is. Nil for a claim made here.
+    var takenOverFrom: String?
 
     /// A payload.
     public init(
@@ -110,6 +114,7 @@ struct ClaimPayload: Sendable, Hashable {
 extension ClaimPayload: Codable {
     private enum CodingKeys: String, CodingKey {
         case source, album, device, inode, size, mtime, mtimeNanoseconds, graceExpired, incomplete, sibling, siblings
+        case takenOverFrom = "from"
     }
 
     /// What the probe said when it judged the file incomplete; its identity is the payload's.
@@ -141,6 +146,7 @@ extension ClaimPayload: Codable {
             },
             hasSameStemSibling: try container.decodeIfPresent(Bool.self, forKey: .sibling) ?? false,
             sameStemCount: try container.decodeIfPresent(Int.self, forKey: .siblings) ?? 0)
+        takenOverFrom = try container.decodeIfPresent(String.self, forKey: .takenOverFrom)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -155,6 +161,7 @@ extension ClaimPayload: Codable {
         try container.encode(graceExpired, forKey: .graceExpired)
         if hasSameStemSibling { try container.encode(true, forKey: .sibling) }
         if sameStemCount > 1 { try container.encode(sameStemCount, forKey: .siblings) }
+        if let takenOverFrom { try container.encode(takenOverFrom, forKey: .takenOverFrom) }
         if let verdict = incompleteVerdict {
             try container.encode(
                 Incomplete(code: verdict.code, message: verdict.message, mime: verdict.mime), forKey: .incomplete)

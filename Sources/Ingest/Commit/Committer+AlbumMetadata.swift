@@ -76,13 +76,14 @@ extension Committer {
             if existing == nil, let path = AlbumRule.folders(forAlbum: key).last {
                 try await folder(forPath: path)
             } else { nil }
+        let fencedKind = fencedClaimKind
         try await library.performChanges {
             if let existing {
                 try AssetCollectionChangeRequest(for: existing).summary = description
             } else {
                 try Committer.newAlbum(forKey: key, in: parent).summary = description
             }
-            if let claim = item.job.claimID { try JournalChangeRequest.removeEntries([claim]) }
+            if let claim = item.job.claimID { try Committer.finishClaims([claim], fencedKind: fencedKind) }
             if let record = record { try FileRecordChangeRequest.append([record]) }
         }
         // The album may be new, and a cached one has an old description: fetch it again when next needed.

@@ -91,7 +91,7 @@ extension Committer {
         let knownAlbums = albumsByKey
         let move = settings.placement == .move
         let readings = attachments.map { readSidecars($0.files.map(\.item)) }
-        let notes = BlockNotes()
+        let notes = BlockNotes(fencedKind: fencedClaimKind)
         let requests = Mutex<[AssetChangeRequest]>([])
         try await library.performChanges {
             for (attachment, fileReadings) in zip(attachments, readings) {

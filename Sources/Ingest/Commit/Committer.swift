@@ -70,6 +70,9 @@ public actor Committer {
     /// What happens to each kind of outcome.
     public let settings: CommitSettings
     private let claims: ClaimJournal?
+    /// The journal kind of this node's claims when several nodes share the catalog: a block's commit then checks that
+    /// its claims are still this node's (the fencing check), see ``finishClaims(_:fencedKind:)``.
+    nonisolated var fencedClaimKind: String? { claims?.node == nil ? nil : claims?.kind }
     /// Writes rejections and put-backs off the writer's queue.
     let rejections: RejectionDesk
     let hooks: Hooks
@@ -433,6 +436,11 @@ public actor Committer {
 
     /// Records what a block decides inside it (written inside the block, read after it).
     final class BlockNotes: Sendable {
+        /// The journal kind of this node's claims when the catalog is shared (then the block's commit depends on them
+        /// still being this node's: ``PhotoCatalog/JournalChangeRequest/consumeEntries(_:kind:)``); nil otherwise.
+        private let fencedKind: String?
+        init(fencedKind: String?) { self.fencedKind = fencedKind }
+
         private let state = Mutex<(leftovers: [(Int, String)], claims: [Int64], records: [FileRecord.Draft])>(
             ([], [], []))
         /// Group `index`'s primary file was a duplicate of `existing`: its other files were not added.
@@ -452,7 +460,7 @@ public actor Committer {
         /// Removes the finished claims' entries and records their outcomes, in the block.
         func commitFinished() throws {
             let (claims, records) = state.withLock { ($0.claims, $0.records) }
-            if !claims.isEmpty { try JournalChangeRequest.removeEntries(claims) }
+            if !claims.isEmpty { try Committer.finishClaims(claims, fencedKind: fencedKind) }
             if !records.isEmpty { try FileRecordChangeRequest.append(records) }
         }
     }
@@ -474,7 +482,7 @@ public actor Committer {
         let knownAlbums = existing
         let knownParents = parents
         let created = CreatedAlbums()
-        let notes = BlockNotes()
+        let notes = BlockNotes(fencedKind: fencedClaimKind)
         let move = settings.placement == .move
         let skipDuplicates = settings.duplicates == .skip
         let sidecars = groups.map { group in readSidecars(group.members.map(\.item)) }
@@ -710,7 +718,26 @@ public actor Committer {
         markClaimDone(job, outcome: outcome)
     }
 
+    /// Removes the claim entries of the files a block finishes, in the block. On a shared catalog (`fencedKind`) the
+    /// block depends on them: if another node took them over after this node's lease ran out, nothing commits.
+    static func finishClaims(_ ids: [Int64], fencedKind: String?) throws {
+        if let fencedKind {
+            try JournalChangeRequest.consumeEntries(ids, kind: fencedKind)
+        } else {
+            try JournalChangeRequest.removeEntries(ids)
+        }
+    }
+
     func failStored(_ item: StoreItem, _ error: any Error) {
+        if let gone = (error as? PhotosError)?.goneJournalEntries, let claim = item.job.claimID, gone.contains(claim) {
+            // Another node holds this file now (it took the claim over after this node's lease ran out) and finishes
+            // it: nothing here may touch it again.
+            logger.warning(
+                "a claimed file was taken over by another node; it is left to that node",
+                metadata: ["path": .string(item.job.displayPath), "claim": .count(claim)])
+            hooks.finished(Committer.failure(item.job, .claimTakenOver(path: item.job.displayPath)))
+            return
+        }
         let failure = IngestFailure(error)
         if settings.usesClaims {
             putBack(item.job, .failed(failure))

@@ -26,6 +26,9 @@ public enum IngestFailure: Error, Sendable, CustomStringConvertible {
     case libraryLost(reason: String)
     /// A claimed file disappeared from the staging folder (someone removed it).
     case vanished(path: String)
+    /// Another node took the file's claim over after this node's lease ran out (a shared catalog): that node finishes
+    /// it, and this one leaves it alone.
+    case claimTakenOver(path: String)
     /// OpenSSL failed (SHA-256 needs no resources: this should not happen).
     case crypto(String)
     /// An error of a kind this type does not know, with its text.
@@ -68,6 +71,8 @@ public enum IngestFailure: Error, Sendable, CustomStringConvertible {
         case .lockLost(let error): return error.description
         case .libraryLost(let reason): return "not stored: \(reason)"
         case .vanished(let path): return "the claimed file \(path) disappeared"
+        case .claimTakenOver(let path):
+            return "\(path) was taken over by another node after this node's claim lease ran out; that node finishes it"
         case .crypto(let call): return "OpenSSL failed in \(call)"
         case .unexpected(let text): return text
         }

@@ -436,6 +436,14 @@ public final class WatchService: Sendable {
         let trash = config.trashRetention.map {
             TrashPurger(library: library, retention: $0, interval: options.trashCheckInterval, logger: logger)
         }
+        // On a shared catalog: the files other nodes of this inbox left claimed when they died are finished here.
+        let lease = Double(config.claimLeaseSeconds)
+        let takeover =
+            registration == nil
+            ? nil
+            : ClaimTakeover(
+                claims: claims, lease: lease, interval: ClaimTakeover.interval(lease: lease), logger: logger,
+                submit: { job in (try? await pipeline.send(job)) != nil })
         let zones = CreationZoneBackfill(library: library, logger: logger)
         let details = CaptureDetailsBackfill(library: library, logger: logger)
         let services = ServiceGroup([
@@ -454,6 +462,7 @@ public final class WatchService: Sendable {
             ServiceGroup.Service("claimer") { await claimer.run() },
             ServiceGroup.Service("status") { await status.run() },
             ServiceGroup.Service("trash") { await trash?.run() },
+            ServiceGroup.Service("claim takeover") { await takeover?.run() },
             ServiceGroup.Service("time zones") { await zones.run() },
             ServiceGroup.Service("capture details") { await details.run() },
             ServiceGroup.Service("derivatives") { await derivatives?.run() },

@@ -106,6 +106,7 @@ enum ChangeOperation {
     case removeChildCollections(CollectionListChangeRequest, [ChildCollectionTarget])
     case deleteCollectionLists([CollectionListTarget])
     case removeJournalEntries([Int64])
+    case consumeJournalEntries([Int64], kind: String)
     case appendFileRecords([FileRecord.Draft])
 }
 

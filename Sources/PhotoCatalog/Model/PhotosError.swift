@@ -60,6 +60,9 @@ public struct PhotosError: Error, Sendable, CustomStringConvertible, LocalizedEr
         case io(operation: String, path: String, errno: Errno)
         /// Something else, described in words.
         case other(String)
+        /// Journal entries a block consumes were gone when it committed (``JournalChangeRequest/consumeEntries(_:kind:)``):
+        /// another node took them over (a photodrop addition).
+        case journalEntriesGone([Int64])
 
         public var description: String {
             switch self {
@@ -67,6 +70,8 @@ public struct PhotosError: Error, Sendable, CustomStringConvertible, LocalizedEr
             case .io(let operation, let path, let code):
                 return "\(operation) '\(path)': \(code) (errno \(code.rawValue))"
             case .other(let text): return text
+            case .journalEntriesGone(let ids):
+                return "journal entries gone: " + ids.map(String.init).joined(separator: ", ")
             }
         }
     }
@@ -232,8 +237,6 @@ extension PhotosError {
 }
 
 extension PhotosError {
-    /// Whether another connection held the database's lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`):
-    /// waiting and trying again will do.
     /// Whether the PostgreSQL catalog could not be reached (refused, broken, the server restarting): files wait and
     /// are retried until it is back (a photodrop addition).
     public var isCatalogUnreachable: Bool {
@@ -241,6 +244,8 @@ extension PhotosError {
         return cause.isConnectionLost
     }
 
+    /// Whether another connection held the database's lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`):
+    /// waiting and trying again will do.
     public var isDatabaseBusy: Bool {
         guard case .database(let cause)? = cause else { return false }
         return cause.resultCode == DatabaseError.busy.resultCode || cause.resultCode == 6
@@ -251,5 +256,23 @@ extension SystemError {
     /// The library's error for this failure while doing `action` (`"store the original"`).
     func photosError(action: String) -> PhotosError {
         PhotosError.io(call, path: path ?? "", errno: code, action: action)
+    }
+}
+
+extension PhotosError {
+    /// The journal entries a block consumed that were no longer there when it committed (another node took them over
+    /// after this one's lease ran out): nothing of the block was written. Empty for any other error.
+    public var goneJournalEntries: [Int64] {
+        if case .journalEntriesGone(let ids)? = cause { return ids }
+        return []
+    }
+
+    static func journalEntriesGone(_ ids: [Int64], kind: String) -> PhotosError {
+        PhotosError(
+            .operationInterrupted, title: "Claim taken over",
+            message: "The journal entries \(ids.map(String.init).joined(separator: ", ")) of kind '\(kind)' this change "
+                + "consumes are gone: another node took them over after this one's lease ran out. Nothing was written; "
+                + "the node that holds them now finishes their work.",
+            cause: .journalEntriesGone(ids))
     }
 }

@@ -67,6 +67,25 @@ final class ChangeApplier {
         self.now = now.timeIntervalSince1970
     }
 
+    /// The fencing check of a block that consumes journal entries (``JournalChangeRequest/consumeEntries(_:kind:)``),
+    /// first thing in its transaction: every entry must still be there with its kind. On PostgreSQL the rows are
+    /// locked until the commit, so a node taking them over waits for this one and then finds them gone.
+    func holdConsumedJournalEntries(_ operations: [ChangeOperation]) throws {
+        var wanted: [String: [Int64]] = [:]
+        for case .consumeJournalEntries(let ids, let kind) in operations { wanted[kind, default: []] += ids }
+        for (kind, ids) in wanted where !ids.isEmpty {
+            let sql =
+                "SELECT id FROM journal WHERE kind = ? AND id IN (SELECT CAST(value AS BIGINT) FROM json_each(?))"
+                + (database.isPostgres ? " FOR UPDATE" : "")
+            let held = Set(
+                try database.rows(sql, [.text(kind), .text("[" + ids.map(String.init).joined(separator: ",") + "]")]) {
+                    $0.int64(0)
+                })
+            let gone = ids.filter { !held.contains($0) }
+            if !gone.isEmpty { throw PhotosError.journalEntriesGone(gone, kind: kind) }
+        }
+    }
+
     // MARK: Creations
 
     /// Inserts the asset of a creation request (or resolves it to the existing one).
@@ -389,7 +408,7 @@ final class ChangeApplier {
         case .bindCollectionKey, .renameCollectionList, .bindCollectionListKey, .addChildCollections,
             .removeChildCollections, .deleteCollectionLists:
             try applyFolderOperation(operation)
-        case .removeJournalEntries(let ids):
+        case .removeJournalEntries(let ids), .consumeJournalEntries(let ids, _):
             try writer.deleteJournalRows(ids)
         case .appendFileRecords(let records):
             _ = try writer.insertFileRecords(records)

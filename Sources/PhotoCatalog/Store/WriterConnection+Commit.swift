@@ -51,6 +51,7 @@ extension WriterConnection {
                     if let version = try self.dataVersion(), version != dataVersion, try !resolutionsStillHold(context) {
                         throw ConflictRetry()
                     }
+                    try applier.holdConsumedJournalEntries(context.operations)
                     for request in context.assetCreations { try applier.create(request) }
                     for request in context.resourceAdditions { try applier.addResources(request) }
                     for request in context.collectionListCreations { try applier.createCollectionList(request) }

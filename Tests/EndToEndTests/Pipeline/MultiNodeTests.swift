@@ -14,10 +14,11 @@ import Testing
 struct MultiNodeTests {
     /// A node's sandbox: its own config.json (its node id), the library, inbox and rejected folders of `shared` (or
     /// of its own when `shared` is nil).
-    static func node(_ id: String, catalog: String, sharing shared: Sandbox? = nil) throws -> Sandbox {
+    static func node(_ id: String, catalog: String, sharing shared: Sandbox? = nil, lease: Int? = nil) throws -> Sandbox {
         var settings: [String: Any] = [
             "catalog": ["postgres": catalog], "node": id, "settleMilliseconds": 100, "pairWaitSeconds": 0,
         ]
+        if let lease { settings["claimLeaseSeconds"] = lease }
         if let shared {
             settings["library"] = shared.library.path
             settings["inbox"] = shared.inbox.path
@@ -95,6 +96,59 @@ struct MultiNodeTests {
         #expect(outcomes.filter { $0 == "photo" }.count == 120, "\(outcomes)")
         #expect(outcomes.filter { $0 == "duplicate" }.count == 30, "\(outcomes)")
         #expect(!(alpha.log + beta.log).contains("\"level\":\"error\""))
+    }
+
+    @Test("a node killed with kill -9 holding claimed files: a node sharing its inbox takes them over after the lease")
+    func takeoverAfterKill() async throws {
+        let catalog = try await SharedPostgres.newDatabase("takeover")
+        let first = try Self.node("kappa", catalog: catalog, lease: 15)
+        let second = try Self.node("lambda", catalog: catalog, sharing: first, lease: 15)
+        let photos = try TinyJPEG.write(count: 1000, into: first.root.appendingPathComponent("staging"))
+        let album = first.inbox.appendingPathComponent("Party")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        let kappa = try WatchDaemon(first)
+        try await Self.waitUntilWatching(kappa)
+        for photo in photos { try FileManager.default.moveItem(at: photo, to: album.appendingPathComponent(photo.lastPathComponent)) }
+
+        // Stopped the moment it holds claimed files in its staging folder, then killed: what a crash leaves.
+        let claimed = first.inbox.appendingPathComponent(".photodrop/claimed/kappa")
+        let watchFor = Date().addingTimeInterval(60)
+        var held: [String] = []
+        while Date() < watchFor {
+            held = (try? FileManager.default.contentsOfDirectory(atPath: claimed.path)) ?? []
+            if !held.isEmpty { break }
+            usleep(1_000)
+        }
+        kill(kappa.pid, SIGSTOP)
+        held = (try? FileManager.default.contentsOfDirectory(atPath: claimed.path)) ?? []
+        kappa.kill9()
+        try #require(!held.isEmpty, "kappa claimed nothing before it was stopped:\n\(kappa.log)")
+        let killedAt = Date()
+
+        let lambda = try WatchDaemon(second)
+        try await Self.waitUntilWatching(lambda)
+        let deadline = Date().addingTimeInterval(150)
+        while !Self.filesLeft(in: first.inbox).isEmpty && Date() < deadline { await pause(200_000) }
+        #expect(Self.filesLeft(in: first.inbox).isEmpty, "left: \(Self.filesLeft(in: first.inbox).prefix(20))\n\(lambda.log.suffix(3000))")
+        let tookOver = lambda.logLines.first { ($0["message"] as? String)?.hasPrefix("took over files") == true }
+        #expect(tookOver?["from_node"] as? String == "kappa", "\(lambda.log.suffix(3000))")
+        #expect((tookOver?["files"] as? Int ?? 0) > 0)
+        // Not before the lease ran out by the database's clock (15 s after kappa's last heartbeat, at most 5 s before
+        // the kill).
+        #expect(Date().timeIntervalSince(killedAt) > 9)
+        #expect(try await lambda.stop() == 0, "\(lambda.log)")
+
+        let library = PhotoLibrary(url: first.library, catalog: .postgres(connectionString: catalog))
+        let assets = try Asset.fetchAssets(with: nil, library: library).objects
+        #expect(assets.count == 1000, "each photo once")
+        #expect(Set(assets.map(\.sha256)).count == 1000)
+        #expect(first.files(under: first.library.appendingPathComponent("originals")).count == 1000)
+        #expect(first.files(under: first.rejected).isEmpty)
+        let albums = try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).objects
+        #expect(albums.map(\.title) == ["Party"])
+        #expect(try Asset.fetchAssets(in: try #require(albums.first), options: nil).count == 1000, "taken-over files keep their album")
+        #expect(try library.journalEntries(kind: "claim:kappa").isEmpty)
+        #expect(try library.journalEntries(kind: "claim:lambda").isEmpty)
     }
 
     @Test("one daemon per node id; a wrong connection string or an unreadable password file exits 2, naming the key")
