@@ -18,16 +18,63 @@ extension PhotoLibrary {
     ///   photodrop writes (open it once with this photodrop first; a snapshot never upgrades the library), or when
     ///   SQLite or the file system fails.
     public func writeCatalogSnapshot(to path: String) throws -> CatalogSnapshot {
-        if catalog.isPostgres {
-            throw PhotosError(
-                .invalidParameter, title: "Backup of a PostgreSQL catalog",
-                message: "The catalog of '\(folderPath)' is in PostgreSQL (\(catalog)), and photodrop's own backup "
-                    + "copies SQLite catalogs only. Back it up with pg_dump (pg_dump -Fc photodrop) beside a copy of the "
-                    + "library folder.")
-        }
-        guard (try? FileSystem.status(atPath: databasePath)) != nil else { throw PhotosError.noLibrary(at: folderPath) }
         let temporary = path + ".partial"
         let action = "copy the catalog to '\(path)'"
+        if catalog.isPostgres {
+            try exportPostgresCatalog(to: temporary, action: action)
+        } else {
+            try copySQLiteCatalog(to: temporary, action: action)
+        }
+        do {
+            var snapshot = try PhotoLibrary.prepareSnapshot(at: temporary)
+            for suffix in ["-journal", "-wal", "-shm"] { try FileSystem.remove(temporary + suffix) }
+            let descriptor = try FileSystem.open(temporary, [.readOnly, .noFollow])
+            try descriptor.sync(path: temporary)
+            snapshot.databaseBytes = Int64(try descriptor.status(path: temporary).size)
+            try FileSystem.rename(temporary, to: path)
+            try FileSystem.syncDirectory(Path.parent(of: path))
+            snapshot.databasePath = path
+            return snapshot
+        } catch {
+            try? FileSystem.remove(temporary)
+            throw snapshotFailure(error, action: action)
+        }
+    }
+
+    /// A PostgreSQL catalog's snapshot: every table read in one `REPEATABLE READ` transaction (one snapshot, while
+    /// the nodes go on writing) into a new SQLite catalog at `temporary`, then compared with the same snapshot row for
+    /// row (``CatalogCopy``). The backup is thus a whole SQLite library: it opens as one, and `migrate --to postgres`
+    /// puts it back into a database.
+    private func exportPostgresCatalog(to temporary: String, action: String) throws {
+        do {
+            try FileSystem.remove(temporary)
+            for suffix in ["-journal", "-wal", "-shm"] { try FileSystem.remove(temporary + suffix) }
+            let source = try connector.openPostgres()
+            let version = try PostgresSchema.version(of: source)
+            guard version == PostgresSchema.latestVersion else {
+                throw PhotosError(
+                    .invalidParameter, title: "Library needs an upgrade",
+                    message: "The PostgreSQL catalog (\(catalog)) has schema version \(version) and this photodrop "
+                        + "writes version \(PostgresSchema.latestVersion). A backup never changes the library: start "
+                        + "this photodrop's 'watch' on it once, or back it up with the photodrop that wrote it.")
+            }
+            let report = try CatalogCopy.copy(self, to: .sqlite, sqlitePath: temporary)
+            guard report.isExact else {
+                throw PhotosError(
+                    .internalError, title: "Backup copy differs",
+                    message: "The copy of the PostgreSQL catalog differs from the snapshot it was read from: "
+                        + report.differences.joined(separator: "; ") + ". Nothing was kept; run the backup again.")
+            }
+            try FileSystem.open(temporary, [.readOnly, .noFollow]).setPermissions(permissions.databaseMode, path: temporary)
+        } catch {
+            try? FileSystem.remove(temporary)
+            throw snapshotFailure(error, action: action)
+        }
+    }
+
+    /// A SQLite catalog's snapshot at `temporary`: SQLite's online backup API.
+    private func copySQLiteCatalog(to temporary: String, action: String) throws {
+        guard (try? FileSystem.status(atPath: databasePath)) != nil else { throw PhotosError.noLibrary(at: folderPath) }
         do {
             let source = try ReaderPool.open(path: databasePath)
             let version = try Schema.migrator.currentVersion(of: source)
@@ -43,20 +90,6 @@ extension PhotoLibrary {
             _ = try FileSystem.open(
                 temporary, [.writeOnly, .create, .exclusive, .noFollow], mode: permissions.databaseMode)
             try PhotoLibrary.copyDatabase(from: source, to: temporary)
-        } catch {
-            try? FileSystem.remove(temporary)
-            throw snapshotFailure(error, action: action)
-        }
-        do {
-            var snapshot = try PhotoLibrary.prepareSnapshot(at: temporary)
-            for suffix in ["-journal", "-wal", "-shm"] { try FileSystem.remove(temporary + suffix) }
-            let descriptor = try FileSystem.open(temporary, [.readOnly, .noFollow])
-            try descriptor.sync(path: temporary)
-            snapshot.databaseBytes = Int64(try descriptor.status(path: temporary).size)
-            try FileSystem.rename(temporary, to: path)
-            try FileSystem.syncDirectory(Path.parent(of: path))
-            snapshot.databasePath = path
-            return snapshot
         } catch {
             try? FileSystem.remove(temporary)
             throw snapshotFailure(error, action: action)

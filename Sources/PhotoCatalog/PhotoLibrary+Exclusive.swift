@@ -31,3 +31,45 @@ extension PhotoLibrary {
         return try await body()
     }
 }
+
+extension PhotoLibrary {
+    /// A turn taken with ``takeTurn(_:)``, given back by ``end()`` (or when it goes away).
+    public final class Turn {
+        private var database: Database?
+        private let name: String
+
+        init(database: Database?, name: String) {
+            self.database = database
+            self.name = name
+        }
+
+        /// Gives the turn back (the next process waiting for it goes on).
+        public func end() {
+            guard let database else { return }
+            _ = try? database.run(
+                "SELECT pg_advisory_unlock(CAST(? AS INTEGER), hashtext(?))", [.integer(PhotoLibrary.jobLockClass), .text(name)])
+            self.database = nil
+        }
+
+        deinit { end() }
+    }
+
+    /// Waits until no other process of a shared (PostgreSQL) catalog holds the turn `name`, and takes it (a photodrop
+    /// addition): for the steps several nodes starting at once must take one after the other, such as making a new
+    /// library (its folder, then its catalog's schema, then `originals/`), so that the second sees the library the
+    /// first made rather than half of it. A session advisory lock on a connection of its own, kept until
+    /// ``Turn/end()``; on SQLite, where one daemon writes, the turn is free.
+    ///
+    /// - Throws: ``PhotosError`` when the catalog cannot be reached.
+    public func takeTurn(_ name: String) throws -> Turn {
+        guard catalog.isPostgres else { return Turn(database: nil, name: name) }
+        do {
+            let database = try connector.openPostgres()
+            try database.run(
+                "SELECT pg_advisory_lock(CAST(? AS INTEGER), hashtext(?))", [.integer(Self.jobLockClass), .text(name)])
+            return Turn(database: database, name: name)
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "wait for the turn '\(name)'", library: folderPath)
+        }
+    }
+}

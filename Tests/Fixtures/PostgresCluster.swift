@@ -1,5 +1,6 @@
 import Foundation
 import PhotodropSystem
+import Synchronization
 
 /// A throwaway PostgreSQL server for one test or suite: `initdb` into a temporary folder, `pg_ctl start` listening on
 /// a Unix socket in that folder only (no TCP port, no system service), stopped by its PID when the test lets go of it.
@@ -10,8 +11,9 @@ import PhotodropSystem
 public final class PostgresCluster: Sendable {
     /// The folder holding the data directory, the socket and the server's log.
     public let folder: TemporaryFolder
-    /// The postmaster's process ID (read from `postmaster.pid`).
-    public let pid: Int32
+    /// The postmaster's process ID (read from `postmaster.pid`); a ``restart(after:)`` changes it.
+    public var pid: Int32 { postmaster.load(ordering: .sequentiallyConsistent) }
+    private let postmaster: Atomic<Int32>
     /// The server's major version, from the binaries that made it.
     public let binaries: String
 
@@ -70,7 +72,7 @@ public final class PostgresCluster: Sendable {
         guard let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
             throw ProcessRunner.StartFailure(description: "no postmaster.pid after pg_ctl start")
         }
-        self.pid = pid
+        self.postmaster = Atomic(pid)
     }
 
     deinit {
@@ -103,7 +105,10 @@ public final class PostgresCluster: Sendable {
             asRoot: geteuid() == 0)
         guard started.status == 0 else { throw ProcessRunner.StartFailure(description: "pg_ctl start failed: \(started)") }
         let pidFile = (try? String(contentsOfFile: folder.url("data/postmaster.pid"), encoding: .utf8)) ?? ""
-        return pidFile.split(separator: "\n").first.flatMap { Int32($0) } ?? 0
+        let pid = pidFile.split(separator: "\n").first.flatMap { Int32($0) } ?? 0
+        // Stopped by its new PID from now on (the old one is gone, and may be another process's soon).
+        postmaster.store(pid, ordering: .sequentiallyConsistent)
+        return pid
     }
 
     /// The server's log so far.

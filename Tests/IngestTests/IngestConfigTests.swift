@@ -129,6 +129,8 @@ struct IngestConfigTests {
         ("{\"node\": \"\"}", "node", "1 to 32 letters"),
         ("{\"node\": \"a/b\"}", "node", "1 to 32 letters"),
         ("{\"node\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", "node", "1 to 32 letters"),
+        ("{\"claimLeaseSeconds\": 5}", "claimLeaseSeconds", "15"),
+        ("{\"claimLeaseSeconds\": \"120\"}", "claimLeaseSeconds", "whole number"),
         ("{\"rejected\": null}", "rejected", "found null"),
         ("{\"ignore\": \"*.xmp\"}", "ignore", "list of glob patterns"),
         ("{\"ignore\": [\"ok\", 3]}", "ignore[1]", "glob pattern in a string"),
@@ -183,6 +185,8 @@ struct IngestConfigTests {
         #expect(config.catalog.isPostgres && config.node == "ingest-1" && config.sharedNode == "ingest-1")
         let defaults = try parse("{}")
         #expect(!defaults.catalog.isPostgres && defaults.sharedNode == nil)
+        #expect(defaults.claimLeaseSeconds == 120)
+        #expect(try parse(#"{"claimLeaseSeconds": 30}"#).claimLeaseSeconds == 30)
         #expect(IngestConfig.isValidNode(defaults.node))
         // A change of either needs a restart.
         #expect(ConfigReload.fixedChanges(from: defaults, to: config) == ["catalog.postgres", "catalog.passwordFile", "node"])

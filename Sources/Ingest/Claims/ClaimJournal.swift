@@ -311,23 +311,21 @@ extension ClaimJournal {
     /// Takes over the files a dead node (`deadNode`, whose lease ran out) left claimed in this inbox's staging folder
     /// (`.photodrop/claimed/<deadNode>/`), and returns their jobs for the pipeline.
     ///
-    /// First one catalog transaction moves their journal entries to this node under new ids (the new fencing numbers;
+    /// First one catalog transaction moves all its claim entries to this node under new ids (the new fencing numbers;
     /// it takes nothing while the dead node's daemon still holds its id, or its heartbeat is younger than `lease`
     /// seconds by the database's clock); then each file is renamed into this node's staging folder under its new id.
     /// A crash between the two is finished by this node's next ``recover(logger:)`` (the entry says where the file
-    /// lies: ``ClaimPayload/takenOverFrom``), and a file not there yet is moved by the next round's
-    /// ``adoptPending()``. Only a shared inbox has another node's staging folder in it: a node with an inbox of its own
-    /// finishes its files itself when it starts again.
+    /// lies: ``ClaimPayload/takenOverFrom``). An entry whose file is not there is settled by ``adoptPending(lease:)``:
+    /// its file back in the inbox (the dead node died between its journal and its rename) is left to the scan, a file
+    /// that comes back later is moved here, and after `lease` seconds in neither place the file counts as finished.
+    /// Only a node that used this inbox has a staging folder in it: a node with an inbox of its own finishes its files
+    /// itself when it starts again.
     public func takeOver(from deadNode: String, lease: Double, logger: Logger = .disabled) async throws -> [IngestJob] {
         guard node != nil, deadNode != node else { return [] }
         let root = try inbox.directory()
         let theirPath = ClaimJournal.stagingRelativePath(node: deadNode)
-        guard let theirs = try? root.directory(theirPath) else { return [] }
-        var ids: [Int64] = []
-        let stream = try theirs.entries()
-        while let item = try stream.next() {
-            if let id = Int64(item.name), item.type == .regular { ids.append(id) }
-        }
+        guard (try? root.directory(theirPath)) != nil else { return [] }
+        let ids = try library.journalEntries(kind: ClaimJournal.kind(node: deadNode)).map(\.id)
         guard !ids.isEmpty else { return [] }
         let taken = try await library.takeOverJournalEntries(
             ofNode: deadNode, fromKind: ClaimJournal.kind(node: deadNode), toKind: kind, ids: ids, lease: lease
@@ -351,24 +349,41 @@ extension ClaimJournal {
                 "from_node": .string(deadNode), "entries": .count(taken.count), "files": .count(jobs.count),
                 "lease_s": .count(Int(lease)),
             ])
-        return jobs
+        return jobs + (try await adoptPending(lease: lease))
     }
 
-    /// The files of entries this node took over whose file was not in the other node's staging folder at the
-    /// takeover but is now (that node was undoing a placement its failed commit had made): moved here, returned as
-    /// jobs. Entries whose file is in neither place are left to the next start's ``recover(logger:)``.
-    public func adoptPending() throws -> [IngestJob] {
+    /// Settles the entries this node took over whose file was not in the other node's staging folder: a file that is
+    /// there now (that node was undoing a placement its failed commit had made) is moved here and returned as a job;
+    /// an entry whose file is back in the inbox is dropped (the scan takes the file, as after a crash); one whose file
+    /// has been in neither place for `lease` seconds is dropped as finished (stored or rejected by the node it came
+    /// from just before it died), with a record saying so.
+    public func adoptPending(lease: Double) async throws -> [IngestJob] {
         guard node != nil else { return [] }
         let folder = try stagingFolder()
         let root = try inbox.directory()
         var jobs: [IngestJob] = []
+        var dropped: [Int64] = []
+        var unrecorded: [FileRecord.Draft] = []
+        let now = Date()
         for entry in try library.journalEntries(kind: kind) {
             guard let payload = ClaimPayload(decoding: Array(entry.payload)), payload.takenOverFrom != nil,
-                (try? folder.status(String(entry.id))) == nil,
-                let info = adopt(entry.id, payload, into: folder, root: root)
+                (try? folder.status(String(entry.id))) == nil
             else { continue }
-            jobs.append(job(entry.id, payload, in: folder, info: info))
+            if let info = adopt(entry.id, payload, into: folder, root: root) {
+                jobs.append(job(entry.id, payload, in: folder, info: info))
+            } else if root.exists(payload.source) {
+                dropped.append(entry.id)
+            } else if now.timeIntervalSince(entry.createdAt) > lease {
+                dropped.append(entry.id)
+                unrecorded.append(
+                    OutcomeRecord(
+                        outcome: "unknown", path: payload.source, album: payload.album,
+                        message: "finished by another node just before it stopped, and its outcome was not recorded: "
+                            + "it is in the library (look for its name) or in Rejected/ with its reason"
+                    ).draft(for: FileNode(device: payload.identity.device, inode: payload.identity.inode)))
+            }
         }
+        if !dropped.isEmpty { try await library.appendFileRecords(unrecorded, removingJournalEntries: dropped) }
         return jobs
     }
 }

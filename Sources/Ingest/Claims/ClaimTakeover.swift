@@ -6,7 +6,7 @@ import PhotodropTelemetry
 /// ``interval``, the files left claimed by a node whose lease ran out (no heartbeat for `claimLeaseSeconds` by the
 /// database's clock, and no daemon holding its id) are taken over (``ClaimJournal/takeOver(from:lease:logger:)``) and
 /// sent to this node's pipeline, and files a takeover found away are moved here once they are back
-/// (``ClaimJournal/adoptPending()``). Runs until its task is cancelled or the pipeline takes no more jobs.
+/// (``ClaimJournal/adoptPending(lease:)``). Runs until its task is cancelled or the pipeline takes no more jobs.
 struct ClaimTakeover: Sendable {
     let claims: ClaimJournal
     /// Seconds without a heartbeat after which a node's claims may be taken.
@@ -46,7 +46,7 @@ struct ClaimTakeover: Sendable {
                 }
                 jobs += try await claims.takeOver(from: dead, lease: lease, logger: logger)
             }
-            jobs += try claims.adoptPending()
+            jobs += try await claims.adoptPending(lease: lease)
         } catch {
             logger.warning(
                 "could not look for files claimed by nodes whose lease ran out; trying again in a moment",

@@ -331,8 +331,15 @@ public actor Committer {
             } catch let error as PhotosError where error.code == .libraryVolumeOffline {
                 loseLibrary(.catalog(error))
             } catch {
-                // Harmless: at the next start each entry finds its file gone from the staging folder and is dropped.
-                logger.warning("cannot remove finished claim journal entries", metadata: ["error": .string("\(error)")])
+                // Tried again with the next batch's (a catalog away for a moment). Harmless if it never succeeds: at
+                // the next start each entry finds its file gone from the staging folder and is dropped.
+                logger.warning(
+                    "cannot remove finished claim journal entries yet; trying again with the next ones",
+                    metadata: ["entries": .count(ids.count), "error": .string("\(error)")])
+                if finishedClaims.count + ids.count <= RejectionDesk.retainedClaimLimit {
+                    finishedClaims = ids + finishedClaims
+                    finishedRecords = records + finishedRecords
+                }
             }
         }
     }

@@ -23,6 +23,8 @@ actor RejectionDesk {
         case putBack(IngestJob, Deferral.Reason)
         /// Back into the inbox after the library was lost; its claim entry stays (the next start drops it).
         case putBackUnwritten(IngestJob)
+        /// Nothing to set aside: a round only to remove the finished claims an earlier round could not.
+        case retryFinishedClaims
     }
 
     /// Work waiting, and who waits for the desk.
@@ -121,6 +123,7 @@ actor RejectionDesk {
                 case .reject(let job, let reason, let bytes): reject(job, reason, bytes: bytes)
                 case .putBack(let job, let reason): putBack(job, reason)
                 case .putBackUnwritten(let job): putBackUnwritten(job)
+                case .retryFinishedClaims: break
                 }
             }
             await removeFinishedClaims()
@@ -222,8 +225,34 @@ actor RejectionDesk {
         } catch let error as PhotosError where error.code == .libraryVolumeOffline {
             hooks.libraryLost(.catalog(error))
         } catch {
-            // Harmless: at the next start each entry finds its file gone from the staging folder and is dropped.
-            logger.warning("cannot remove finished claim journal entries", metadata: ["error": .string("\(error)")])
+            // Tried again with the next round's (a catalog away for a moment: a database restarting). Harmless if it
+            // never succeeds: at the next start each entry finds its file gone from the staging folder and is dropped.
+            logger.warning(
+                "cannot remove finished claim journal entries yet; trying again with the next ones",
+                metadata: ["entries": .count(ids.count), "error": .string("\(error)")])
+            if finishedClaims.count + ids.count <= Self.retainedClaimLimit {
+                finishedClaims = ids + finishedClaims
+                finishedRecords = records + finishedRecords
+            }
+            // No further round may come (nothing more is rejected or put back): one is asked for in a moment, for at
+            // most five minutes of failures in a row.
+            if failedRemovals < Self.removalRetries {
+                failedRemovals += 1
+                Task.detached { [self] in
+                    try? await Task.sleep(for: .seconds(2))
+                    submit(.retryFinishedClaims)
+                }
+            }
+            return
         }
+        failedRemovals = 0
     }
+
+    /// How many rounds in a row could not remove their finished claims (see ``removeFinishedClaims()``).
+    private var failedRemovals = 0
+    static let removalRetries = 150
+
+    /// At most this many finished claims are kept for a later removal (each a few bytes; past it, the next start drops
+    /// them).
+    static let retainedClaimLimit = 100_000
 }

@@ -202,6 +202,16 @@ public final class WatchService: Sendable {
         var config = self.config
         heartbeat?.startingUp("opening and recovering the library")
 
+        do { try LibraryLocation.checkCatalog(config) } catch {
+            throw Failure(description: error.description, isConfiguration: true)
+        }
+        let library = LibraryLocation.library(config)
+        // Nodes of a shared catalog starting at once on a new library take turns here (a lock in the database): the
+        // first makes the library, the others find it made. On SQLite the turn is free.
+        let startTurn: PhotoLibrary.Turn
+        do { startTurn = try library.takeTurn("start") } catch {
+            throw Self.catalogFailure("cannot reach the catalog of \(config.library): \(error)", error: error, config: config)
+        }
         // An existing folder without a library (an unmounted disk's mount point) is never made into a new library;
         // a folder whose parent is missing, on a disk that is not mounted, or not writable is refused before
         // anything is created.
@@ -214,13 +224,9 @@ public final class WatchService: Sendable {
         } catch {
             throw Failure(description: error.description)
         }
-        do { try LibraryLocation.checkCatalog(config) } catch {
-            throw Failure(description: error.description, isConfiguration: true)
-        }
         for folder in created {
             logger.info("creating \(folder.role) (\"\(folder.key)\"), which does not exist yet", metadata: ["path": .string(folder.path)])
         }
-        let library = LibraryLocation.library(config)
         current.withLock { $0.library = library }
         if existing == .missing {
             // The first run: the library is created here, with its folder's mode and group, before the lock file.
@@ -229,6 +235,7 @@ public final class WatchService: Sendable {
                     "cannot create the library at \(config.library): \(error)", error: error, config: config)
             }
         }
+        startTurn.end()
         let lock: DaemonLock
         do {
             lock = try DaemonLock(library: config.library, node: config.sharedNode)

@@ -5,7 +5,8 @@ import PhotodropSystem
 /// addition).
 ///
 /// 1. The catalog is copied with SQLite's online backup API into `DEST/<time>.incomplete/library.sqlite`
-///    (``PhotoLibrary/writeCatalogSnapshot(to:)``): one snapshot, taken while a writer may keep working.
+///    (``PhotoLibrary/writeCatalogSnapshot(to:)``): one snapshot, taken while a writer may keep working. A catalog in
+///    PostgreSQL is exported into that file from one `REPEATABLE READ` snapshot, so every backup is a SQLite library.
 /// 2. Exactly the files that snapshot records are copied: an original or derivative whose path, size and SHA-256 are
 ///    the same in the newest complete backup is hard-linked from it (photodrop never changes a stored file in place),
 ///    every other one is read from the library once, hashed as it is written, and fsynced. Files stored after the
@@ -45,7 +46,10 @@ public struct LibraryBackup: Sendable {
                 "The backup folder '\(destination)' is inside the library '\(libraryPath)'; a backup must live "
                     + "outside it (ideally on another disk). Choose another folder.")
         }
-        guard FileSystem.exists(atPath: library.databasePath) else { throw PhotosError.noLibrary(at: libraryPath) }
+        // A library in PostgreSQL has no catalog file: its folder (with the stored files) is what must exist.
+        guard FileSystem.exists(atPath: library.catalog.isPostgres ? libraryPath : library.databasePath) else {
+            throw PhotosError.noLibrary(at: libraryPath)
+        }
         let root: Directory
         let previous: BackupFolder.Entry?
         let workingName: String

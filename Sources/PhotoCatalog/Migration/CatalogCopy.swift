@@ -69,9 +69,11 @@ public enum CatalogCopy {
             }
         }
         var report = Report()
+        // One snapshot of the source for the copy and its check: nodes writing meanwhile (a backup of a live library)
+        // change neither.
+        try wrap("copy the catalog") { try source.execute("BEGIN DEFERRED") }
+        defer { try? source.execute("COMMIT") }
         try wrap("copy the catalog") {
-            try source.execute("BEGIN DEFERRED")
-            defer { try? source.execute("COMMIT") }
             try destination.inTransaction(.immediate) {
                 if !destination.isPostgres { try destination.execute("PRAGMA defer_foreign_keys = ON") }
                 for table in tables {
@@ -82,14 +84,55 @@ public enum CatalogCopy {
             }
         }
         try wrap("check the copy") {
-            try source.execute("BEGIN DEFERRED")
-            defer { try? source.execute("COMMIT") }
             for table in tables {
                 let (sourceCount, sourceDigest) = try digest(table, source)
                 let (targetCount, targetDigest) = try digest(table, destination)
                 if sourceCount != targetCount {
                     report.differences.append("\(table): \(sourceCount) rows in the source, \(targetCount) in the copy")
                 } else if sourceDigest != targetDigest {
+                    report.differences.append("\(table): the rows differ (SHA-256 of the table's rows)")
+                }
+            }
+        }
+        return report
+    }
+
+    /// Compares `library`'s catalog with another catalog of the same library (`other`: the SQLite file of a copy when
+    /// `library` is in PostgreSQL, or the reverse), table by table: row counts and a SHA-256 of every table's rows,
+    /// each side read in one snapshot. The report's rows are `library`'s counts.
+    ///
+    /// - Throws: ``PhotosError`` when a side cannot be read, or when the two are different libraries (their
+    ///   `library_id`s differ).
+    public static func compare(_ library: PhotoLibrary, with other: CatalogLocation, sqlitePath: String) throws -> Report {
+        let source = try open(library.connector, action: "open the catalog")
+        let copy = try open(CatalogConnector(location: other, sqlitePath: sqlitePath), action: "open '\(other)'")
+        try wrap("read the catalogs") {
+            try source.execute("BEGIN DEFERRED")
+            try copy.execute("BEGIN DEFERRED")
+        }
+        defer {
+            try? source.execute("COMMIT")
+            try? copy.execute("COMMIT")
+        }
+        let identity = "SELECT value FROM library_meta WHERE key = 'library_id'"
+        let ids = try wrap("read the libraries' ids") {
+            (try source.firstRow(identity) { $0.string(0) }, try copy.firstRow(identity) { $0.string(0) })
+        }
+        guard ids.0 == ids.1 else {
+            throw PhotosError(
+                .invalidParameter, title: "Different libraries",
+                message: "The two catalogs belong to different libraries (library ids \(ids.0 ?? "none") and "
+                    + "\(ids.1 ?? "none")): there is nothing to compare.")
+        }
+        var report = Report()
+        try wrap("compare the catalogs") {
+            for table in tables {
+                let (ownCount, ownDigest) = try digest(table, source)
+                let (otherCount, otherDigest) = try digest(table, copy)
+                report.rows.append((table, ownCount))
+                if ownCount != otherCount {
+                    report.differences.append("\(table): \(ownCount) rows here, \(otherCount) in the other")
+                } else if ownDigest != otherDigest {
                     report.differences.append("\(table): the rows differ (SHA-256 of the table's rows)")
                 }
             }

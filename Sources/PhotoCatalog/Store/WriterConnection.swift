@@ -61,6 +61,18 @@ final class WriterConnection {
         originalsPath = libraryPath + "/originals"
         let action = "open the library for writing"
         let databasePath = libraryPath + "/" + PhotoLibrary.databaseName
+        // On PostgreSQL the schema comes before the folders: a node starting beside this one takes a folder with
+        // `originals/` for a library whose catalog exists, never for one half made.
+        var shared: Database?
+        if catalog.location.isPostgres {
+            do {
+                let connection = try catalog.openPostgres()
+                try PostgresSchema.prepare(connection)
+                shared = connection
+            } catch let error as DatabaseError {
+                throw PhotosError.database(error, action: action, library: libraryPath)
+            }
+        }
         do throws(SystemError) {
             libraryDirectory = try Directory.open(atPath: libraryPath)
             libraryNode = try libraryDirectory.status().node
@@ -87,9 +99,8 @@ final class WriterConnection {
                 .photosError(action: action)
         }
         do {
-            if catalog.location.isPostgres {
-                database = try catalog.openPostgres()
-                try PostgresSchema.prepare(database)
+            if let shared {
+                database = shared
             } else {
                 database = try Database(path: databasePath, mode: .readWrite(create: true))
                 let mode = try database.firstRow("PRAGMA journal_mode = WAL") { $0.string(0) }

@@ -16,6 +16,9 @@ final class ChangeFeed: Sendable {
     private let generation = Atomic<UInt64>(0)
     private let signal: CommitSignal
     private let stopped = Atomic<Bool>(false)
+    /// A stream could not read the history (the catalog unreachable for a moment): wake the streams again within a
+    /// second even if no commit is signalled.
+    private let retry = Atomic<Bool>(false)
     /// Called on every change seen (set once, before the server starts).
     private let observer = Mutex<(@Sendable () -> Void)?>(nil)
     /// The last history read, for the streams that ask for the same token at the same generation: a change wakes
@@ -37,9 +40,12 @@ final class ChangeFeed: Sendable {
     private func watch() {
         while !stopped.load(ordering: .sequentiallyConsistent) {
             // A bounded wait, so that stop() is seen within a second even with no writes.
-            if signal.wait(milliseconds: 1000) { wake() }
+            if signal.wait(milliseconds: 1000) || retry.exchange(false, ordering: .sequentiallyConsistent) { wake() }
         }
     }
+
+    /// Asks for the streams to be woken again within a second (one of them met a passing read error).
+    func retrySoon() { retry.store(true, ordering: .sequentiallyConsistent) }
 
     /// Tells the feed that this process just committed a change (the streams and caches need not wait for inotify).
     func noteChange() { wake() }
@@ -67,7 +73,8 @@ final class ChangeFeed: Sendable {
     var currentGeneration: UInt64 { generation.load(ordering: .sequentiallyConsistent) }
     var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
-    /// The stream for `since` (a change token; without one, from now on).
+    /// The stream for `since` (a change token: the `since` argument, or the `Last-Event-ID` an EventSource sends when it
+    /// reconnects; without one, from now on).
     func stream(since text: String?) throws -> HTTPResponse {
         let start: PersistentChangeToken
         if let text, !text.isEmpty {
@@ -79,8 +86,12 @@ final class ChangeFeed: Sendable {
             do { start = try library.currentChangeToken } catch { throw APIFailure(503, "the change history cannot be read: \(error)") }
         }
         // Checked now, so that an expired token gets a status instead of a stream that ends at once.
-        do { _ = try library.fetchPersistentChanges(since: start, limit: 1) } catch let error as PhotosError {
+        do { _ = try library.fetchPersistentChanges(since: start, limit: 1) } catch let error as PhotosError
+            where !error.isCatalogUnreachable && !error.isDatabaseBusy
+        {
             throw APIFailure(410, "\(error); list the assets again and follow /api/events without 'since'")
+        } catch {
+            throw APIFailure(503, "the change history cannot be read: \(error)")
         }
         return HTTPResponse(
             status: 200,
@@ -114,8 +125,15 @@ final class EventStream: HTTPStream, @unchecked Sendable {
             let generation = feed.currentGeneration
             guard generation != seen else { return .later }
             let changes: [PersistentChange]
-            do { changes = try feed.changes(since: token) } catch {
+            do { changes = try feed.changes(since: token) } catch let error as PhotosError
+                where !error.isCatalogUnreachable && !error.isDatabaseBusy
+            {
                 return .end  // the history was pruned past this stream: the client reconnects and re-reads
+            } catch {
+                // The catalog is away for a moment (a database restarting): the stream stays, at its token, and
+                // reads again once it is back; nothing committed meanwhile is skipped.
+                feed.retrySoon()
+                return .later
             }
             guard let last = changes.last else {
                 seen = generation

@@ -234,7 +234,8 @@ final class LibraryAPI: Sendable {
         case ("GET", "assets"): return try assets(request)
         case ("GET", "trash"): return try trash()
         case ("GET", "status"): return .json(200, status())
-        case ("GET", "events"): return try events.stream(since: request.argument("since"))
+        case ("GET", "events"):
+            return try events.stream(since: request.argument("since") ?? request.header("Last-Event-ID"))
         case (_, "albums"):
             guard method == "POST" else { throw APIFailure(405, "use GET to list albums, POST to create one") }
             return try createAlbum(request)

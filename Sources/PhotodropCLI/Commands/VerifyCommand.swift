@@ -9,6 +9,10 @@ enum VerifyCommand {
     static func run(_ context: CommandContext) async -> Int32 {
         await context.run {
             if let path = context.command.value("library") { return try verifyCopy(path, context) }
+            if context.command.flag("compare") {
+                throw CommandFailure.usage(
+                    "--compare compares another copy of the library with the configured one: name it with --library PATH")
+            }
             let access = try LibraryAccess.open(context.config)
             let report = try access.library.verify(deep: context.command.flag("deep"))
             if context.command.flag("json") {
@@ -32,12 +36,41 @@ enum VerifyCommand {
         } catch {
             throw CommandFailure("cannot check '\(path)': \(error)")
         }
-        if context.command.flag("json") {
-            context.print(JSONNode.object([("library", .string(path))] + CatalogJSON.verification(report).members).text)
-        } else {
-            context.console.output((note.map { $0 + "\n" } ?? "") + describe(report, library: path))
+        var comparison: CatalogCopy.Report?
+        if context.command.flag("compare") {
+            let access = try LibraryAccess.open(context.config)
+            let own = Path.join(path, PhotoLibrary.databaseName)
+            do {
+                comparison = try CatalogCopy.compare(
+                    access.library, with: .sqlite, sqlitePath: own)
+            } catch {
+                throw CommandFailure("cannot compare '\(own)' with the configured catalog: \(error)")
+            }
         }
-        return report.isClean ? ExitStatus.success : ExitStatus.failure
+        if context.command.flag("json") {
+            var members = [("library", JSONNode.string(path))] + CatalogJSON.verification(report).members
+            if let comparison {
+                members.append(
+                    ("comparison",
+                     .object([
+                        ("same", .bool(comparison.isExact)),
+                        ("differences", .strings(comparison.differences)),
+                     ])))
+            }
+            context.print(JSONNode.object(members).text)
+        } else {
+            var text = (note.map { $0 + "\n" } ?? "") + describe(report, library: path)
+            if let comparison {
+                let configured = context.config.catalog.isPostgres ? "the PostgreSQL catalog" : "the configured catalog"
+                text +=
+                    comparison.isExact
+                    ? "Compared with \(configured): every table has the same rows "
+                        + "(\(comparison.rows.map { "\($0.table): \($0.count)" }.joined(separator: ", "))).\n"
+                    : "Compared with \(configured): they differ: \(comparison.differences.joined(separator: "; ")).\n"
+            }
+            context.console.output(text)
+        }
+        return report.isClean && comparison?.isExact != false ? ExitStatus.success : ExitStatus.failure
     }
 
     /// The library folder to check for `--library PATH`: PATH itself when it holds a catalog, else the newest complete

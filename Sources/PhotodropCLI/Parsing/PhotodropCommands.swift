@@ -193,6 +193,9 @@ public enum PhotodropCommands {
                         "library", "PATH",
                         help: "Check this backup or library folder instead of the configured library, writing nothing into it. A folder of backups ('photodrop backup DEST') is checked by its newest complete backup."),
                     .flag(
+                        "compare",
+                        help: "With --library: also compare its catalog row for row with the configured one (after 'photodrop migrate', or a backup of a library nothing was written to since); exit status 1 when they differ."),
+                    .flag(
                         "json", help: "Print one object: clean, deep, counts and issues (kind, path, assetId, message)."
                     ),
                 ]),
