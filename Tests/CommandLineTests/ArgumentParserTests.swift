@@ -159,7 +159,7 @@ struct ArgumentParserTests {
         ("remove --help", "Usage: photodrop remove ID --from ALBUM"),
         ("delete --help", "Usage: photodrop delete ID"),
         ("events --help", "Usage: photodrop events [--since TOKEN] [--follow] [--json]"),
-        ("verify --help", "Usage: photodrop verify [--deep] [--library PATH] [--json]"),
+        ("verify --help", "Usage: photodrop verify [--deep] [--library PATH] [--compare] [--json]"),
         ("backup --help", "Usage: photodrop backup DEST [--json]"),
         ("status --help", "Usage: photodrop status [--json]"),
         ("import --albm x --help", "Usage: photodrop import"),

@@ -3,7 +3,7 @@ import LibraryJSON
 import PhotoCatalog
 import PhotodropSystem
 
-/// `photodrop verify [--deep] [--library PATH] [--json]`: ``PhotoLibrary/verify(deep:readOnly:)`` printed. Exit status
+/// `photodrop verify [--deep] [--library PATH] [--compare] [--json]`: ``PhotoLibrary/verify(deep:readOnly:)`` printed. Exit status
 /// 0 when the library is consistent, 1 when problems were found (or there is no library).
 enum VerifyCommand {
     static func run(_ context: CommandContext) async -> Int32 {
