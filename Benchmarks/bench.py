@@ -739,8 +739,91 @@ def measure_postgres(results, args, w1, work, binary, w1_move):
             results.check("W1 `import --move` into PostgreSQL ≥ 0.5× the SQLite rate: %.2f×" % rate, rate >= 0.5)
         results.check("W1 `import --move` into PostgreSQL peak RSS < 40 MB: %s" % rss_text(row.rss),
                       row.rss < 40 * 2**20)
+        # Two watch nodes on one shared inbox against one node, the same burst: on two cores this measures what the
+        # nodes cost each other (claims, the history's lock, commits), not scaling.
+        drains = {1: [], 2: []}
+        for _ in range(args.rounds):
+            for nodes in (1, 2):
+                print("bench: W1 burst into %d PostgreSQL node(s)" % nodes, file=sys.stderr, flush=True)
+                drains[nodes].append(measure_postgres_watch(w1, work, binary, server, nodes))
+        for nodes in (1, 2):
+            runs = drains[nodes]
+            row = Row("W1 burst, watch, PostgreSQL: %d node%s on one inbox" % (nodes, "s" if nodes > 1 else ""),
+                      runs[0].files, runs[0].bytes, statistics.median(r.seconds for r in runs),
+                      max(r.rss for r in runs))
+            if args.rounds > 1:
+                row.note = "median of %d rounds: %s s" % (len(runs), ", ".join("%.3f" % r.seconds for r in runs))
+            results.add(row)
+            results.check("W1 burst on %d PostgreSQL node(s): peak RSS of a node < 40 MB: %s" % (nodes, rss_text(row.rss)),
+                          row.rss < 40 * 2**20)
+        one = statistics.median(r.seconds for r in drains[1])
+        two = statistics.median(r.seconds for r in drains[2])
+        results.check("two nodes on a shared inbox drain the burst at ≥ 0.9× the rate of one: %.2f×" % (one / two),
+                      one / two >= 0.9)
     finally:
         server.stop()
+
+
+def measure_postgres_watch(w1, work, binary, server, nodes):
+    """`nodes` watch processes on one shared inbox and one PostgreSQL catalog; every file of w1 renamed into the
+    inbox at once. Ends when the catalog holds a resource per file; the row's RSS is the largest node's peak."""
+    name = "W1 burst, %d PostgreSQL node(s)" % nodes
+    database = server.new_database()
+    root = fresh_sandbox(work, name, extra={"catalog": {"postgres": database}, "node": "node1"})
+    stage = os.path.join(root, "stage")
+    link_tree(w1, stage)
+    files = tree_files(stage)
+    size = tree_bytes(files)
+    inbox = os.path.join(root, "Inbox")
+    for folder in sorted({os.path.relpath(os.path.dirname(path), stage) for path in files}):
+        os.makedirs(os.path.join(inbox, folder), exist_ok=True)
+    configs = [os.path.join(root, "config.json")]
+    base = json.load(open(configs[0]))
+    for number in range(2, nodes + 1):
+        config = dict(base, library=os.path.join(root, "Library"), inbox=inbox,
+                      rejected=os.path.join(root, "Rejected"), node="node%d" % number)
+        configs.append(os.path.join(root, "config-node%d.json" % number))
+        with open(configs[-1], "w") as handle:
+            json.dump(config, handle)
+    quiesce()
+    processes = []
+    try:
+        for number, config in enumerate(configs, start=1):
+            log = open(os.path.join(root, "watch-node%d.log" % number), "w")
+            process = subprocess.Popen([os.path.join(binary, "photodrop"), "--config", config, "watch"],
+                                       stdout=log, stderr=subprocess.STDOUT)
+            processes.append((process, ChildPeak(process.pid), log))
+            deadline = time.monotonic() + 60
+            while "photodrop watch started" not in open(log.name).read():
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise BenchError("%s: node %d did not start: %s" % (name, number, open(log.name).read()[-2000:]))
+                time.sleep(0.02)
+        query = [server.bin + "/psql", "-h", server.folder, "-U", "postgres", "-d", database.split("/")[3].split("?")[0],
+                 "-tAc", "SELECT count(*) FROM resources"]
+        start = time.time()
+        for path in files:
+            os.rename(path, os.path.join(inbox, os.path.relpath(path, stage)))
+        deadline = time.monotonic() + max(120, 10 * len(files) / 1000)
+        while True:
+            stored = subprocess.run(query, capture_output=True, text=True).stdout.strip()
+            if stored.isdigit() and int(stored) >= len(files):
+                break
+            for process, _, log in processes:
+                if process.poll() is not None:
+                    raise BenchError("%s: a node exited early: %s" % (name, open(log.name).read()[-2000:]))
+            if time.monotonic() > deadline:
+                raise BenchError("%s: only %s of %d files committed" % (name, stored, len(files)))
+            time.sleep(0.05)
+        seconds = time.time() - start
+    finally:
+        peaks = []
+        for process, peak, log in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            _, status, usage = os.wait4(process.pid, 0)
+            peaks.append(peak.finish(usage))
+            log.close()
+    return Row(name, len(files), size, seconds, max(peaks))
 
 
 def measure_thumbnails(results, args, photos, work, binary, w1=None, w2=None):

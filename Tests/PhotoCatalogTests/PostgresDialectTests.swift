@@ -23,6 +23,59 @@ struct PostgresDialectTests {
     }
 
     @Test(
+        "multi-row inserts (JSON rows) store every value exactly as single-row inserts do, ids in the rows' order",
+        .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"))
+    func bulkRowsKeepValuesExactly() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await folder.library(on: .postgres)
+        try await library.performChanges { _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+        let database = try library.rawCatalog()
+        try database.execute(
+            "CREATE TABLE bulk_probe(id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, t TEXT, i BIGINT, r DOUBLE PRECISION, b BYTEA)")
+        let texts = [
+            "plain", "quote \" and backslash \\ and slash /", "tab\tnewline\ncontrol\u{1}\u{1f}", "é, 東京, 🙂",
+            "{\"json\": [1, 2]}", "\\x41", "", "'single' ?",
+        ]
+        let doubles: [Double] = [
+            0.1, -0.0, 1e-300, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude, 123456789.123456789, -2.5, 1.0 / 3.0,
+        ]
+        let integers: [Int64] = [0, -1, Int64.max, Int64.min, 42, 1 << 53 + 1, -(1 << 40), 7]
+        let blobs = [Data(), Data([0, 1, 0xfe, 0xff]), Data("\\x00".utf8), Data(repeating: 0x5c, count: 3)]
+        var values: [[SQLValue]] = []
+        for index in 0..<texts.count {
+            values.append([
+                .text(texts[index]), .integer(integers[index]), .real(doubles[index]),
+                index % 3 == 2 ? .null : .blob(blobs[index % blobs.count]),
+            ])
+        }
+        values.append([.null, .null, .null, .null])
+        var rows = PostgresBulkRows(table: "bulk_probe", columns: ["t", "i", "r", "b"])
+        for row in values { rows.append(row) }
+        let ids = try rows.insertReturningIDs(into: database)
+        #expect(ids.count == values.count && ids == ids.sorted())
+        #expect(rows.isEmpty)
+        // The same rows, one insert each: what the bulk rows must equal.
+        for row in values { try database.run("INSERT INTO bulk_probe(t, i, r, b) VALUES (?, ?, ?, ?)", row) }
+        let stored = try database.rows("SELECT t, i, r, b FROM bulk_probe ORDER BY id") { row in
+            (0..<4).map { column -> SQLValue in
+                if row.isNull(Int32(column)) { return .null }
+                switch column {
+                case 0: return .text(row.string(0))
+                case 1: return .integer(row.int64(1))
+                case 2: return .real(row.double(2))
+                default: return .blob(row.data(3))
+                }
+            }
+        }
+        #expect(stored.count == values.count * 2)
+        #expect(Array(stored.prefix(values.count)) == Array(stored.suffix(values.count)), "bulk and single inserts differ")
+        #expect(Array(stored.prefix(values.count)) == values.map { $0.map { if case .blob(let d) = $0, d.isEmpty { return SQLValue.blob(Data()) }; return $0 } })
+        for (stored, double) in zip(stored.prefix(doubles.count), doubles) {
+            if case .real(let value) = stored[2] { #expect(value.bitPattern == double.bitPattern, "\(double)") }
+        }
+    }
+
+    @Test(
         "every statement of the writer's hot path runs on PostgreSQL against photodrop's schema, as on SQLite",
         .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"))
     func writerStatementsRunOnPostgres() async throws {

@@ -493,7 +493,9 @@ public actor Committer {
         let move = settings.placement == .move
         let skipDuplicates = settings.duplicates == .skip
         let sidecars = groups.map { group in readSidecars(group.members.map(\.item)) }
+        let contents = groups.map { $0.primary.digest.sha256.hex }
         let report = try await library.performChanges {
+            try AssetCreationRequest.lookUpStoredContent(sha256: contents)
             var order: [String] = []
             var members: [String: [ObjectPlaceholder]] = [:]
             for (index, group) in groups.enumerated() {

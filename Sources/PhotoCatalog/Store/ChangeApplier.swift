@@ -60,11 +60,57 @@ final class ChangeApplier {
     private var visibilityChanged: Set<Int64> = []
     /// Creation requests that restored an asset from Recently Deleted.
     private(set) var restoredRequests: Set<ObjectIdentifier> = []
+    /// PostgreSQL: the block's new assets and their resources, gathered for one multi-row insert each
+    /// (``flushCreations()``), under row ids reserved from the table's sequence; nil on SQLite, where a statement costs
+    /// no round trip.
+    private var bulkAssets: PostgresBulkRows?
+    private var bulkResources: PostgresBulkRows?
+    private var reservedAssetIDs: [Int64] = []
+    /// PostgreSQL: the (album, asset) memberships this block inserted in bulk.
+    private var bulkMembers: Set<[Int64]> = []
 
     init(writer: WriterConnection, now: Date) {
         self.writer = writer
         self.database = writer.database
         self.now = now.timeIntervalSince1970
+        if database.isPostgres {
+            bulkAssets = PostgresBulkRows(table: "assets", columns: ["id"] + Self.assetColumns)
+            bulkResources = PostgresBulkRows(table: "resources", columns: Self.resourceColumns)
+        }
+    }
+
+    /// The columns of ``WriterStatements/SQL/insertAsset``, in its order.
+    static let assetColumns = [
+        "uuid", "media_type", "media_subtypes", "playback_style", "creation_date", "creation_date_source", "added_date",
+        "modification_date", "pixel_width", "pixel_height", "duration", "latitude", "longitude", "altitude",
+        "is_favorite", "is_hidden", "content_identifier", "creation_time_zone_offset", "creation_date_is_floating",
+        "title", "caption", "keywords", "rating", "pairing_key", "awaits_partner", "camera_make", "camera_model",
+        "capture_details",
+    ]
+    /// The columns of ``WriterStatements/SQL/insertResource``, in its order.
+    static let resourceColumns = [
+        "asset_id", "type", "sha256", "byte_count", "mime_type", "uniform_type_identifier", "original_filename", "path",
+    ]
+
+    /// Inserts the new assets and resources gathered on PostgreSQL (one statement each); call after the creations and
+    /// before anything reads those rows. Nothing on SQLite.
+    func flushCreations() throws {
+        try bulkAssets?.flush(into: database)
+        try bulkResources?.flush(into: database)
+    }
+
+    /// A row id for a new asset on PostgreSQL, reserved from the table's sequence 64 at a time (unused ones are gaps,
+    /// as a rolled-back insert leaves).
+    private func nextAssetID() throws -> Int64 {
+        if reservedAssetIDs.isEmpty {
+            reservedAssetIDs = try database.rows(
+                "SELECT nextval(pg_get_serial_sequence('assets', 'id')) FROM generate_series(1, 64)"
+            ) { $0.int64(0) }.reversed()
+        }
+        guard let id = reservedAssetIDs.popLast() else {
+            throw PhotosError(.internalError, title: "No row id", message: "The assets sequence returned no value.")
+        }
+        return id
     }
 
     /// The fencing check of a block that consumes journal entries (``JournalChangeRequest/consumeEntries(_:kind:)``),
@@ -141,41 +187,40 @@ final class ChangeApplier {
             properties.changed.contains(.creationDateSource)
             ? properties.creationDateSource : (dateGiven ? nil : "fileModificationDate")
 
+        let values: [SQLValue] = [
+            .text(request.uuid), .integer(Int64(mediaType.rawValue)), .integer(Int64(subtypes.rawValue)),
+            .integer(Int64(style.rawValue)), .optional(creationDate?.timeIntervalSince1970), .optional(creationDateSource),
+            .real(now), .real(now), .integer(Int64(properties.pixelWidth)), .integer(Int64(properties.pixelHeight)),
+            .real(properties.duration), .optional(properties.location?.latitude),
+            .optional(properties.location?.longitude), .optional(properties.location?.altitude),
+            .bool(properties.isFavorite), .bool(properties.isHidden), .optional(properties.contentIdentifier),
+            dateGiven ? (properties.creationTimeZoneOffset.map { .integer(Int64($0)) } ?? .null) : .null,
+            .bool(dateGiven && properties.isCreationDateFloating), .optional(properties.title),
+            .optional(properties.caption), .optional(AssetQuery.encodeKeywords(properties.keywords)),
+            properties.rating.map { .integer(Int64($0)) } ?? .null, .optional(properties.pairingKey),
+            .bool(properties.awaitsPartner), .optional(properties.cameraMake), .optional(properties.cameraModel),
+            .optional(properties.captureDetailsJSON),
+        ]
+        let rowID: Int64
+        if bulkAssets != nil {
+            // PostgreSQL: gathered for the block's one insert, under a reserved id (``flushCreations()``).
+            rowID = try nextAssetID()
+            bulkAssets?.append([.integer(rowID)] + values)
+            for resource in state.resources where !resource.isSkipped {
+                bulkResources?.append(try resourceValues(resource, of: rowID))
+            }
+            request.creation.withLock { $0.rowID = rowID }
+            changes.note(asset: request.uuid, .inserted)
+            return
+        }
         let insert = writer.statements.insertAsset
-        try insert.bind(request.uuid, at: 1)
-        try insert.bind(mediaType.rawValue, at: 2)
-        try insert.bind(subtypes.rawValue, at: 3)
-        try insert.bind(style.rawValue, at: 4)
-        try insert.bind(creationDate?.timeIntervalSince1970, at: 5)
-        try insert.bind(creationDateSource, at: 6)
-        try insert.bind(now, at: 7)
-        try insert.bind(now, at: 8)
-        try insert.bind(properties.pixelWidth, at: 9)
-        try insert.bind(properties.pixelHeight, at: 10)
-        try insert.bind(properties.duration, at: 11)
-        try insert.bind(properties.location?.latitude, at: 12)
-        try insert.bind(properties.location?.longitude, at: 13)
-        try insert.bind(properties.location?.altitude, at: 14)
-        try insert.bind(properties.isFavorite, at: 15)
-        try insert.bind(properties.isHidden, at: 16)
-        try insert.bind(properties.contentIdentifier, at: 17)
-        try insert.bind(dateGiven ? properties.creationTimeZoneOffset.map { Int64($0) } : nil, at: 18)
-        try insert.bind(dateGiven && properties.isCreationDateFloating, at: 19)
-        try insert.bind(properties.title, at: 20)
-        try insert.bind(properties.caption, at: 21)
-        try insert.bind(AssetQuery.encodeKeywords(properties.keywords), at: 22)
-        try insert.bind(properties.rating.map { Int64($0) }, at: 23)
-        try insert.bind(properties.pairingKey, at: 24)
-        try insert.bind(properties.awaitsPartner, at: 25)
-        try insert.bind(properties.cameraMake, at: 26)
-        try insert.bind(properties.cameraModel, at: 27)
-        try insert.bind(properties.captureDetailsJSON, at: 28)
-        // The row's id comes back with the insert (RETURNING): on PostgreSQL, no second round trip for lastval().
+        try insert.bind(values)
+        // The row's id comes back with the insert (RETURNING).
         guard try insert.step() else {
             insert.reset()
             throw PhotosError(.internalError, title: "Insert returned no row", message: "An asset row was not made.")
         }
-        let rowID = insert.int64(0)
+        rowID = insert.int64(0)
         insert.reset()
 
         for resource in state.resources where !resource.isSkipped { try insertResource(resource, of: rowID) }
@@ -209,20 +254,22 @@ final class ChangeApplier {
 
     /// Inserts the row of a placed resource of the asset `rowID`.
     func insertResource(_ resource: AssetCreationRequest.Resource, of rowID: Int64) throws {
+        let insert = writer.statements.insertResource
+        try insert.bind(try resourceValues(resource, of: rowID))
+        _ = try insert.step()
+        insert.reset()
+    }
+
+    /// The values of a placed resource's row, in ``resourceColumns``' order.
+    private func resourceValues(_ resource: AssetCreationRequest.Resource, of rowID: Int64) throws -> [SQLValue] {
         guard let destination = resource.destination else {
             throw PhotosError(.internalError, title: "Unplaced resource", message: resource.sourcePath)
         }
-        let insert = writer.statements.insertResource
-        try insert.bind(rowID, at: 1)
-        try insert.bind(resource.type.rawValue, at: 2)
-        try insert.bind(resource.sha256, at: 3)
-        try insert.bind(resource.byteCount, at: 4)
-        try insert.bind(resource.mimeType, at: 5)
-        try insert.bind(resource.uniformTypeIdentifier, at: 6)
-        try insert.bind(resource.originalFilename, at: 7)
-        try insert.bind(destination, at: 8)
-        _ = try insert.step()
-        insert.reset()
+        return [
+            .integer(rowID), .integer(Int64(resource.type.rawValue)), .text(resource.sha256),
+            .integer(resource.byteCount), .optional(resource.mimeType), .optional(resource.uniformTypeIdentifier),
+            .text(resource.originalFilename), .text(destination),
+        ]
     }
 
     /// Inserts the album of a creation request.
@@ -323,6 +370,11 @@ final class ChangeApplier {
         case .addAssets(let request, let targets):
             let (album, albumUUID) = try resolve(request.target)
             var state = try albumState(album)
+            if let added = try addNewAssetsInBulk(targets, to: album, state: &state) {
+                albums[album] = state
+                if added > 0 { membershipChanged(albumUUID) }
+                return
+            }
             var changed = false
             let insert = writer.statements.insertMembership
             for target in targets {
@@ -592,6 +644,35 @@ final class ChangeApplier {
         try query.bind(rowID, at: 1)
         guard try query.step() else { return (false, true) }
         return (query.bool(0), query.bool(1))
+    }
+
+    /// PostgreSQL: adds assets this block created to `album` with one multi-row insert (the ingest's case: a block's new
+    /// files into their folder's album) and returns how many were added; nil, with nothing done, when any target is not
+    /// such an asset (then each is added on its own). Positions follow on from `state`; a membership another node made
+    /// meanwhile is kept (ON CONFLICT DO NOTHING) and its position stays unused.
+    private func addNewAssetsInBulk(
+        _ targets: [AssetTarget], to album: Int64, state: inout (nextPosition: Int64, countDelta: Int64)
+    ) throws -> Int? {
+        guard database.isPostgres, targets.count > 1 else { return nil }
+        var members: [(rowID: Int64, visible: Bool)] = []
+        var seen = Set<Int64>()
+        for target in targets {
+            guard case .created(let request) = target, case .new = request.state.resolution,
+                let rowID = request.state.rowID, !visibilityChanged.contains(rowID),
+                !bulkMembers.contains([album, rowID]), seen.insert(rowID).inserted
+            else { return nil }
+            members.append((rowID, !request.isHidden))
+        }
+        var rows = PostgresBulkRows(table: "album_assets", columns: ["album_id", "asset_id", "position"])
+        for member in members {
+            rows.append([.integer(album), .integer(member.rowID), .integer(state.nextPosition)])
+            state.nextPosition += 1
+            bulkMembers.insert([album, member.rowID])
+        }
+        let (sql, value) = rows.statement(suffix: "ON CONFLICT DO NOTHING RETURNING asset_id")
+        let inserted = Set(try database.rows(sql, [value]) { $0.int64(0) })
+        state.countDelta += Int64(members.filter { $0.visible && inserted.contains($0.rowID) }.count)
+        return inserted.count
     }
 
     private func isVisible(_ rowID: Int64) throws -> Bool {

@@ -53,6 +53,7 @@ extension WriterConnection {
                     }
                     try applier.holdConsumedJournalEntries(context.operations)
                     for request in context.assetCreations { try applier.create(request) }
+                    try applier.flushCreations()
                     for request in context.resourceAdditions { try applier.addResources(request) }
                     for request in context.collectionListCreations { try applier.createCollectionList(request) }
                     for request in context.collectionCreations { try applier.createCollection(request) }
@@ -121,6 +122,12 @@ extension WriterConnection {
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
         try checkLibraryInPlace()
         return try database.inTransaction(.immediate) {
+            if database.isPostgres {
+                // One statement for the batch (each row would be a round trip to the server, and another for its id).
+                var rows = PostgresBulkRows(table: "journal", columns: ["kind", "payload", "created_at"])
+                for payload in payloads { rows.append([.text(kind), .blob(payload), .integer(now)]) }
+                return try rows.insertReturningIDs(into: database)
+            }
             let insert = try database.cachedStatement("INSERT INTO journal(kind, payload, created_at) VALUES (?, ?, ?)")
             var ids: [Int64] = []
             ids.reserveCapacity(payloads.count)

@@ -11,6 +11,17 @@ extension WriterConnection {
             try database.run("DELETE FROM file_records WHERE recorded_at < ?", [.integer(cutoff)])
         }
         let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded())
+        if database.isPostgres {
+            // One statement for all of them (each would be a round trip to the server, and another for its id).
+            var rows = PostgresBulkRows(table: "file_records", columns: ["kind", "device", "inode", "recorded_at", "payload"])
+            for record in records {
+                rows.append([
+                    .text(record.kind), .integer(Int64(bitPattern: record.device)),
+                    .integer(Int64(bitPattern: record.inode)), .integer(milliseconds), .blob(record.payload),
+                ])
+            }
+            return try rows.insertReturningIDs(into: database)
+        }
         let insert = try database.cachedStatement(
             "INSERT INTO file_records(kind, device, inode, recorded_at, payload) VALUES (?, ?, ?, ?, ?)")
         var ids: [Int64] = []

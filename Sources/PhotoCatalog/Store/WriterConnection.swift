@@ -228,10 +228,47 @@ final class WriterConnection {
         return (digest.hex, count)
     }
 
+    /// What ``asset(withSHA256:)`` found for content looked up ahead (``prefetchContent(_:)``), for the block being made:
+    /// a nil value means "not stored". Emptied when the block's read transaction ends.
+    private var prefetchedContent: [String: StoredContentRow?] = [:]
+    typealias StoredContentRow = (rowID: Int64, uuid: String, isDeleted: Bool, original: StoredOriginal)
+
+    /// Looks up many SHA-256s with one query for the creation requests a block is about to make (PostgreSQL, where
+    /// each lookup would be a round trip to the server; SQLite's cost none, and this does nothing there).
+    func prefetchContent(_ sha256s: [String]) throws {
+        guard database.isPostgres, !sha256s.isEmpty else { return }
+        let wanted = sha256s.filter { prefetchedContent[$0] == nil }
+        guard !wanted.isEmpty else { return }
+        do {
+            let rows = try database.rows(
+                """
+                SELECT r.sha256, a.id, a.uuid, a.deleted_date IS NOT NULL, r.id, r.path, r.byte_count, r.damage
+                FROM resources r JOIN assets a ON a.id = r.asset_id
+                WHERE r.sha256 IN (SELECT value FROM json_each(?))
+                """, [.text("[" + wanted.map { "\"\($0)\"" }.joined(separator: ",") + "]")]
+            ) { row -> (String, StoredContentRow) in
+                (
+                    row.string(0),
+                    (
+                        row.int64(1), row.string(2), row.bool(3),
+                        StoredOriginal(
+                            resourceID: row.int64(4), path: row.string(5), byteCount: row.int64(6),
+                            damage: row.optionalString(7))
+                    )
+                )
+            }
+            for sha256 in wanted { prefetchedContent[sha256] = .some(nil) }
+            for (sha256, found) in rows { prefetchedContent[sha256] = .some(found) }
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "look up \(wanted.count) contents", library: libraryPath)
+        }
+    }
+
     /// The asset that stores content with this SHA-256, if any, and its stored original.
     func asset(withSHA256 sha256: String) throws -> (
         rowID: Int64, uuid: String, isDeleted: Bool, original: StoredOriginal
     )? {
+        if let known = prefetchedContent[sha256] { return known }
         let lookup = statements.assetBySHA256
         defer { lookup.reset() }
         do {
@@ -273,7 +310,10 @@ final class WriterConnection {
         do { try database.execute("BEGIN DEFERRED") } catch let error as DatabaseError {
             throw PhotosError.database(error, action: "start a change", library: libraryPath)
         }
-        defer { database.rollback() }
+        defer {
+            database.rollback()
+            prefetchedContent.removeAll()
+        }
         return try body()
     }
 
