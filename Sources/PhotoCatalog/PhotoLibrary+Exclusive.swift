@@ -61,6 +61,24 @@ extension PhotoLibrary {
     /// ``Turn/end()``; on SQLite, where one daemon writes, the turn is free.
     ///
     /// - Throws: ``PhotosError`` when the catalog cannot be reached.
+    /// ``takeTurn(_:)`` without waiting: nil when another process of the shared catalog holds the turn `name` now (it
+    /// does the job; this one skips it). For jobs that run on a thread of their own, where ``runExclusively(_:_:)``
+    /// cannot be awaited.
+    ///
+    /// - Throws: ``PhotosError`` when the catalog cannot be reached.
+    public func tryTurn(_ name: String) throws -> Turn? {
+        guard catalog.isPostgres else { return Turn(database: nil, name: name) }
+        do {
+            let database = try connector.openPostgres()
+            let taken = try database.firstRow(
+                "SELECT pg_try_advisory_lock(CAST(? AS INTEGER), hashtext(?))", [.integer(Self.jobLockClass), .text(name)]
+            ) { $0.bool(0) }
+            return taken == true ? Turn(database: database, name: name) : nil
+        } catch let error as DatabaseError {
+            throw PhotosError.database(error, action: "take the turn '\(name)'", library: folderPath)
+        }
+    }
+
     public func takeTurn(_ name: String) throws -> Turn {
         guard catalog.isPostgres else { return Turn(database: nil, name: name) }
         do {

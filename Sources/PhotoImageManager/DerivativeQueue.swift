@@ -151,6 +151,21 @@ public final class DerivativeQueue: Sendable {
     /// Every asset of the library without derivatives, a page at a time, until done, stopped, or the large lane's
     /// list is full (then it goes on from there later).
     private func sweep() {
+        // One node of a shared catalog sweeps at a time (the others would make the same pictures twice); a node that
+        // finds another at it leaves the sweep to that one.
+        let turn: PhotoLibrary.Turn
+        do {
+            guard let taken = try library.tryTurn("derivative sweep") else {
+                logger.info("another node is making the missing thumbnails; this one leaves them to it")
+                state.withLock { $0.sweepCursor = 0 }
+                return
+            }
+            turn = taken
+        } catch {
+            logger.warning("cannot list assets for thumbnails", metadata: ["error": .string("\(error)")])
+            return
+        }
+        defer { turn.end() }
         var cursor = state.withLock { $0.sweepCursor }
         while !state.withLock({ $0.stopped }) {
             let page: PhotoLibrary.DerivativeSourcePage

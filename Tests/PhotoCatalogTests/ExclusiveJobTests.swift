@@ -30,4 +30,31 @@ struct ExclusiveJobTests {
         #expect(other == "ran")
         #expect(try await second.runExclusively("trash purge") { "ran after" } == "ran after")
     }
+
+    @Test("turns: tryTurn skips while another process holds the turn, takeTurn waits for it; free on SQLite", arguments: CatalogBackend.all)
+    func turns(backend: CatalogBackend) async throws {
+        let folder = try TemporaryDirectory()
+        let first = try await folder.library(on: backend)
+        try await first.performChanges {
+            _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "made")
+        }
+        let second = PhotoLibrary(url: first.url, catalog: first.catalog)
+        let held = try #require(try first.tryTurn("derivative sweep"))
+        let beside = try second.tryTurn("derivative sweep")
+        #expect((beside == nil) == (backend == .postgres), "only a shared catalog has turns to wait for")
+        beside?.end()
+        #expect(try second.tryTurn("another job") != nil)
+        // takeTurn waits until the holder ends its turn.
+        let waited = Task.detached { () -> Double in
+            let start = Date()
+            let turn = try second.takeTurn("derivative sweep")
+            turn.end()
+            return Date().timeIntervalSince(start)
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        held.end()
+        let seconds = try await waited.value
+        if backend == .postgres { #expect(seconds >= 0.4, "takeTurn returned after \(seconds) s, before the turn was free") }
+        #expect(try second.tryTurn("derivative sweep") != nil)
+    }
 }
