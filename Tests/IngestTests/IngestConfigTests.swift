@@ -38,6 +38,9 @@ struct IngestConfigTests {
         #expect(config.duplicates == .addToAlbum)
         #expect(config.video == .defaults)
         #expect(config.log == IngestConfig.Log(format: .text, level: .info))
+        // The quick start's server: loopback, its token in a file beside the config (made by `serve --new-token`).
+        #expect(config.serve.tokenFile == packageRootPath + "/serve-token")
+        #expect(config.serve.host == "127.0.0.1" && config.serve.port == 8377)
         // And from the repository root without --config, as `swift run photodrop watch` does.
         let implicit = try IngestConfig.load(explicitPath: nil, currentDirectory: packageRootPath)
         #expect(implicit == config)
