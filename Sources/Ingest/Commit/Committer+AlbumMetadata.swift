@@ -14,14 +14,14 @@ extension Committer {
             let job = item.job
             guard let key = job.album else {
                 reject(
-                    job, code: "unsupportedType",
+                    job, code: .unsupportedType,
                     message: "a Google Takeout album's metadata.json outside an album folder: there is no album for "
                         + "it to describe; drop it into the album's folder", mime: item.mime, bytes: item.digest.size)
                 continue
             }
             func unreadable(_ why: String) {
                 reject(
-                    job, code: "corrupt",
+                    job, code: .corrupt,
                     message: "a Google Takeout album's metadata.json that is not valid JSON (\(why)); the album is left "
                         + "as it is", mime: item.mime, bytes: item.digest.size)
             }

@@ -269,8 +269,8 @@ public actor Committer {
                     "still incomplete after its grace period and unchanged: rejected without reading it again",
                     metadata: ["path": .string(job.displayPath), "bytes": .count(Int(verdict.identity.size))])
                 reject(
-                    job, code: verdict.code, message: Self.waitedOut(verdict.message), mime: verdict.mime,
-                    bytes: verdict.identity.size)
+                    job, code: QuarantineReason.Code(rawValue: verdict.code) ?? .corrupt,
+                    message: Self.waitedOut(verdict.message), mime: verdict.mime, bytes: verdict.identity.size)
             case .changed:
                 if settings.usesClaims {
                     putBack(job, .changed)
@@ -424,7 +424,7 @@ public actor Committer {
                 groups.append(StoreGroup(primary: item))
             } else {
                 reject(
-                    item.job, code: "orphanSidecar",
+                    item.job, code: .orphanSidecar,
                     message: "its media file is already in the library as \(existing), which already has a "
                         + "\(type.name) resource; the file is kept here",
                     mime: item.mime, bytes: item.digest.size)
@@ -817,7 +817,7 @@ public actor Committer {
         }
         let wait = settings.pairing.map { Int($0.wait.components.seconds) } ?? 0
         reject(
-            item.job, code: "orphanSidecar",
+            item.job, code: .orphanSidecar,
             message: "no media file for this sidecar arrived: looked for \(lookedFor) in the same folder within "
                 + "\(wait) s; drop it together with its photo or video", mime: item.mime, bytes: item.digest.size)
     }
@@ -825,7 +825,9 @@ public actor Committer {
     /// Rejects a file (its claim entry goes once it left the staging folder).
     private func reject(_ job: IngestJob, _ probe: ProbeResult, bytes: Int64) {
         let message = probe.isTruncated && job.graceExpired ? Self.waitedOut(probe.message) : probe.message
-        reject(job, code: probe.rejection?.rawValue ?? "corrupt", message: message, mime: probe.mime, bytes: bytes)
+        reject(
+            job, code: probe.rejection.map(QuarantineReason.Code.init) ?? .corrupt, message: message, mime: probe.mime,
+            bytes: bytes)
     }
 
     /// What a truncated file rejected after its grace period is told: that it was waited for, not that it will be.
@@ -836,14 +838,14 @@ public actor Committer {
 
     /// Rejects a file: into `Rejected/` by the ``RejectionDesk`` where rejected files are moved (its claim entry goes
     /// once it left the staging folder), else only reported.
-    func reject(_ job: IngestJob, code: String, message: String, mime: String?, bytes: Int64) {
-        let reason = QuarantineReason(code: code, message: message, mime: mime)
+    func reject(_ job: IngestJob, code: QuarantineReason.Code, message: String, mime: String?, bytes: Int64) {
+        let reason = QuarantineReason(code, message: message, mime: mime)
         if settings.quarantinesRejected {
             rejections.submit(.reject(job, reason, bytes: bytes))
             return
         }
         let outcome = FileOutcome(
-            path: job.displayPath, kind: .rejected, reason: code, message: message, mime: mime, album: job.album,
+            path: job.displayPath, kind: .rejected, reason: code.rawValue, message: message, mime: mime, album: job.album,
             bytes: bytes, elapsed: job.startedAt.duration(to: .now))
         hooks.finished(outcome)
         markClaimDone(job, outcome: outcome)

@@ -166,7 +166,7 @@ public final class HealthMonitor: Sendable {
             if let oldest = stuck.min(by: { $0.value.since < $1.value.since }) {
                 problems.append(
                     HealthProblem(
-                        code: "stuckFiles", count: stuck.count, oldestPath: oldest.key, since: oldest.value.since,
+                        .stuckFiles, count: stuck.count, oldestPath: oldest.key, since: oldest.value.since,
                         message: "\(stuck.count) file\(stuck.count == 1 ? "" : "s") cannot be taken or stored and "
                             + "\(stuck.count == 1 ? "is" : "are") retried with back-off; the oldest: "
                             + oldest.value.message))
@@ -174,7 +174,7 @@ public final class HealthMonitor: Sendable {
             if let since = state.busySince {
                 problems.append(
                     HealthProblem(
-                        code: "libraryLocked", count: state.failureCount[.databaseBusy] ?? 0, since: since,
+                        .libraryLocked, count: state.failureCount[.databaseBusy] ?? 0, since: since,
                         message: "another process holds the library's write lock longer than photodrop waits ("
                             + state.busyMessage + "); files wait in the inbox. Find it with 'fuser "
                             + "library.sqlite' and end its transaction"))
@@ -182,7 +182,7 @@ public final class HealthMonitor: Sendable {
             if let since = state.unreachableSince {
                 problems.append(
                     HealthProblem(
-                        code: "catalogUnreachable", count: state.failureCount[.catalogUnreachable] ?? 0, since: since,
+                        .catalogUnreachable, count: state.failureCount[.catalogUnreachable] ?? 0, since: since,
                         message: "the PostgreSQL catalog cannot be reached (" + state.unreachableMessage + "); files "
                             + "wait in the inbox and are retried, and photodrop reconnects by itself. Check the server "
                             + "and \"catalog.postgres\""))
@@ -191,7 +191,7 @@ public final class HealthMonitor: Sendable {
             if let oldest = quarantine.min(by: { $0.value.since < $1.value.since }) {
                 problems.append(
                     HealthProblem(
-                        code: "rejectedUnreadable", count: quarantine.count, oldestPath: oldest.key,
+                        .rejectedUnreadable, count: quarantine.count, oldestPath: oldest.key,
                         since: oldest.value.since,
                         message: "rejected files cannot be moved into the rejected folder and stay in the inbox: "
                             + oldest.value.message))
@@ -199,14 +199,14 @@ public final class HealthMonitor: Sendable {
             if let oldest = state.unreadableFolders.min(by: { $0.value.since < $1.value.since }) {
                 problems.append(
                     HealthProblem(
-                        code: "inboxUnreadable", count: state.unreadableFolders.count, oldestPath: oldest.key,
+                        .inboxUnreadable, count: state.unreadableFolders.count, oldestPath: oldest.key,
                         since: oldest.value.since,
                         message: "inbox folders cannot be listed, so files in them are not seen: " + oldest.value.message))
             }
             if let limit = state.watchLimit {
                 problems.append(
                     HealthProblem(
-                        code: "watchLimit", count: limit.unwatched, since: limit.since,
+                        .watchLimit, count: limit.unwatched, since: limit.since,
                         message: "inotify's watch limit (fs.inotify.max_user_watches) is used up: \(limit.unwatched) "
                             + "folder\(limit.unwatched == 1 ? " is" : "s are") only rescanned periodically. Raise it, "
                             + "e.g. sysctl -w fs.inotify.max_user_watches=524288"))

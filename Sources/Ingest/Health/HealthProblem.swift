@@ -31,6 +31,22 @@ public struct HealthProblem: Sendable, Hashable {
     /// What is wrong and what to do.
     public var message: String
 
+    /// Every problem health can report: the stable codes of `status --json` and `/api/status`. docs/troubleshooting.md
+    /// has a section for each, which a test checks against this list.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        case stuckFiles, libraryLocked, catalogUnreachable, rejectedUnreadable, inboxUnreadable, untakeableEntries
+        case watchLimit, notWatching, daemonUnresponsive, claimsWaiting, inboxMissing, libraryReadOnly
+        case libraryUnreadable
+    }
+
+    /// A problem with one of the codes of ``Code``.
+    public init(
+        _ code: Code, count: Int = 1, oldestPath: String? = nil, since: UTCTimestamp? = nil, message: String
+    ) {
+        self.init(code: code.rawValue, count: count, oldestPath: oldestPath, since: since, message: message)
+    }
+
+    /// A problem as read back from a status file (its code as written).
     public init(code: String, count: Int = 1, oldestPath: String? = nil, since: UTCTimestamp? = nil, message: String) {
         self.code = code
         self.count = count

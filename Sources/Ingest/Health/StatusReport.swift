@@ -54,14 +54,14 @@ public struct StatusReport: Sendable {
             } catch {
                 report.problems.append(
                     HealthProblem(
-                        code: "libraryUnreadable", oldestPath: config.library,
+                        .libraryUnreadable, oldestPath: config.library,
                         message: "cannot read the library: \(error)"))
             }
             if config.catalog.isPostgres {
                 do { report.nodes = try NodeRegistration.nodes(of: library) } catch {
                     report.problems.append(
                         HealthProblem(
-                            code: "catalogUnreachable", oldestPath: config.library,
+                            .catalogUnreachable, oldestPath: config.library,
                             message: "cannot read the nodes from the catalog: \(error)"))
                 }
             }
@@ -71,7 +71,7 @@ public struct StatusReport: Sendable {
                 report.writable = false
                 report.problems.append(
                     HealthProblem(
-                        code: "libraryReadOnly", oldestPath: config.library,
+                        .libraryReadOnly, oldestPath: config.library,
                         message: "the library at \(config.library) is on a read-only filesystem: nothing can be "
                             + "imported; mount it read-write"))
             case .denied: report.writable = false
@@ -85,7 +85,7 @@ public struct StatusReport: Sendable {
         }
         report.daemon = DaemonLock.inspect(library: config.library, node: config.sharedNode)
         if case .unknown(let problem) = report.daemon {
-            report.problems.append(HealthProblem(code: "libraryUnreadable", oldestPath: config.library, message: problem))
+            report.problems.append(HealthProblem(.libraryUnreadable, oldestPath: config.library, message: problem))
         }
         if report.daemonRunning {
             report.daemonStatus = DaemonStatus.read(
@@ -97,7 +97,7 @@ public struct StatusReport: Sendable {
             {
                 report.problems.append(
                     HealthProblem(
-                        code: "daemonUnresponsive", since: since,
+                        .daemonUnresponsive, since: since,
                         message: "photodrop watch holds the library but has not reported since \(since.iso8601) "
                             + "(its status file \(DaemonStatus.fileName) is old or missing): it may be stuck. Look at "
                             + "its log; restart it if it does not recover"))
@@ -107,19 +107,19 @@ public struct StatusReport: Sendable {
         if !report.inboxCount.exists && report.inboxCount.problems.isEmpty {
             report.problems.append(
                 HealthProblem(
-                    code: "inboxMissing", oldestPath: config.inbox,
+                    .inboxMissing, oldestPath: config.inbox,
                     message: "the inbox \(config.inbox) does not exist; create it, files are dropped there"))
         }
         if !report.inboxCount.problems.isEmpty, !report.problems.contains(where: { $0.code == "inboxUnreadable" }) {
             report.problems.append(
                 HealthProblem(
-                    code: "inboxUnreadable", count: report.inboxCount.problems.count,
+                    .inboxUnreadable, count: report.inboxCount.problems.count,
                     oldestPath: report.inboxCount.problems[0].path, message: report.inboxCount.problems[0].message))
         }
         if let first = report.inboxCount.untakeable.first {
             report.problems.append(
                 HealthProblem(
-                    code: "untakeableEntries", count: report.inboxCount.untakeable.count, oldestPath: first.path,
+                    .untakeableEntries, count: report.inboxCount.untakeable.count, oldestPath: first.path,
                     message: "entries in the inbox that photodrop never takes (symbolic links, FIFOs, sockets): "
                         + first.message))
         }
@@ -127,14 +127,14 @@ public struct StatusReport: Sendable {
         if !report.rejectedCount.problems.isEmpty, !report.problems.contains(where: { $0.code == "rejectedUnreadable" }) {
             report.problems.append(
                 HealthProblem(
-                    code: "rejectedUnreadable", count: report.rejectedCount.problems.count,
+                    .rejectedUnreadable, count: report.rejectedCount.problems.count,
                     oldestPath: report.rejectedCount.problems[0].path, message: report.rejectedCount.problems[0].message))
         }
         if !report.daemonRunning {
             if report.claims > 0 {
                 report.problems.append(
                     HealthProblem(
-                        code: "claimsWaiting", count: report.claims,
+                        .claimsWaiting, count: report.claims,
                         message: "\(plural(report.claims, "file")) claimed from the inbox "
                             + "\(report.claims == 1 ? "waits" : "wait") to be finished, but no daemon runs; start "
                             + "'photodrop watch'"))
@@ -142,7 +142,7 @@ public struct StatusReport: Sendable {
             if report.inboxCount.files > 0 {
                 report.problems.append(
                     HealthProblem(
-                        code: "notWatching", count: report.inboxCount.files,
+                        .notWatching, count: report.inboxCount.files,
                         message: "\(plural(report.inboxCount.files, "file")) "
                             + "\(report.inboxCount.files == 1 ? "waits" : "wait") in the inbox, but no daemon runs; "
                             + "start 'photodrop watch' (or import them with 'photodrop import')"))

@@ -1,3 +1,4 @@
+import MediaProbe
 import PhotodropSystem
 import PhotodropTelemetry
 
@@ -14,6 +15,39 @@ public struct QuarantineReason: Sendable, Hashable {
         self.code = code
         self.message = message
         self.mime = mime
+    }
+}
+
+extension QuarantineReason {
+    /// Every reason a file can be rejected for: the stable `reason` of `<name>.reason.json`, of `status` and of the
+    /// outcome log. The probe's verdicts (``MediaProbe/RejectionReason``) and the pipeline's own; docs/troubleshooting.md
+    /// has a section for each, which a test checks against this list.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// A video Apple devices cannot play (the probe's verdict).
+        case unsupportedVideo
+        /// Neither a photo, a GIF nor a video (the probe's verdict).
+        case unsupportedType
+        /// Truncated or broken (the probe's verdict).
+        case corrupt
+        /// Zero bytes (the probe's verdict).
+        case empty
+        /// A sidecar or adjustments file whose media file did not come, or cannot take it.
+        case orphanSidecar
+
+        /// The code of a probe's verdict.
+        public init(_ reason: RejectionReason) {
+            switch reason {
+            case .unsupportedVideo: self = .unsupportedVideo
+            case .unsupportedType: self = .unsupportedType
+            case .corrupt: self = .corrupt
+            case .empty: self = .empty
+            }
+        }
+    }
+
+    /// A reason with one of the codes of ``Code``.
+    public init(_ code: Code, message: String, mime: String?) {
+        self.init(code: code.rawValue, message: message, mime: mime)
     }
 }
 

@@ -103,8 +103,13 @@ public struct WatchMetrics: Sendable {
                 Double(library.originalBytes))
         }
         out.family("photodrop_health_problems", type: "gauge", help: "Problems photodrop status reports, by code (1 = present).")
-        for code in ["stuckFiles", "libraryLocked", "rejectedUnreadable", "inboxUnreadable", "watchLimit"] {
-            out.sample("photodrop_health_problems", ["code": code], problems.contains(code) ? 1 : 0)
+        // The problems a running daemon finds itself (the others are about a daemon that does not run, or is seen from
+        // outside: `status` reports them).
+        let own: [HealthProblem.Code] = [
+            .stuckFiles, .libraryLocked, .catalogUnreachable, .rejectedUnreadable, .inboxUnreadable, .watchLimit,
+        ]
+        for code in own {
+            out.sample("photodrop_health_problems", ["code": code.rawValue], problems.contains(code.rawValue) ? 1 : 0)
         }
         out.decodeBudget(decodeBudget, prefix: "photodrop_")
         out.single(
