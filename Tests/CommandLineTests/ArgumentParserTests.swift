@@ -293,7 +293,7 @@ struct PhotodropCommandLineTests {
             for sub in spec.subcommands { collect(sub, path + [sub.name]) }
         }
         for command in PhotodropCommands.root.subcommands { collect(command, [command.name]) }
-        #expect(declared.count == 24)
+        #expect(declared.count == 25)
         #expect(Set(CommandHandlers.available.keys) == declared)
     }
 

@@ -34,6 +34,7 @@ public enum CommandHandlers {
         "watch": WatchCommand.run,
         "import": ImportCommand.run,
         "init": InitCommand.run,
+        "help": HelpCommand.run,
         "migrate": MigrateCommand.run,
         "probe": ProbeCommand.run,
         "albums": BrowseCommands.albums,

@@ -27,6 +27,15 @@ public enum PhotodropCommands {
                     "Listens on config serve.listen (default 127.0.0.1:8377). Every request needs the token (serve.token, or the first line of serve.tokenFile): API clients send 'Authorization: Bearer TOKEN'; a browser opens http://HOST:PORT/?token=TOKEN once (serve prints that address) and keeps a session cookie. An address other than loopback needs TLS (serve.tls.certificate and serve.tls.key) or serve.behindProxy: true; without a token, or exposed without TLS, serve refuses to start (exit status 2). --new-token prints a new random token and exits.",
                 options: [.flag("new-token", help: "Print a new random token (for serve.token) and exit.")]),
             CommandSpec(
+                "help", summary: "Print the whole command-line reference: every command with its arguments and options.",
+                discussion:
+                    "Made from the same declarations the parser and --help read. --format markdown prints docs/command-line.md, --format man the man page photodrop.1 (contrib/man/photodrop.1), text (the default) every command's --help one after the other.",
+                options: [
+                    .value(
+                        "format", "FORMAT", help: "text (default), markdown or man.",
+                        allowed: ["text", "markdown", "man"])
+                ]),
+            CommandSpec(
                 "init", summary: "Create the library in the configured folder, on purpose.",
                 discussion:
                     "watch and import create a library only where the library folder does not exist yet. A folder that exists without a library in it (the empty mount point of a disk that is not mounted, a wrong path) is refused, so that photodrop never starts a new library beside the real one and files the inbox into it. Run init to create a library in such a folder deliberately. A folder that already holds a library is left as it is."
