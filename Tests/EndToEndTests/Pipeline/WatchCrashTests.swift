@@ -62,6 +62,7 @@ struct WatchCrashTests {
         let album = try sandbox.inboxAlbum("Crash")
 
         var kills: [String] = []
+        var landed = 0
         for round in 0..<10 {
             let leftOver = Set(sandbox.stagedFiles)
             let daemon = try WatchDaemon(sandbox)
@@ -93,8 +94,11 @@ struct WatchCrashTests {
                 "round \(round): killed \(delay / 1000) ms after \(round % 4 == 3 ? "spawning" : "its first claim"), "
                     + "\(daemon.outcomes.count) outcomes logged, \(staged) staged, \(unfinished) unfinished")
             #expect(claimedBeforeKill, "round \(round): the daemon never claimed a file (seed \(seed))")
-            #expect(unfinished > 0, "round \(round): the kill came after all the work was done (seed \(seed))")
+            // A round whose kill came after all its work was done tests nothing (on a loaded machine this test's own
+            // pause can oversleep while the daemon finishes); most rounds must land mid-work.
+            if unfinished > 0 { landed += 1 }
         }
+        #expect(landed >= 6, "only \(landed) of 10 kills landed while work was in flight (seed \(seed)):\n\(kills.joined(separator: "\n"))")
 
         let final = try WatchDaemon(sandbox)
         let drained = await eventually(timeout: 120) {
