@@ -34,12 +34,14 @@ struct PostgresBulkRows {
         count += 1
     }
 
-    /// The statement that inserts the rows (`suffix`: `ON CONFLICT …`, `RETURNING …`), and its one parameter.
-    func statement(suffix: String = "") -> (sql: String, value: SQLValue) {
+    /// The statement that inserts the rows (`ordered`: in the order they were appended; `suffix`: `ON CONFLICT …`,
+    /// `RETURNING …`), and its one parameter.
+    func statement(ordered: Bool = false, suffix: String = "") -> (sql: String, value: SQLValue) {
         let list = columns.joined(separator: ", ")
         let sql =
             "INSERT INTO \(table)(\(list)) SELECT \(list) FROM json_populate_recordset(CAST(NULL AS \(table)), "
-            + "CAST(? AS json))" + (suffix.isEmpty ? "" : " " + suffix)
+            + "CAST(? AS json))" + (ordered ? " WITH ORDINALITY AS rows ORDER BY ordinality" : "")
+            + (suffix.isEmpty ? "" : " " + suffix)
         return (sql, .text(String(decoding: json + Array("]".utf8), as: UTF8.self)))
     }
 
@@ -50,11 +52,7 @@ struct PostgresBulkRows {
     /// never reorders this statement's own.
     mutating func insertReturningIDs(into database: Database) throws -> [Int64] {
         guard count > 0 else { return [] }
-        let list = columns.joined(separator: ", ")
-        let sql =
-            "INSERT INTO \(table)(\(list)) SELECT \(list) FROM json_populate_recordset(CAST(NULL AS \(table)), "
-            + "CAST(? AS json)) WITH ORDINALITY AS rows ORDER BY ordinality RETURNING id"
-        let value = SQLValue.text(String(decoding: json + Array("]".utf8), as: UTF8.self))
+        let (sql, value) = statement(ordered: true, suffix: "RETURNING id")
         let ids = try database.rows(sql, [value]) { $0.int64(0) }.sorted()
         json = Array("[".utf8)
         count = 0

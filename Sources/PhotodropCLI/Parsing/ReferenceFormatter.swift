@@ -17,7 +17,7 @@ public struct ReferenceFormatter: Sendable {
             for subcommand in spec.subcommands { walk(subcommand, path + [subcommand.name]) }
         }
         for spec in parser.root.subcommands { walk(spec, [spec.name]) }
-        return result.filter { !$0.1.subcommands.isEmpty || true }
+        return result
     }
 
     // MARK: - Markdown
