@@ -274,6 +274,57 @@ struct ClaimJournalTests {
             try library.journalEntries(kind: ClaimJournal.kind).map(\.id) == [jobs[0].claimID!, stray.claimID!])
     }
 
+    /// A journal write that the server committed while its caller saw an error (the connection lost between the commit
+    /// and its answer) cannot be produced on demand: the test writes such entries itself, as a claim batch would, and
+    /// tells the journal that the batch's write failed. Entries whose removal failed are noted the same way.
+    @Test func entriesOfAFailedWriteAndUnremovedOrphansAreSettled() async throws {
+        let folder = try TemporaryFolder("claims")
+        let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))
+        let claims = ClaimJournal(library: library, inbox: folder.url("Inbox"))
+        try claims.prepare()
+        let path = try JPEGFixture.write(1, to: "Inbox/A/x.jpg", in: folder)
+        var info = stat()
+        stat(path, &info)
+        let claimed = try await claims.claim([
+            IngestJob(
+                settledAt: "A/x.jpg", in: try Directory.open(atPath: folder.url("Inbox")),
+                identity: FileIdentity(FileStatus(info)))
+        ])
+        let staged = try #require(claimed.jobs.first)
+        let stagedPayload = try #require(
+            try library.journalEntries(kind: ClaimJournal.kind).first.flatMap { ClaimPayload(decoding: Array($0.payload)) })
+        let stagedBatch = try #require(stagedPayload.batch, "every claim entry carries its batch")
+
+        func payload(_ name: String, batch: UInt64) -> Data {
+            var payload = ClaimPayload(
+                source: "A/\(name)", album: "A",
+                identity: FileIdentity(device: 1, inode: 2, size: 3, modificationTime: UTCTimestamp(seconds: 4)))
+            payload.batch = batch
+            return Data(payload.encoded)
+        }
+        // The failed batch's entries (two), another batch's entry, and an orphan whose removal failed.
+        let failed = try await library.appendJournalEntries(
+            kind: ClaimJournal.kind, payloads: [payload("a.jpg", batch: 7), payload("b.jpg", batch: 7)])
+        let other = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: [payload("c.jpg", batch: 8)])
+        let orphan = try await library.appendJournalEntries(kind: ClaimJournal.kind, payloads: [payload("d.jpg", batch: 9)])
+        let failedAt = ContinuousClock.now
+        claims.leftovers.noteFailedBatch(7, at: failedAt)
+        claims.leftovers.noteFailedBatch(stagedBatch, at: failedAt)  // its file is staged: never removed
+        claims.leftovers.noteOrphans(orphan)
+
+        // Right after the failure only the orphan goes: a commit the server was finishing may not be visible yet.
+        await claims.settleLeftovers(now: failedAt)
+        var left = Set(try library.journalEntries(kind: ClaimJournal.kind).map(\.id))
+        #expect(left == Set([staged.claimID!] + failed + other))
+        // A moment later the failed batch's entries go too; the staged file's and the other batch's stay.
+        await claims.settleLeftovers(now: failedAt + ClaimLeftovers.batchSettleDelay + .milliseconds(1))
+        left = Set(try library.journalEntries(kind: ClaimJournal.kind).map(\.id))
+        #expect(left == Set([staged.claimID!] + other))
+        // Nothing is left to settle.
+        let rest = claims.leftovers.take(failedBefore: .now + .seconds(60))
+        #expect(rest.ids.isEmpty && rest.batches.isEmpty)
+    }
+
     @Test func unclaimNeverReplacesANewFileWithTheSameName() async throws {
         let folder = try TemporaryFolder("claims")
         let library = PhotoLibrary(url: URL(fileURLWithPath: folder.url("Library")))

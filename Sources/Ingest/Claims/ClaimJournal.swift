@@ -58,6 +58,8 @@ public struct ClaimJournal: Sendable {
     /// This node's staging folder, relative to the inbox: `.photodrop/claimed`, or `.photodrop/claimed/<node>`.
     public let stagingRelativePath: String
     private let staging: StagingFolder
+    /// Entries to remove that could not be removed when they should have been (``settleLeftovers()``).
+    let leftovers = ClaimLeftovers()
     /// Names claimed lately, by folder and pairing stem: a file whose partner was claimed a moment before it (and so
     /// is no longer in the folder) still knows it has one.
     private let recent = RecentClaims()
@@ -143,8 +145,22 @@ public struct ClaimJournal: Sendable {
         }
         let recentSiblings = recent.note(files.map { Path.split($0.displayPath) }, now: now)
         for index in files.indices where recentSiblings[index] { files[index].hasSameStemSibling = true }
-        let payloads = files.map { Data(ClaimPayload(claiming: $0).encoded) }
-        let ids = try await library.appendJournalEntries(kind: kind, payloads: payloads)
+        await settleLeftovers()
+        let batch = UInt64.random(in: 1...UInt64.max)
+        let payloads = files.map { file in
+            var payload = ClaimPayload(claiming: file)
+            payload.batch = batch
+            return Data(payload.encoded)
+        }
+        let ids: [Int64]
+        do {
+            ids = try await library.appendJournalEntries(kind: kind, payloads: payloads)
+        } catch {
+            // The files stay in the inbox. The write may still have been committed (a connection lost at the commit):
+            // such entries are found by their batch number and removed a moment later.
+            leftovers.noteFailedBatch(batch)
+            throw error
+        }
         var claimed = Claimed()
         claimed.jobs.reserveCapacity(files.count)
         var orphans: [Int64] = []
@@ -154,7 +170,7 @@ public struct ClaimJournal: Sendable {
             target = try stagingFolder()
             root = try inbox.directory()
         } catch {
-            try? await library.removeJournalEntries(ids)
+            await removeOrphans(ids)
             throw error
         }
 
@@ -184,8 +200,49 @@ public struct ClaimJournal: Sendable {
             if let identity = file.expectedIdentity { job.node = FileNode(device: identity.device, inode: identity.inode) }
             claimed.jobs.append(job)
         }
-        if !orphans.isEmpty { try? await library.removeJournalEntries(orphans) }
+        if !orphans.isEmpty { await removeOrphans(orphans) }
         return claimed
+    }
+
+    /// Removes the entries of files that were not moved after all (another node took them first, or they were gone);
+    /// when the catalog cannot be written just now, they are kept for ``settleLeftovers()``.
+    private func removeOrphans(_ ids: [Int64]) async {
+        do {
+            try await library.removeJournalEntries(ids)
+        } catch {
+            leftovers.noteOrphans(ids)
+        }
+    }
+
+    /// Removes the entries that should have gone and could not: those of files not moved after all whose removal
+    /// failed, and those a failed journal write may have committed all the same (found by their batch number, a few
+    /// seconds after the failure, and only when their file is not staged). Called before each claim and by the
+    /// periodic rounds of a node sharing its catalog (``ClaimTakeover``); what fails is kept for the next call, and
+    /// the next start's ``recover(logger:)`` drops whatever is left (their files are back in the inbox).
+    public func settleLeftovers(now: ContinuousClock.Instant = .now) async {
+        let (ids, batches) = leftovers.take(failedBefore: now - ClaimLeftovers.batchSettleDelay)
+        guard !ids.isEmpty || !batches.isEmpty else { return }
+        var remove = ids
+        if !batches.isEmpty {
+            do {
+                let folder = try stagingFolder()
+                for entry in try library.journalEntries(kind: kind) {
+                    guard let payload = ClaimPayload(decoding: Array(entry.payload)), let batch = payload.batch,
+                        batches.contains(batch), (try? folder.status(String(entry.id))) == nil
+                    else { continue }
+                    remove.append(entry.id)
+                }
+            } catch {
+                leftovers.putBack(ids: ids, batches: batches, at: now)
+                return
+            }
+        }
+        guard !remove.isEmpty else { return }
+        do {
+            try await library.removeJournalEntries(remove)
+        } catch {
+            leftovers.putBack(ids: remove, batches: [], at: now)
+        }
     }
 
     /// Puts a claimed file back into the inbox at its old path (or, if a new file took that name meanwhile, beside
@@ -385,6 +442,59 @@ extension ClaimJournal {
         }
         if !dropped.isEmpty { try await library.appendFileRecords(unrecorded, removingJournalEntries: dropped) }
         return jobs
+    }
+}
+
+/// Claim entries to remove later (``ClaimJournal/settleLeftovers(now:)``), shared by the copies of a ``ClaimJournal``:
+/// ids whose removal failed, and batch numbers whose journal write failed as far as the claimer could tell. Bounded: past
+/// ``limit`` ids or batches the oldest are forgotten (the next start's recovery drops their entries).
+final class ClaimLeftovers: Sendable {
+    static let limit = 100_000
+    /// How long after a failed write its batch is looked for (a commit the server was finishing when the connection
+    /// broke is done by then).
+    static let batchSettleDelay: Duration = .seconds(2)
+
+    private struct State {
+        var ids: [Int64] = []
+        var batches: [(batch: UInt64, failed: ContinuousClock.Instant)] = []
+    }
+
+    private let state = Mutex(State())
+
+    func noteOrphans(_ ids: [Int64]) {
+        state.withLock { state in
+            state.ids += ids
+            if state.ids.count > Self.limit { state.ids.removeFirst(state.ids.count - Self.limit) }
+        }
+    }
+
+    func noteFailedBatch(_ batch: UInt64, at instant: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            state.batches.append((batch, instant))
+            if state.batches.count > Self.limit { state.batches.removeFirst(state.batches.count - Self.limit) }
+        }
+    }
+
+    /// Takes the ids, and the batches that failed before `instant`.
+    func take(failedBefore instant: ContinuousClock.Instant) -> (ids: [Int64], batches: Set<UInt64>) {
+        state.withLock { state in
+            guard !state.ids.isEmpty || !state.batches.isEmpty else { return ([], []) }
+            let ids = state.ids
+            state.ids.removeAll()
+            var ready = Set<UInt64>()
+            state.batches.removeAll { entry in
+                guard entry.failed < instant else { return false }
+                ready.insert(entry.batch)
+                return true
+            }
+            return (ids, ready)
+        }
+    }
+
+    /// Keeps what could not be settled for the next call.
+    func putBack(ids: [Int64], batches: Set<UInt64>, at instant: ContinuousClock.Instant) {
+        noteOrphans(ids)
+        for batch in batches { noteFailedBatch(batch, at: instant - ClaimLeftovers.batchSettleDelay) }
     }
 }
 

@@ -25,6 +25,10 @@ struct ClaimPayload: Sendable, Hashable {
     /// (`.photodrop/claimed/<node>/<entry>`): until the file is moved into this node's staging folder, that is where it
     /// is. Nil for a claim made here.
     var takenOverFrom: String?
+    /// The claim batch the entry was written in (a random number per batch): when the journal write of a batch
+    /// failed as far as the claimer could tell (a database connection lost at the commit), entries it may still have
+    /// written are found by it and removed (``ClaimJournal/settleLeftovers()``). Nil in entries of older versions.
+    var batch: UInt64?
 
     /// A payload.
     public init(
@@ -115,6 +119,7 @@ extension ClaimPayload: Codable {
     private enum CodingKeys: String, CodingKey {
         case source, album, device, inode, size, mtime, mtimeNanoseconds, graceExpired, incomplete, sibling, siblings
         case takenOverFrom = "from"
+        case batch
     }
 
     /// What the probe said when it judged the file incomplete; its identity is the payload's.
@@ -147,6 +152,7 @@ extension ClaimPayload: Codable {
             hasSameStemSibling: try container.decodeIfPresent(Bool.self, forKey: .sibling) ?? false,
             sameStemCount: try container.decodeIfPresent(Int.self, forKey: .siblings) ?? 0)
         takenOverFrom = try container.decodeIfPresent(String.self, forKey: .takenOverFrom)
+        batch = try container.decodeIfPresent(UInt64.self, forKey: .batch)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -162,6 +168,7 @@ extension ClaimPayload: Codable {
         if hasSameStemSibling { try container.encode(true, forKey: .sibling) }
         if sameStemCount > 1 { try container.encode(sameStemCount, forKey: .siblings) }
         if let takenOverFrom { try container.encode(takenOverFrom, forKey: .takenOverFrom) }
+        if let batch { try container.encode(batch, forKey: .batch) }
         if let verdict = incompleteVerdict {
             try container.encode(
                 Incomplete(code: verdict.code, message: verdict.message, mime: verdict.mime), forKey: .incomplete)

@@ -33,6 +33,7 @@ struct ClaimTakeover: Sendable {
     /// One round: the jobs of the files taken over or adopted.
     func round() async -> [IngestJob] {
         guard let node = claims.node else { return [] }
+        await claims.settleLeftovers()
         var jobs: [IngestJob] = []
         do {
             var recovered = false
