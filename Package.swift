@@ -142,6 +142,8 @@ let package = Package(
                 "CMicroHTTPD", "LibraryJSON", "PhotoCatalog", "PhotoImageManager", "Rendering", "PhotodropSystem",
                 "PhotodropTelemetry", "PhotodropConfiguration", "Uploads",
             ],
+            // The OpenAPI document, compiled into the binary (`/api/openapi.json`; docs/openapi.json is its copy).
+            resources: [.embedInCode("API/openapi.json")],
             swiftSettings: strict),
         // The JSON contract of the command line and the HTTP API (the README documents its field names): assets,
         // albums, changes, probe items, verification reports.
@@ -223,7 +225,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "photodrop", "seccomp-deny", "catalog-history", "PhotoCatalog", "PhotodropSystem",
-                "TestFixtures",
+                "PhotoServer", "TestFixtures",
             ],
             swiftSettings: strict),
         // The image manager and the render helper; `photodrop` is a dependency because it is the helper.

@@ -73,15 +73,21 @@ final class ChangeFeed: Sendable {
     var currentGeneration: UInt64 { generation.load(ordering: .sequentiallyConsistent) }
     var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
-    /// The stream for `since` (a change token: the `since` argument, or the `Last-Event-ID` an EventSource sends when it
-    /// reconnects; without one, from now on).
-    func stream(since text: String?) throws -> HTTPResponse {
-        let start: PersistentChangeToken
-        if let text, !text.isEmpty {
+    /// The stream after a change token: the `Last-Event-ID` an EventSource sends when it reconnects (the last event it
+    /// got, so it wins), else the `since` argument, else from now on. Either one that is not a change token is 400, also
+    /// when the other one would do.
+    func stream(since: String?, lastEventID: String?) throws -> HTTPResponse {
+        func token(_ text: String?, _ name: String) throws -> PersistentChangeToken? {
+            guard let text, !text.isEmpty else { return nil }
             guard let token = PersistentChangeToken(string: text) else {
-                throw APIFailure(400, "'\(text)' is not a change token")
+                throw APIFailure(400, "\(name) '\(text)' is not a change token")
             }
-            start = token
+            return token
+        }
+        let start: PersistentChangeToken
+        let resumed = try token(lastEventID, "Last-Event-ID")
+        if let given = try resumed ?? token(since, "since") {
+            start = given
         } else {
             do { start = try library.currentChangeToken } catch { throw APIFailure(503, "the change history cannot be read: \(error)") }
         }

@@ -32,7 +32,7 @@ extension LibraryAPI {
     func bodyHandling(_ request: HTTPRequest) -> BodyHandling {
         guard request.path.hasPrefix("/api/upload/") else { return .collect }
         do {
-            guard request.method == "PUT" else { throw APIFailure(405, "use PUT to upload a file") }
+            guard request.method == "PUT" else { throw APIFailure.methodNotAllowed(request.method, allowed: ["PUT"]) }
             guard let uploads else { throw APIFailure(503, "this server takes no uploads") }
             let (album, name) = try uploadTarget(request.path.dropFirst(12))
             let folder = try inboxFolder(for: album)
@@ -58,7 +58,7 @@ extension LibraryAPI {
                 UploadReceiver(
                     upload: upload, expectedSHA256: expected, library: library, respond: { [self] in secured($0) }))
         } catch let failure as APIFailure {
-            return .refuse(secured(.error(failure.status, failure.message)))
+            return .refuse(secured(failure.response))
         } catch {
             return .refuse(secured(.error(500, "\(error)")))
         }

@@ -142,7 +142,7 @@ final class LibraryAPI: Sendable {
                 }
             }
         } catch let failure as APIFailure {
-            response = secured(.error(failure.status, failure.message))
+            response = secured(failure.response)
         } catch {
             response = secured(.error(500, "\(error)"))
         }
@@ -210,48 +210,41 @@ final class LibraryAPI: Sendable {
         return .text(200, text.text, type: "text/plain; version=0.0.4; charset=utf-8")
     }
 
+    /// Dispatches a request through the route table (``Route/table``): a path it does not have is 404, a method it does
+    /// not have for the path 405 with `Allow`.
     private func route(_ request: HTTPRequest) throws -> HTTPResponse {
-        let path = request.path
-        let method = request.method == "HEAD" ? "GET" : request.method
-        switch path {
-        case "/", "/index.html", "/gallery.js", "/gallery.css":
-            guard method == "GET" else { throw APIFailure(405, "use GET") }
-            switch path {
-            case "/gallery.js": return .text(200, GalleryScript.source, type: "text/javascript; charset=utf-8")
-            case "/gallery.css": return .text(200, GalleryStyle.source, type: "text/css; charset=utf-8")
-            default: return .text(200, GalleryPages.index, type: "text/html; charset=utf-8")
-            }
-        default: break
+        let match: Route.Match
+        switch Route.match(method: request.method, path: request.path) {
+        case .success(let found): match = found
+        case .failure(.noSuchPath):
+            throw APIFailure(404, request.path.hasPrefix("/api/") ? "no such resource" : "no such page")
+        case .failure(.method(let allowed)):
+            throw APIFailure.methodNotAllowed(request.method, allowed: allowed)
         }
-        if path == "/metrics" {
-            guard method == "GET" else { throw APIFailure(405, "use GET") }
-            return prometheusMetrics()
+        switch match.route.operation {
+        case .galleryPage: return .text(200, GalleryPages.index, type: "text/html; charset=utf-8")
+        case .galleryScript: return .text(200, GalleryScript.source, type: "text/javascript; charset=utf-8")
+        case .galleryStyle: return .text(200, GalleryStyle.source, type: "text/css; charset=utf-8")
+        case .metrics: return prometheusMetrics()
+        case .openAPI:
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")], body: .bytes(OpenAPIDocument.bytes))
+        case .status: return .json(200, status())
+        case .events: return try events.stream(since: request.argument("since"), lastEventID: request.header("Last-Event-ID"))
+        case .listAlbums: return try albums()
+        case .createAlbum: return try createAlbum(request)
+        case .getAlbum, .renameAlbum, .listAlbumAssets, .removeFromAlbum:
+            return try album(match.parameter("id"), match.route.operation, request: request)
+        case .listAssets: return try assets(request)
+        case .getAsset, .thumbnail, .preview, .original, .video, .favorite, .deleteAsset, .restoreAsset:
+            return try asset(match.parameter("id"), match.route.operation, request: request)
+        case .listTrash: return try trash()
+        case .upload:
+            // Uploads stream into the inbox before a handler would run (``bodyHandling(_:)``); one that gets here had
+            // no body to stream.
+            throw APIFailure(400, "send the file as the body of a PUT")
+        case .uploadOutcome: return try outcome(Substring(match.parameter("id")))
         }
-        guard path.hasPrefix("/api/") else { throw APIFailure(404, "no such page") }
-        let rest = path.dropFirst(5)
-        switch (method, rest) {
-        case ("GET", "albums"): return try albums()
-        case ("GET", "assets"): return try assets(request)
-        case ("GET", "trash"): return try trash()
-        case ("GET", "status"): return .json(200, status())
-        case ("GET", "events"):
-            return try events.stream(since: request.argument("since") ?? request.header("Last-Event-ID"))
-        case (_, "albums"):
-            guard method == "POST" else { throw APIFailure(405, "use GET to list albums, POST to create one") }
-            return try createAlbum(request)
-        default: break
-        }
-        if rest.hasPrefix("assets/"), let target = ResourcePath(rest.dropFirst(7)) {
-            return try asset(target, method: method, request: request)
-        }
-        if rest.hasPrefix("albums/"), let target = ResourcePath(rest.dropFirst(7)) {
-            return try album(target, method: method, request: request)
-        }
-        if rest.hasPrefix("outcomes/") {
-            guard method == "GET" else { throw APIFailure(405, "use GET") }
-            return try outcome(rest.dropFirst(9))
-        }
-        throw APIFailure(404, "no such resource")
     }
 
     // MARK: Albums
@@ -289,25 +282,25 @@ final class LibraryAPI: Sendable {
         return .object([("albums", .array(items))])
     }
 
-    private func album(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
-        let identifier = target.uuid.hasPrefix("SmartAlbum-") ? target.uuid + "/L0/040" : target.uuid
+    private func album(_ uuid: String, _ operation: Route.Operation, request: HTTPRequest) throws -> HTTPResponse {
+        let identifier = uuid.hasPrefix("SmartAlbum-") ? uuid + "/L0/040" : uuid
         // A page needs a smart album only as a handle: fetching it again would count its assets, which reads every
         // row (most of a page's time in a large library).
-        let known = method == "GET" && target.action == "assets" ? collections.withLock { $0[identifier] } : nil
+        let known = operation == .listAlbumAssets ? collections.withLock { $0[identifier] } : nil
         guard
             let album = try known
                 ?? AssetCollection.fetchAssetCollections(withLocalIdentifiers: [identifier], library: library)
                 .firstObject
-        else { throw APIFailure(404, "no album \(target.uuid)") }
+        else { throw APIFailure(404, "no album \(uuid)") }
         if known == nil, identifier.hasPrefix("SmartAlbum-") {
             // A smart album is never deleted; a regular one can be, and costs nothing to fetch (its count is stored).
             collections.withLock { $0[identifier] = album }
         }
-        switch (method, target.action) {
-        case ("GET", nil): return .json(200, CatalogJSON.album(album))
-        case ("GET", "assets"):
+        switch operation {
+        case .getAlbum: return .json(200, CatalogJSON.album(album))
+        case .listAlbumAssets:
             return try page(request) { options in Array(try Asset.fetchAssets(in: album, options: options)) }
-        case ("POST", nil), ("PATCH", nil):
+        case .renameAlbum:
             let title = try Self.albumTitle(try JSONBody(request).string("title"))
             try perform { try AssetCollectionChangeRequest(for: album).title = title }
             guard
@@ -316,13 +309,13 @@ final class LibraryAPI: Sendable {
                 ).firstObject
             else { throw APIFailure(404, "the album is gone") }
             return .json(200, CatalogJSON.album(renamed))
-        case ("POST", "remove"):
+        case .removeFromAlbum:
             let identifiers = try JSONBody(request).strings("assets")
             let assets = try Asset.fetchAssets(withLocalIdentifiers: identifiers, library: library)
             guard assets.count == identifiers.count else { throw APIFailure(404, "not every asset listed exists") }
             try perform { try AssetCollectionChangeRequest(for: album).removeAssets(Array(assets)) }
             return .json(200, .object([("removed", .int(assets.count))]))
-        default: throw APIFailure(405, "\(method) is not possible here")
+        default: throw APIFailure(500, "\(operation) is not an album's operation")
         }
     }
 
@@ -399,7 +392,7 @@ final class LibraryAPI: Sendable {
         _ request: HTTPRequest, extra: [(String, JSONNode)] = [], fetch: (FetchOptions) throws -> [Asset]
     ) throws -> HTTPResponse {
         var limit = Self.defaultPageSize
-        if let text = request.argument("limit"), !text.isEmpty {
+        if let text = request.argument("limit") {
             guard let value = Int(text), (1...Self.maximumPageSize).contains(value) else {
                 throw APIFailure(400, "limit must be a number from 1 to \(Self.maximumPageSize)")
             }
@@ -508,45 +501,45 @@ final class LibraryAPI: Sendable {
         return .object(fields)
     }
 
-    private func asset(_ target: ResourcePath, method: String, request: HTTPRequest) throws -> HTTPResponse {
+    private func asset(_ uuid: String, _ operation: Route.Operation, request: HTTPRequest) throws -> HTTPResponse {
         // The gallery's hot path: a versioned picture names its content, so one lookup of the asset's derivatives
         // answers it (a purged asset's rows are gone with it). The generation is read before the file is looked at: a
         // change after the look moves it past what the cache records.
         let generation = events.currentGeneration
-        if method == "GET", let action = target.action, let kind = DerivativeKind(name: action),
+        if operation == .thumbnail || operation == .preview, let kind = DerivativeKind(name: operation.rawValue),
             DerivativeKind.pictures.contains(kind), let version = request.argument("v"), version.count >= CachingImageManager.storedVersionLength,
             let answer = try MediaResponder(request: request, library: library, images: images, maker: maker)
                 .versionedPicture(
-                    of: target.uuid + "/L0/001", kind: kind, version: version, cache: pictures,
+                    of: uuid + "/L0/001", kind: kind, version: version, cache: pictures,
                     generation: generation, secured: secured)
         {
             return answer
         }
         let found = try Asset.fetchAssets(
-            withLocalIdentifiers: [target.uuid], library: library)
+            withLocalIdentifiers: [uuid], library: library)
         // Found by identifier also when in Recently Deleted (its page, restore).
-        guard let asset = found.firstObject else { throw APIFailure(404, "no asset \(target.uuid)") }
+        guard let asset = found.firstObject else { throw APIFailure(404, "no asset \(uuid)") }
         let media = MediaResponder(request: request, library: library, images: images, maker: maker)
-        switch (method, target.action) {
-        case ("GET", nil):
+        switch operation {
+        case .getAsset:
             warmPreviews(request.argument("warm"))
             return .json(200, try described([asset])[0])
-        case ("GET", "thumbnail"): return try media.picture(of: asset, kind: .thumbnail)
-        case ("GET", "preview"): return try media.picture(of: asset, kind: .preview)
-        case ("GET", "original"): return try media.original(of: asset)
-        case ("GET", "video"): return try media.video(of: asset)
-        case ("POST", "favorite"):
+        case .thumbnail: return try media.picture(of: asset, kind: .thumbnail)
+        case .preview: return try media.picture(of: asset, kind: .preview)
+        case .original: return try media.original(of: asset)
+        case .video: return try media.video(of: asset)
+        case .favorite:
             let favorite = try JSONBody(request).bool("favorite", default: !asset.isFavorite)
             try perform { try AssetChangeRequest(for: asset).isFavorite = favorite }
             return try reread(asset)
-        case ("DELETE", nil):
+        case .deleteAsset:
             try perform { try AssetChangeRequest.deleteAssets([asset]) }
             return .json(200, .object([("deleted", .string(asset.localIdentifier))]))
-        case ("POST", "restore"):
+        case .restoreAsset:
             guard asset.deletedDate != nil else { throw APIFailure(409, "the asset is not in Recently Deleted") }
             try perform { try AssetChangeRequest.restoreAssets([asset]) }
             return try reread(asset)
-        default: throw APIFailure(405, "\(method) is not possible here")
+        default: throw APIFailure(500, "\(operation) is not an asset's operation")
         }
     }
 
@@ -594,9 +587,27 @@ final class LibraryAPI: Sendable {
 struct APIFailure: Error {
     let status: Int
     let message: String
+    /// Headers the answer carries besides the error (`Allow` with a 405).
+    var headers: [(String, String)] = []
 
-    init(_ status: Int, _ message: String) {
+    init(_ status: Int, _ message: String, headers: [(String, String)] = []) {
         self.status = status
         self.message = message
+        self.headers = headers
+    }
+
+    /// The error's answer: `{"error": message}` with its headers.
+    var response: HTTPResponse {
+        var answer = HTTPResponse.error(status, message)
+        answer.headers += headers
+        return answer
+    }
+
+    /// 405 for a path that exists with other methods: they are listed in `Allow` (RFC 9110), `HEAD` with `GET`.
+    static func methodNotAllowed(_ method: String, allowed: [String]) -> APIFailure {
+        var methods = allowed
+        if methods.contains("GET") { methods.append("HEAD") }
+        let list = methods.joined(separator: ", ")
+        return APIFailure(405, "\(method) is not possible here: use \(list)", headers: [("Allow", list)])
     }
 }

@@ -165,7 +165,9 @@ struct MediaResponder {
         }
         let range = ByteRange(header: request.header("Range"), size: size)
         if case .unsatisfiable = range {
-            return HTTPResponse(status: 416, headers: [("Content-Range", "bytes */\(size)")])
+            var answer = HTTPResponse.error(416, "the range asked for lies past the end of the file (\(size) bytes)")
+            answer.headers.append(("Content-Range", "bytes */\(size)"))
+            return answer
         }
         // libmicrohttpd closes the descriptor it is given: it gets a duplicate of the library's.
         guard let copy = descriptor.duplicateForHandOver() else {

@@ -46,6 +46,17 @@ struct CurlReply {
 }
 
 enum ServeHarness {
+    /// ``curl(_:_:token:in:timeout:)`` for synchronous code (a condition polled by `eventuallyTrue`): a GET.
+    static func curlBlocking(_ url: String, token: String?, in sandbox: Sandbox) throws -> CurlReply {
+        var arguments = ["-s", "-g", "-w", "\n%{http_code}"]
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        let result = try ProcessRunner.runBlocking(URL(fileURLWithPath: "/usr/bin/curl"), arguments + [url], timeout: 30)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.last ?? "") ?? -1
+        return CurlReply(status: status, headers: [:], body: Data(lines.dropLast().joined(separator: "\n").utf8))
+    }
+
+
     /// One request with curl (a real HTTP client); `token` is sent as the bearer token.
     static func curl(
         _ url: String, _ options: [String] = [], token: String?, in sandbox: Sandbox, timeout: TimeInterval = 30
