@@ -36,9 +36,9 @@ struct UploadNameTests {
 @Suite("AlbumTitle: what an album may be called from outside", .timeLimit(.minutes(3)))
 struct AlbumTitleTests {
     @Test(
-        "refused: blank, dot names, a slash, control or bidirectional formatting characters, over 255 bytes",
+        "refused: blank, only dots and spaces, a slash, control or bidirectional formatting characters, over 255 bytes",
         arguments: [
-            "", "   ", ".", "..", "2024/Paris", "tab\there", "bell\u{07}", "c1\u{85}", "report\u{202E}fdp.exe",
+            "", "   ", ".", "..", "...", ". .", "\u{3000}.\u{00A0}.", "2024/Paris", "tab\there", "bell\u{07}", "c1\u{85}", "report\u{202E}fdp.exe",
             "x\u{2067}y", String(repeating: "é", count: 128),
         ])
     func refused(_ title: String) {
@@ -53,6 +53,7 @@ struct AlbumTitleTests {
     func accepted() throws {
         #expect(try AlbumTitle.validated("  Summer 2024 ").get() == "Summer 2024")
         #expect(try AlbumTitle.validated("Dup (2)").get() == "Dup (2)")
+        #expect(try AlbumTitle.validated("\t... and more\t").get() == "... and more")
         #expect(try AlbumTitle.validated("v1.2 … 🌊").get() == "v1.2 … 🌊")
         #expect(Array(try AlbumTitle.validated("Cafe\u{301}").get().utf8) == Array("Caf\u{E9}".utf8))
     }

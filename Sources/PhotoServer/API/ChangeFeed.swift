@@ -86,7 +86,8 @@ final class ChangeFeed: Sendable {
         }
         let start: PersistentChangeToken
         let resumed = try token(lastEventID, "Last-Event-ID")
-        if let given = try resumed ?? token(since, "since") {
+        let asked = try token(since, "since")
+        if let given = resumed ?? asked {
             start = given
         } else {
             do { start = try library.currentChangeToken } catch { throw APIFailure(503, "the change history cannot be read: \(error)") }

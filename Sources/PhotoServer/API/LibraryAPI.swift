@@ -299,7 +299,9 @@ final class LibraryAPI: Sendable {
         switch operation {
         case .getAlbum: return .json(200, CatalogJSON.album(album))
         case .listAlbumAssets:
-            return try page(request) { options in Array(try Asset.fetchAssets(in: album, options: options)) }
+            return try page(try PageRequest(request)) { options in
+                Array(try Asset.fetchAssets(in: album, options: options))
+            }
         case .renameAlbum:
             let title = try Self.albumTitle(try JSONBody(request).string("title"))
             try perform { try AssetCollectionChangeRequest(for: album).title = title }
@@ -346,6 +348,7 @@ final class LibraryAPI: Sendable {
     /// `kind` (photo, gif, video), `favorite` (true/false), `since` (a change token: only assets inserted or changed
     /// after it), `cursor` and `limit`.
     private func assets(_ request: HTTPRequest) throws -> HTTPResponse {
+        let paging = try PageRequest(request)
         var filters: [FetchPredicate] = []
         switch request.argument("kind") {
         case nil, "": break
@@ -379,7 +382,7 @@ final class LibraryAPI: Sendable {
             token = changes.last?.changeToken.stringValue ?? since
         }
         let predicate = filters
-        return try page(request, extra: token.map { [("token", JSONNode.string($0))] } ?? []) { options in
+        return try page(paging, extra: token.map { [("token", JSONNode.string($0))] } ?? []) { options in
             var options = options
             let combined = predicate + (options.predicate.map { [$0] } ?? [])
             options.predicate = combined.isEmpty ? nil : .and(combined)
@@ -389,31 +392,12 @@ final class LibraryAPI: Sendable {
 
     /// One page of assets, newest first by capture instant: `{"assets": […], "next": CURSOR or null}`.
     private func page(
-        _ request: HTTPRequest, extra: [(String, JSONNode)] = [], fetch: (FetchOptions) throws -> [Asset]
+        _ paging: PageRequest, extra: [(String, JSONNode)] = [], fetch: (FetchOptions) throws -> [Asset]
     ) throws -> HTTPResponse {
-        var limit = Self.defaultPageSize
-        if let text = request.argument("limit") {
-            guard let value = Int(text), (1...Self.maximumPageSize).contains(value) else {
-                throw APIFailure(400, "limit must be a number from 1 to \(Self.maximumPageSize)")
-            }
-            limit = value
-        }
-        var options = FetchOptions(
-            sortDescriptors: [FetchSortDescriptor(key: .creationDate, ascending: false)], fetchLimit: limit + 1)
-        if let text = request.argument("cursor"), !text.isEmpty {
-            guard let cursor = AssetCursor(string: text) else { throw APIFailure(400, "'\(text)' is not a cursor") }
-            options.predicate = .capturedBefore(cursor)
-        }
-        let brief: Bool
-        switch request.argument("fields") {
-        case nil, "", "all": brief = false
-        case "brief": brief = true
-        case let other?: throw APIFailure(400, "fields must be brief or all, not '\(other)'")
-        }
-        var assets = try fetch(options)
-        let more = assets.count > limit
+        var assets = try fetch(paging.options)
+        let more = assets.count > paging.limit
         if more { assets.removeLast() }
-        let items = brief ? try briefly(assets) : try described(assets)
+        let items = paging.brief ? try briefly(assets) : try described(assets)
         return .json(
             200,
             .object(

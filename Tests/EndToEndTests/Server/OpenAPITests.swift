@@ -103,6 +103,10 @@ struct OpenAPITests {
         try await walk.call("GET", "/api/status", auth: false, expect: 401)
         try await walk.call("GET", "/api/events", ["--max-time", "2"], expect: 200)
         let since = try #require((status["lastChange"] as? [String: Any])?["token"] as? String)
+        // The whole history so far (the import's commits) as events, each checked against the event's schema.
+        let history = try await walk.reply(
+            "GET", "/api/events?since=\(since.prefix { $0 != ":" }):0", ["--max-time", "2"], expect: 200)
+        #expect(history.text.components(separatedBy: "event: change").count > 1, "\(history.text.prefix(300))")
         try await walk.call("GET", "/api/events?since=not-a-token", expect: 400)
         try await walk.call("GET", "/api/events?since=\(since)", ["-H", "Last-Event-ID: not-a-token"], expect: 400)
 
@@ -272,9 +276,22 @@ final class RouteWalk: @unchecked Sendable {
             return media == type || media == "*/*" || (media.hasSuffix("/*") && type.hasPrefix(media.dropLast()))
         }
         guard let key else { return ["content type '\(type)' is not one of \(content.keys.sorted())"] }
-        guard type == "application/json",
-            let schema = ((content[key] as? [String: Any])?["schema"] as? [String: Any])
-        else { return [] }
+        guard let schema = ((content[key] as? [String: Any])?["schema"] as? [String: Any]) else { return [] }
+        if type == "text/event-stream" {
+            // Each event (a block of `field: value` lines) against the event's schema.
+            var problems: [String] = []
+            for block in reply.text.components(separatedBy: "\n\n") where !block.isEmpty {
+                var event: [String: Any] = [:]
+                for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                    let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard parts.count == 2 else { continue }
+                    event[parts[0]] = parts[0] == "retry" ? (Int(parts[1]).map { NSNumber(value: $0) } ?? parts[1] as Any) : parts[1]
+                }
+                problems += check.problems(event, schema, at: "event")
+            }
+            return problems
+        }
+        guard type == "application/json" else { return [] }
         guard let value = try? JSONSerialization.jsonObject(with: reply.body, options: [.fragmentsAllowed]) else {
             return ["the body is not JSON"]
         }

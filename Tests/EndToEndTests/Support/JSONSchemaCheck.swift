@@ -9,7 +9,7 @@ struct JSONSchemaCheck {
 
     static let known: Set<String> = [
         "$ref", "oneOf", "type", "enum", "properties", "required", "additionalProperties", "items", "minimum", "maximum",
-        "minItems", "minLength", "pattern", "description", "format",
+        "minItems", "minLength", "pattern", "description", "format", "contentMediaType", "contentSchema",
     ]
 
     /// The problems of `value` against `schema`, each with its place (`$.assets[0].kind`); empty when it conforms.
@@ -42,6 +42,14 @@ struct JSONSchemaCheck {
             if let maximum = schema["maximum"] as? Double, number.doubleValue > maximum { found.append("\(place): \(number) > \(maximum)") }
         }
         if let text = value as? String {
+            // A string that carries JSON (an event's `data`): its content is checked too.
+            if schema["contentMediaType"] as? String == "application/json", let content = schema["contentSchema"] as? [String: Any] {
+                if let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) {
+                    found += problems(parsed, content, at: "\(place)(JSON)")
+                } else {
+                    found.append("\(place): not JSON")
+                }
+            }
             if let minimum = schema["minLength"] as? Int, text.count < minimum { found.append("\(place): shorter than \(minimum)") }
             if let pattern = schema["pattern"] as? String, text.range(of: pattern, options: .regularExpression) == nil {
                 found.append("\(place): '\(text)' does not match \(pattern)")
