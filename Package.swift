@@ -173,6 +173,15 @@ let package = Package(
         .executableTarget(
             name: "SaveToAlbum", dependencies: ["PhotoCatalog", "MediaProbe", "Ingest"], path: "examples/SaveToAlbum",
             swiftSettings: strict),
+        // The code of the DocC tutorials (Documentation/*.docc), compiled from the catalogs' own resources (the
+        // swift-docc-plugin and @Snippet cannot be fetched) and run by DocumentationTests: a tutorial whose code no
+        // longer builds or works fails the build or the tests.
+        .target(
+            name: "PhotoCatalogTutorials", dependencies: ["PhotoCatalog", "MediaProbe"],
+            path: "Documentation/PhotoCatalog.docc/Resources/code", swiftSettings: strict),
+        .target(
+            name: "ImageManagerTutorials", dependencies: ["PhotoCatalog", "PhotoImageManager", "Rendering"],
+            path: "Documentation/PhotoImageManager.docc/Resources/code", swiftSettings: strict),
 
         // libFuzzer targets; without PHOTODROP_FUZZ they build as replay tools that run files through the
         // same entry point, so CI compiles them and they double as regression runners.
@@ -232,6 +241,14 @@ let package = Package(
         .testTarget(
             name: "ImageManagerTests",
             dependencies: ["PhotoImageManager", "Rendering", "PhotoCatalog", "PhotodropSystem", "TestFixtures", "photodrop"],
+            swiftSettings: strict),
+        // Runs the DocC tutorials' code (Documentation/*.docc/Resources/code) against real libraries.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "PhotoCatalogTutorials", "ImageManagerTutorials", "PhotoCatalog", "PhotoImageManager", "Rendering",
+                "TestFixtures", "photodrop",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "PhotoImagingTests", dependencies: ["PhotoImaging", "TestFixtures"], swiftSettings: strict),

@@ -6,7 +6,7 @@ import Synchronization
 /// A photo library in a folder (`PHPhotoLibrary`): `library.sqlite` (the catalog, its change history and an
 /// application journal) and `originals/`, the stored files.
 ///
-/// There is no shared library: make one per folder with ``init(url:historyRetention:)``, which does no I/O. Reading
+/// There is no shared library: make one per folder with ``init(url:historyRetention:permissions:catalog:)``, which does no I/O. Reading
 /// a library that does not exist yet finds nothing; the first write (or ``requestAuthorization(for:)``) creates it.
 ///
 /// All changes go through ``performChanges(_:)`` (or its completion-handler and synchronous forms): the requests made
@@ -50,6 +50,8 @@ public final class PhotoLibrary: Sendable {
     /// A library in the folder at `url` (created at the first write). Does no I/O.
     ///
     /// - Parameters:
+    ///   - url: the library's folder.
+    ///   - historyRetention: how much of the persistent change history is kept (``HistoryRetention``).
     ///   - permissions: the modes and group its folders, database and originals get (folders `0750`, database
     ///     `0640`, originals `0440`, the writer's own group unless one is given).
     ///   - catalog: where the catalog is: `library.sqlite` in the folder (the default), or a PostgreSQL database that

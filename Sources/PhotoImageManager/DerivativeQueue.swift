@@ -14,7 +14,7 @@ import PhotodropConcurrency
 /// before derivatives, or a crash, is caught up).
 ///
 /// Two lanes, each a thread with a helper of its own: small decodes (a phone's photo, by the asset's format and pixel
-/// size) and large ones (a 200-megapixel HEIC, which may wait for the process's ``DecodeBudget``). A photo dropped
+/// size) and large ones (a 200-megapixel HEIC, which may wait for the process's `DecodeBudget`). A photo dropped
 /// behind a batch of huge files gets its thumbnail while they are still being decoded.
 public final class DerivativeQueue: Sendable {
     /// Assets held at most before the queue falls back to a sweep (about 50 bytes each); large decodes held at most

@@ -10,7 +10,7 @@ import Synchronization
 /// are large enough and from the original otherwise, resized by the render helper. A missing derivative is made on
 /// demand and stored through the library's normal writer, whichever process asks.
 ///
-/// Results are delivered on the manager's queue, never on the caller's thread; ``image(for:targetSize:contentMode:options:)``
+/// Results are delivered on the manager's queue, never on the caller's thread; ``image(for:targetSize:contentMode:options:degraded:)``
 /// is the synchronous form the command line and the HTTP server use.
 public class ImageManager: @unchecked Sendable {
     public let library: PhotoLibrary

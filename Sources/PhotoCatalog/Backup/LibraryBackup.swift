@@ -19,7 +19,7 @@ import PhotodropSystem
 /// 4. Only then is the folder renamed to `DEST/<time>`; a backup that failed keeps its `.incomplete` name.
 ///
 /// Nothing is written into the library, and every file below `DEST` is made through an open folder without
-/// following a link (``Directory``).
+/// following a link (`Directory`).
 public struct LibraryBackup: Sendable {
     /// The library to back up.
     public let library: PhotoLibrary

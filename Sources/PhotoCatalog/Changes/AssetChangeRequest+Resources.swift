@@ -15,6 +15,8 @@ extension AssetChangeRequest {
     ///     type `primaryBecomes`: a Live Photo whose movie was stored first gets its photo
     ///     (`.photo`, `primaryBecomes: .pairedVideo`); a RAW stored alone gets its JPEG (`.photo`,
     ///     `primaryBecomes: .alternatePhoto`).
+    ///   - file: the file to add, an open location (its folder held open, so that a link swapped in cannot redirect it).
+    ///   - options: how it is placed (moved or copied) and its MIME type and extension; nil for the defaults.
     ///   - primaryBecomes: required for a `.photo` or `.video` file, ignored otherwise.
     ///
     /// A file whose content the library already stores (as any asset's resource) is not added again: it is listed in

@@ -14,7 +14,7 @@ public enum PhotoObjectType: Int, Sendable, Hashable, Codable, CaseIterable {
 /// Moving an asset to Recently Deleted and purging it are deletions; restoring it is an insertion; adding assets to
 /// an album, removing them or renaming it updates the album.
 public struct PersistentChange: Sendable, Hashable {
-    /// The token after this change; pass it to ``PhotoLibrary/fetchPersistentChanges(since:)`` to read what follows.
+    /// The token after this change; pass it to ``PhotoLibrary/fetchPersistentChanges(since:limit:)`` to read what follows.
     public let changeToken: PersistentChangeToken
     /// When the transaction committed (millisecond precision).
     public let date: Date

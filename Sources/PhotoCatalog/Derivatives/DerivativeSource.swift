@@ -17,6 +17,6 @@ public struct DerivativeSource: Sendable, Hashable {
     /// The asset's pixel size (0 when unknown), which says about how much decoding it costs.
     public let pixelWidth: Int
     public let pixelHeight: Int
-    /// Where the list of sources continues (``PhotoLibrary/derivativeSources(lacking:after:limit:)``).
+    /// Where the list of sources continues (``PhotoLibrary/derivativeSources(_:after:limit:)``).
     public let cursor: Int64
 }

@@ -4,7 +4,7 @@ import PhotodropSystem
 /// who holds its rights, the direction the camera pointed, a video's frame rate (photodrop; PhotoKit leaves these to
 /// the image's own properties). Every field is nil when the file does not record it.
 ///
-/// Stored with the asset as one JSON object whose keys are the property names (``json``), so that new fields need
+/// Stored with the asset as one JSON object whose keys are the property names (`json`), so that new fields need
 /// no new columns.
 public struct CaptureDetails: Sendable, Hashable {
     /// The aperture as an f-number (2.8 is f/2.8).

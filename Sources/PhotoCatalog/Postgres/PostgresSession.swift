@@ -2,7 +2,7 @@ import FoundationEssentials
 import PostgresClient
 
 /// The PostgreSQL side of a ``Database``: one connection, the statements prepared on it (by their text in the
-/// catalog's SQL, translated once by ``PostgresDialect``), and what the last command changed.
+/// catalog's SQL, translated once by `PostgresDialect`), and what the last command changed.
 ///
 /// Confined, like its ``Database``, to one thread at a time.
 final class PostgresSession {

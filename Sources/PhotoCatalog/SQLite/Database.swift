@@ -4,8 +4,8 @@ import PhotodropSystem
 import PostgresClient
 
 /// One connection to the catalog's database with a cache of prepared statements: SQLite (`sqlite3*`, the embedded
-/// default) or PostgreSQL (a ``PostgresSession``). The catalog's statements are written once, in the SQL the two
-/// share; a PostgreSQL connection translates them (``PostgresDialect``) and prepares each once.
+/// default) or PostgreSQL (a `PostgresSession`). The catalog's statements are written once, in the SQL the two
+/// share; a PostgreSQL connection translates them (`PostgresDialect`) and prepares each once.
 ///
 /// A connection is confined to one thread at a time and is deliberately not `Sendable`: the library's writer owns
 /// exactly one, each reader borrows one from a pool. The connection is closed (`sqlite3_close_v2`) when the value is

@@ -54,7 +54,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Whether a PostgreSQL connection broke or could not be made (refused, cut, the server shutting down or
-    /// starting): a new connection may succeed. ``PostgresSession`` reports every such error as "cannot open".
+    /// starting): a new connection may succeed. `PostgresSession` reports every such error as "cannot open".
     public var isConnectionLost: Bool { !sqlState.isEmpty && resultCode == DatabaseError.cantOpen.resultCode }
 
     /// Matches an error whose primary result code equals the pattern's.

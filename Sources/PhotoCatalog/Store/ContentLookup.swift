@@ -47,8 +47,10 @@ public final class ContentLookup {
 
     /// The asset storing content with this SHA-256 (64 lowercase hex digits), or nil.
     ///
-    /// - Parameter bindingKey: also tell whether the asset is in the album bound to this key (see
-    ///   ``AssetCollection/bindingKey``).
+    /// - Parameters:
+    ///   - sha256: the content's SHA-256, 64 lowercase hex digits.
+    ///   - bindingKey: also tell whether the asset is in the album bound to this key (see
+    ///     ``AssetCollection/bindingKey``).
     /// - Throws: ``PhotosError`` when the database cannot be read.
     public func asset(withSHA256 sha256: String, bindingKey: String? = nil) throws -> StoredContent? {
         guard let statement = try prepared(), let membership else { return nil }

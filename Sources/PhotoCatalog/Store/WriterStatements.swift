@@ -21,7 +21,7 @@ final class WriterStatements {
         assetByUUID = try database.prepare(SQL.assetByUUID)
     }
 
-    /// The statements' text, written in the SQL that SQLite and PostgreSQL share (``PostgresDialect`` does the rest).
+    /// The statements' text, written in the SQL that SQLite and PostgreSQL share (`PostgresDialect` does the rest).
     enum SQL {
         static let assetBySHA256 = """
             SELECT a.id, a.uuid, a.deleted_date IS NOT NULL, r.id, r.path, r.byte_count, r.damage

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import PhotodropSystem
 
-/// The consistency check behind ``PhotoLibrary/verify(deep:)``: reads, never writes, and tolerates a writer working
+/// The consistency check behind ``PhotoLibrary/verify(deep:readOnly:)``: reads, never writes, and tolerates a writer working
 /// on the library at the same time.
 ///
 /// Order matters for running beside a writer. A writer records a block's placement intents in its ``IntentLog``

@@ -1,4 +1,4 @@
-/// One inconsistency between a library's catalog and its files, found by ``PhotoLibrary/verify(deep:)``.
+/// One inconsistency between a library's catalog and its files, found by ``PhotoLibrary/verify(deep:readOnly:)``.
 public struct VerificationIssue: Sendable, Hashable, CustomStringConvertible {
     /// What kind of inconsistency it is; the raw values are stable (`photodrop verify --json` prints them).
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {

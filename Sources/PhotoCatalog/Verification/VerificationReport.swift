@@ -1,4 +1,4 @@
-/// What ``PhotoLibrary/verify(deep:)`` found: every inconsistency between the catalog and the files, and how much it
+/// What ``PhotoLibrary/verify(deep:readOnly:)`` found: every inconsistency between the catalog and the files, and how much it
 /// looked at.
 public struct VerificationReport: Sendable, Hashable {
     /// Every problem found, grouped by kind in the order of ``VerificationIssue/Kind``, then by path.
