@@ -48,7 +48,10 @@ public final class PhotoServer: Sendable {
         }
         let policy = AccessPolicy(
             token: token, host: settings.host,
-            acceptsAnyHost: !settings.isLoopback && (settings.usesTLS || settings.behindProxy),
+            // Under TLS (serve's own, or a proxy's in front of it, which is usually on this machine and reaches serve on
+            // loopback) the certificate names the host: a rebound name fails in the browser. Without TLS, on an address
+            // of its own, only the names of that address are answered.
+            acceptsAnyHost: settings.usesTLS || settings.behindProxy,
             secureCookies: settings.usesTLS || settings.behindProxy)
         pool = RenderPool(size: 1)
         let uploads = UploadSettings(
