@@ -266,3 +266,31 @@ struct IngestWorkerTests {
         #expect(failure.description.contains("x.jpg"))
     }
 }
+
+@Suite("Finished claims kept for their removal", .timeLimit(.minutes(1)))
+struct FinishedClaimsTests {
+    func job(_ id: Int64?) throws -> IngestJob {
+        try IngestJob(path: "/tmp", displayPath: "a.jpg", album: nil, originalName: "a.jpg", claimID: id)
+    }
+
+    @Test("a failed removal goes back in front of what came since; jobs without a claim add nothing; past the limit nothing is kept")
+    func keepOrderAndLimit() throws {
+        var claims = FinishedClaims()
+        try claims.add(job(1), outcome: nil)
+        try claims.add(job(nil), outcome: nil)
+        try claims.add(job(2), outcome: nil)
+        let failed = claims.take()
+        #expect(failed.ids == [1, 2] && claims.isEmpty)
+        try claims.add(job(3), outcome: nil)
+        claims.keep(failed)
+        #expect(claims.take().ids == [1, 2, 3])
+        #expect(claims.isEmpty)
+        var full = FinishedClaims()
+        full.keep(FinishedClaims.Batch(ids: Array(1...Int64(FinishedClaims.limit)), records: []))
+        try full.add(job(0), outcome: nil)
+        let more = full.take()
+        #expect(more.ids.count == FinishedClaims.limit + 1)
+        full.keep(more)
+        #expect(full.isEmpty, "past the limit a failed batch is not kept (the next start drops its entries)")
+    }
+}

@@ -88,11 +88,9 @@ public actor Committer {
     var folders: [String: CollectionList] = [:]
     /// Dry run: contents this run would have stored.
     private var dryRunContents: Set<SHA256Digest> = []
-    /// Claim entries of files that left the pipeline outside a change block (a duplicate already in place); removed
-    /// in one transaction at the end of each batch.
-    private var finishedClaims: [Int64] = []
-    /// The outcome records of finished claimed files, written with the removal of their claim entries.
-    private var finishedRecords: [FileRecord.Draft] = []
+    /// Claim entries of files that left the pipeline outside a change block (a duplicate already in place), with their
+    /// outcome records; removed in one transaction at the end of each batch.
+    private var finishedClaims = FinishedClaims()
     /// Whether a batch is being committed, and who waits for its turn: batches never interleave, even when
     /// ``commit(_:)`` is called concurrently (the actor is reentrant across the library's `await`), so that the album
     /// cache decides every title exactly once.
@@ -322,12 +320,9 @@ public actor Committer {
         }
         if !albumMetadata.isEmpty { await applyAlbumMetadata(albumMetadata) }
         if !finishedClaims.isEmpty && lostLibrary == nil {
-            let ids = finishedClaims
-            let records = finishedRecords
-            finishedClaims.removeAll()
-            finishedRecords.removeAll()
+            let batch = finishedClaims.take()
             do {
-                try await library.appendFileRecords(records, removingJournalEntries: ids)
+                try await library.appendFileRecords(batch.records, removingJournalEntries: batch.ids)
             } catch let error as PhotosError where error.code == .libraryVolumeOffline {
                 loseLibrary(.catalog(error))
             } catch {
@@ -335,11 +330,8 @@ public actor Committer {
                 // the next start each entry finds its file gone from the staging folder and is dropped.
                 logger.warning(
                     "cannot remove finished claim journal entries yet; trying again with the next ones",
-                    metadata: ["entries": .count(ids.count), "error": .string("\(error)")])
-                if finishedClaims.count + ids.count <= RejectionDesk.retainedClaimLimit {
-                    finishedClaims = ids + finishedClaims
-                    finishedRecords = records + finishedRecords
-                }
+                    metadata: ["entries": .count(batch.ids.count), "error": .string("\(error)")])
+                finishedClaims.keep(batch)
             }
         }
     }
@@ -854,9 +846,7 @@ public actor Committer {
     /// A claimed file is finished: its claim entry goes (with the next batch's records), and `outcome`, when it is
     /// final (not a file put back to be retried), is recorded for it.
     func markClaimDone(_ job: IngestJob, outcome: FileOutcome?) {
-        guard let id = job.claimID else { return }
-        finishedClaims.append(id)
-        if let outcome, let node = job.node { finishedRecords.append(OutcomeRecord(outcome).draft(for: node)) }
+        finishedClaims.add(job, outcome: outcome)
     }
 
     /// Puts a claimed file back into the inbox, by the ``RejectionDesk`` (its claim entry goes once it left the

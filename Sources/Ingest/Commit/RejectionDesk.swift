@@ -57,8 +57,7 @@ actor RejectionDesk {
     private let logger: Logger
     /// The claim entries of the files this round finished, and their outcome records: removed and written together
     /// once the round's files have moved.
-    private var finishedClaims: [Int64] = []
-    private var finishedRecords: [FileRecord.Draft] = []
+    private var finishedClaims = FinishedClaims()
     /// Awaited before each round: lets a test hold the desk as a slow disk would (an `fsync` that takes seconds
     /// cannot be made on demand) and show that commits go on meanwhile. Nil in the product.
     private var holdBeforeRound: (@Sendable () async -> Void)?
@@ -208,20 +207,15 @@ actor RejectionDesk {
 
     /// A claimed file left the staging folder: its entry goes, and `outcome`, when final, is recorded.
     private func finished(_ job: IngestJob, outcome: FileOutcome?) {
-        guard let id = job.claimID else { return }
-        finishedClaims.append(id)
-        if let outcome, let node = job.node { finishedRecords.append(OutcomeRecord(outcome).draft(for: node)) }
+        finishedClaims.add(job, outcome: outcome)
     }
 
     /// Removes the round's finished claim entries and records their outcomes, in one transaction.
     private func removeFinishedClaims() async {
         guard !finishedClaims.isEmpty else { return }
-        let ids = finishedClaims
-        let records = finishedRecords
-        finishedClaims.removeAll()
-        finishedRecords.removeAll()
+        let batch = finishedClaims.take()
         do {
-            try await library.appendFileRecords(records, removingJournalEntries: ids)
+            try await library.appendFileRecords(batch.records, removingJournalEntries: batch.ids)
         } catch let error as PhotosError where error.code == .libraryVolumeOffline {
             hooks.libraryLost(.catalog(error))
         } catch {
@@ -229,11 +223,8 @@ actor RejectionDesk {
             // never succeeds: at the next start each entry finds its file gone from the staging folder and is dropped.
             logger.warning(
                 "cannot remove finished claim journal entries yet; trying again with the next ones",
-                metadata: ["entries": .count(ids.count), "error": .string("\(error)")])
-            if finishedClaims.count + ids.count <= Self.retainedClaimLimit {
-                finishedClaims = ids + finishedClaims
-                finishedRecords = records + finishedRecords
-            }
+                metadata: ["entries": .count(batch.ids.count), "error": .string("\(error)")])
+            finishedClaims.keep(batch)
             // No further round may come (nothing more is rejected or put back): one is asked for in a moment, for at
             // most five minutes of failures in a row.
             if failedRemovals < Self.removalRetries {
@@ -251,8 +242,4 @@ actor RejectionDesk {
     /// How many rounds in a row could not remove their finished claims (see ``removeFinishedClaims()``).
     private var failedRemovals = 0
     static let removalRetries = 150
-
-    /// At most this many finished claims are kept for a later removal (each a few bytes; past it, the next start drops
-    /// them).
-    static let retainedClaimLimit = 100_000
 }
