@@ -121,14 +121,4 @@ struct TutorialCodeTests {
         let cached = await eventually(timeout: 30) { manager.cachedCount.pictures > 0 }
         #expect(cached, "the grid picture was prepared ahead")
     }
-
-    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass.
-    func eventually(timeout: Double, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
 }

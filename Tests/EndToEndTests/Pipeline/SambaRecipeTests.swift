@@ -41,7 +41,7 @@ struct SambaRecipeTests {
             #expect(share.contains(from), "the example no longer has '\(from)'")
             share = share.replacingOccurrences(of: from, with: to)
         }
-        let port = try await PrometheusProcess.freePort()
+        let port = try await freeLoopbackPort()
         let d = folder.path
         let conf = """
             [global]

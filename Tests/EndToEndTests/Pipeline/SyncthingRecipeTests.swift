@@ -155,8 +155,8 @@ struct SyncthingRecipeTests {
         let deviceID = id.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(deviceID.count == 63, "\(id)")
         return Instance(
-            name: name, home: home, id: deviceID, listen: try await PrometheusProcess.freePort(),
-            gui: try await PrometheusProcess.freePort(), apiKey: "photodrop-test-\(name)-\(UInt32.random(in: 0...UInt32.max))")
+            name: name, home: home, id: deviceID, listen: try await freeLoopbackPort(),
+            gui: try await freeLoopbackPort(), apiKey: "photodrop-test-\(name)-\(UInt32.random(in: 0...UInt32.max))")
     }
 
     /// A whole config.xml: this instance, its peer at a fixed loopback address, the folder; no discovery, relays,

@@ -36,7 +36,7 @@ struct NginxRecipeTests {
              "-addext", "subjectAltName=DNS:photos.test",
              "-keyout", folder.appendingPathComponent("key.pem").path, "-out", folder.appendingPathComponent("cert.pem").path])
         #expect(made.status == 0, "\(made)")
-        let port = try await PrometheusProcess.freePort()
+        let port = try await freeLoopbackPort()
         var site = try String(contentsOfFile: Self.site, encoding: .utf8)
         let rewrites = [
             ("listen 443 ssl;", "listen 127.0.0.1:\(port) ssl;"), ("listen [::]:443 ssl;", ""),
@@ -142,42 +142,5 @@ struct NginxRecipeTests {
             }, "the change's event came through nginx")
         #expect(Date().timeIntervalSince(changed) < 5, "the event took \(Date().timeIntervalSince(changed)) s")
         await stream.stop()
-    }
-}
-
-/// A program started for a test, its output in a file; stopped by its PID (SIGTERM, then SIGKILL after 30 s).
-final class BackgroundProgram: @unchecked Sendable {
-    // @unchecked: set in init, then only queried and signalled.
-    let process: Process
-    let log: URL
-
-    init(_ executable: String, _ arguments: [String], log: URL) throws {
-        self.log = log
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let output = try FileHandle(forWritingTo: log)
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-    }
-
-    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-    var isRunning: Bool { process.isRunning }
-
-    func stop() async {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { await pause(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit {
-        // Never waited for here: Foundation's wait from a task's thread can hang. The test process reaps it at its end.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

@@ -175,9 +175,8 @@ struct MonitoringTests {
 /// A Prometheus server started for a test (its own data folder, on a free loopback port), stopped by its PID.
 final class PrometheusProcess: @unchecked Sendable {
     // @unchecked: everything is set in init and never changes.
-    let process: Process
+    let program: BackgroundProgram
     let base: String
-    let log: URL
 
     struct Sample: CustomStringConvertible {
         var labels: [String: String]
@@ -211,59 +210,30 @@ final class PrometheusProcess: @unchecked Sendable {
                   - targets: ["\(target)"]
             """
         try config.write(to: folder.appendingPathComponent("prometheus.yml"), atomically: true, encoding: .utf8)
-        let port = try await Self.freePort()
-        base = "http://127.0.0.1:\(port)"
-        log = folder.appendingPathComponent("prometheus.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
-        process.arguments = [
-            "--config.file=\(folder.appendingPathComponent("prometheus.yml").path)",
-            "--storage.tsdb.path=\(folder.appendingPathComponent("data").path)",
-            "--web.listen-address=127.0.0.1:\(port)",
-        ]
-        let output = try FileHandle(forWritingTo: log)
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let port = try await freeLoopbackPort()
+        let base = "http://127.0.0.1:\(port)"
+        self.base = base
+        let program = try BackgroundProgram(
+            "/usr/bin/prometheus",
+            [
+                "--config.file=\(folder.appendingPathComponent("prometheus.yml").path)",
+                "--storage.tsdb.path=\(folder.appendingPathComponent("data").path)",
+                "--web.listen-address=127.0.0.1:\(port)",
+            ], log: folder.appendingPathComponent("prometheus.log"))
+        self.program = program
         let ready = await eventuallyTrue(timeout: 60) {
             let answer = try? ProcessRunner.runBlocking(
-                URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", self.base + "/-/ready"])
-            return answer?.stdout == "200" || !self.process.isRunning
+                URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", base + "/-/ready"])
+            return answer?.stdout == "200" || !program.isRunning
         }
-        guard ready, process.isRunning else {
-            await stop()
-            throw HarnessError("prometheus did not start:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        guard ready, program.isRunning else {
+            await program.stop()
+            throw HarnessError("prometheus did not start:\n\(program.output)")
         }
-    }
-
-    /// A loopback port no one listens on now (the kernel's choice for a socket bound to port 0).
-    static func freePort() async throws -> Int {
-        let found = try await runProcess(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
-        guard let port = Int(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw HarnessError("no free port: \(found.stderr)")
-        }
-        return port
     }
 
     /// SIGTERM to its PID, and waits for it to exit (SIGKILL after 30 s).
-    func stop() async {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { await pause(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() async { await program.stop() }
 
     /// An instant query's samples; throws Prometheus' error (a query it cannot parse or evaluate).
     func querySync(_ query: String) throws -> [Sample] {
