@@ -35,6 +35,9 @@ static struct {
     typeof(PQnotifies) *notifies;
     typeof(PQfreemem) *freemem;
     typeof(PQsetNoticeProcessor) *setNoticeProcessor;
+    typeof(PQputCopyData) *putCopyData;
+    typeof(PQputCopyEnd) *putCopyEnd;
+    typeof(PQgetResult) *getResult;
 } pq;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -82,6 +85,9 @@ static void load_library(void) {
     RESOLVE(notifies, PQnotifies)
     RESOLVE(freemem, PQfreemem)
     RESOLVE(setNoticeProcessor, PQsetNoticeProcessor)
+    RESOLVE(putCopyData, PQputCopyData)
+    RESOLVE(putCopyEnd, PQputCopyEnd)
+    RESOLVE(getResult, PQgetResult)
     loaded = 1;
 }
 
@@ -125,6 +131,36 @@ void *pd_pq_prepare(void *connection, const char *name, const char *sql, int cou
 }
 void *pd_pq_execute_prepared(void *connection, const char *name, int count, const char *const *values) {
     return pq.execPrepared(connection, name, count, values, NULL, NULL, 0);
+}
+
+void *pd_pq_copy_in(void *connection, const char *sql, const char *data, size_t length) {
+    PGresult *started = pq.exec(connection, sql);
+    if (!started || pq.resultStatus(started) != PGRES_COPY_IN) return started;
+    pq.clear(started);
+    // The connection blocks (libpq's default), so a chunk is either sent or the connection failed.
+    const char *failure = NULL;
+    size_t offset = 0;
+    while (offset < length) {
+        size_t chunk = length - offset < ((size_t)1 << 20) ? length - offset : ((size_t)1 << 20);
+        if (pq.putCopyData(connection, data + offset, (int)chunk) != 1) {
+            failure = "photodrop could not send the rows";
+            break;
+        }
+        offset += chunk;
+    }
+    pq.putCopyEnd(connection, failure);
+    // The COPY's own result, then NULL; an error result is kept over a later one.
+    PGresult *result = NULL;
+    PGresult *next;
+    while ((next = pq.getResult(connection))) {
+        if (!result || (pq.resultStatus(result) == PGRES_COMMAND_OK && pq.resultStatus(next) != PGRES_COMMAND_OK)) {
+            if (result) pq.clear(result);
+            result = next;
+        } else {
+            pq.clear(next);
+        }
+    }
+    return result;
 }
 
 int pd_pq_result_kind(void *result) {

@@ -105,6 +105,19 @@ public final class PostgresConnection: Sendable {
         }
     }
 
+    /// Runs `sql`, a `COPY … FROM STDIN` in text format, with `data` as its rows (PostgreSQL's text form: columns
+    /// separated by tabs, rows ended by newlines, `\N` for NULL, backslash escapes); returns how many rows it stored.
+    /// The cheapest way to store many rows: no statement to parse per row and no JSON to take apart.
+    @discardableResult
+    public func copyIn(_ sql: String, data: [UInt8]) throws(PostgresError) -> Int {
+        try lock.withLock { _ throws(PostgresError) in
+            let result = data.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { pd_pq_copy_in(handle, sql, $0.baseAddress, $0.count) }
+            }
+            return try rows(of: result).affected
+        }
+    }
+
     /// How a transaction sees the others.
     public enum Isolation: String, Sendable {
         case readCommitted = "READ COMMITTED"

@@ -76,6 +76,105 @@ struct PostgresDialectTests {
     }
 
     @Test(
+        "COPY rows store every value exactly as single-row inserts do, NaN and the infinities included",
+        .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"))
+    func copyRowsKeepValuesExactly() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await folder.library(on: .postgres)
+        try await library.performChanges { _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+        let database = try library.rawCatalog()
+        try database.execute(
+            "CREATE TABLE copy_probe(id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, t TEXT, i BIGINT, r DOUBLE PRECISION, b BYTEA)")
+        // What COPY's text form must escape (tab, newline, carriage return, backslash) and what it must not touch
+        // (`\N` spelled out, a lone period, `\.` that once ended the data, quotes, non-ASCII).
+        let texts = [
+            "plain", "tab\there", "new\nline", "carriage\rreturn", "back\\slash", "\\N", ".", "\\.", "\\x41",
+            "quote \" and ' ", "é, 東京, 🙂", "", "control\u{1}\u{1f}\u{7f}", "ends with backslash\\",
+        ]
+        let doubles: [Double] = [
+            0.1, -0.0, 1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .nan, .infinity, -.infinity,
+            123456789.123456789, 1.0 / 3.0, -2.5, 1e22, 2.2250738585072014e-308, 0,
+        ]
+        let integers: [Int64] = [0, -1, .max, .min, 42, 1 << 53 + 1, -(1 << 40), 7, 8, 9, 10, 11, 12, 13]
+        let blobs = [Data(), Data([0, 1, 0xfe, 0xff]), Data("\\x00\t\n".utf8), Data(repeating: 0x5c, count: 3)]
+        var values: [[SQLValue]] = []
+        for index in texts.indices {
+            values.append([
+                .text(texts[index]), .integer(integers[index]), .real(doubles[index]),
+                index % 3 == 2 ? .null : .blob(blobs[index % blobs.count]),
+            ])
+        }
+        values.append([.null, .null, .null, .null])
+        var rows = PostgresCopyRows(table: "copy_probe", columns: ["t", "i", "r", "b"])
+        for row in values { rows.append(row) }
+        try rows.flush(into: database)
+        #expect(rows.isEmpty)
+        try rows.flush(into: database)  // nothing gathered: nothing sent
+        for row in values { try database.run("INSERT INTO copy_probe(t, i, r, b) VALUES (?, ?, ?, ?)", row) }
+        let stored = try database.rows("SELECT t, i, r, b FROM copy_probe ORDER BY id") { row in
+            (0..<4).map { column -> SQLValue in
+                if row.isNull(Int32(column)) { return .null }
+                switch column {
+                case 0: return .text(row.string(0))
+                case 1: return .integer(row.int64(1))
+                case 2: return .real(row.double(2))
+                default: return .blob(row.data(3))
+                }
+            }
+        }
+        #expect(stored.count == values.count * 2)
+        let copied = Array(stored.prefix(values.count))
+        let inserted = Array(stored.suffix(values.count))
+        for (index, (copy, single)) in zip(copied, inserted).enumerated() {
+            #expect(copy[0] == single[0] && copy[1] == single[1] && copy[3] == single[3], "row \(index): \(copy) ≠ \(single)")
+            #expect(copy[0] == values[index][0] && copy[1] == values[index][1], "row \(index)")
+            // NaN is not equal to itself: compare bit patterns.
+            if case .real(let a) = copy[2], case .real(let b) = single[2] {
+                #expect(a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN), "row \(index): \(a) ≠ \(b)")
+                if index < doubles.count { #expect(a.bitPattern == doubles[index].bitPattern || (a.isNaN && doubles[index].isNaN)) }
+            } else {
+                #expect(copy[2] == single[2], "row \(index)")
+            }
+        }
+    }
+
+    @Test(
+        "a COPY that breaks a constraint fails with the constraint's SQLSTATE, a NUL byte is refused, and the connection goes on",
+        .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"))
+    func copyRowsFailCleanly() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await folder.library(on: .postgres)
+        try await library.performChanges { _ = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") }
+        let database = try library.rawCatalog()
+        try database.execute("CREATE TABLE copy_unique(k TEXT UNIQUE, n BIGINT REFERENCES assets(id))")
+        var rows = PostgresCopyRows(table: "copy_unique", columns: ["k", "n"])
+        rows.append([.text("same"), .null])
+        rows.append([.text("same"), .null])
+        #expect { try rows.flush(into: database) } throws: { ($0 as? DatabaseError)?.sqlState == "23505" }
+        // A foreign key the rows break: 23503, what the writer retries a block on.
+        rows = PostgresCopyRows(table: "copy_unique", columns: ["k", "n"])
+        rows.append([.text("orphan"), .integer(987_654_321)])
+        #expect { try rows.flush(into: database) } throws: { ($0 as? DatabaseError)?.sqlState == "23503" }
+        rows = PostgresCopyRows(table: "copy_unique", columns: ["k", "n"])
+        rows.append([.text("nul \u{0} inside"), .null])
+        #expect { try rows.flush(into: database) } throws: { ($0 as? DatabaseError) != nil }
+        // Inside a transaction the failure leaves it to be rolled back, and the connection takes the next statement.
+        #expect(throws: DatabaseError.self) {
+            try database.inTransaction(.immediate) {
+                var again = PostgresCopyRows(table: "copy_unique", columns: ["k", "n"])
+                again.append([.text("a"), .null])
+                again.append([.text("a"), .null])
+                try again.flush(into: database)
+            }
+        }
+        rows = PostgresCopyRows(table: "copy_unique", columns: ["k", "n"])
+        for index in 0..<20_000 { rows.append([.text("row \(index) " + String(repeating: "x", count: 100)), .null]) }
+        try rows.flush(into: database)  // about 2.3 MB: sent in several chunks
+        #expect(try database.int64("SELECT count(*) FROM copy_unique") == 20_000)
+        #expect(try database.int64("SELECT count(*) FROM copy_unique WHERE k = 'a' OR k = 'same' OR k = 'orphan'") == 0)
+    }
+
+    @Test(
         "every statement of the writer's hot path runs on PostgreSQL against photodrop's schema, as on SQLite",
         .requires(PostgresCluster.canStart, "PostgreSQL's server programs are not installed (.ci/run installs postgresql)"))
     func writerStatementsRunOnPostgres() async throws {

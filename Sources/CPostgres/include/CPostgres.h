@@ -37,6 +37,10 @@ void *pd_pq_prepare(void *connection, const char *name, const char *sql, int cou
 /// Runs the prepared statement `name`.
 void *pd_pq_execute_prepared(void *connection, const char *name, int count, const char *const *values);
 
+/// Runs `sql`, a `COPY … FROM STDIN` in text format, sending `length` bytes of `data` as its rows. The COPY's result
+/// (a command done, or the error that ended it) to pd_pq_clear, or NULL when the connection failed.
+void *pd_pq_copy_in(void *connection, const char *sql, const char *data, size_t length);
+
 /// 1: rows returned; 0: a command done; -1: an error (pd_pq_result_error, pd_pq_result_field).
 int pd_pq_result_kind(void *result);
 const char *pd_pq_result_error(void *result);

@@ -45,6 +45,15 @@ final class PostgresSession {
         }
     }
 
+    /// Stores rows with `COPY … FROM STDIN` (`sql`, PostgreSQL's own dialect), `data` in its text form.
+    func copyIn(_ sql: String, data: [UInt8]) throws {
+        do {
+            affected = try connection.copyIn(sql, data: data)
+        } catch {
+            throw Self.databaseError(error, sql: sql, location: location)
+        }
+    }
+
     /// Runs commands without parameters or results (transaction control, DDL).
     func execute(_ sql: String) throws {
         do {

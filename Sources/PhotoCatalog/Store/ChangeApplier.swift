@@ -60,12 +60,13 @@ final class ChangeApplier {
     private var visibilityChanged: Set<Int64> = []
     /// Creation requests that restored an asset from Recently Deleted.
     private(set) var restoredRequests: Set<ObjectIdentifier> = []
-    /// PostgreSQL: the block's new assets and their resources, gathered for one multi-row insert each
-    /// (``flushCreations()``), under row ids reserved from the table's sequence; nil on SQLite, where a statement costs
-    /// no round trip.
-    private var bulkAssets: PostgresBulkRows?
-    private var bulkResources: PostgresBulkRows?
+    /// PostgreSQL: the block's new assets and their resources, gathered for one COPY each (``flushCreations()``), under
+    /// row ids reserved from the table's sequence; nil on SQLite, where a statement costs no round trip.
+    private var bulkAssets: PostgresCopyRows?
+    private var bulkResources: PostgresCopyRows?
     private var reservedAssetIDs: [Int64] = []
+    /// How many of the block's new assets have no row id yet (the size of the next reservation).
+    private var newAssetsToCome = 0
     /// PostgreSQL: the (album, asset) memberships this block inserted in bulk.
     private var bulkMembers: Set<[Int64]> = []
 
@@ -74,8 +75,8 @@ final class ChangeApplier {
         self.database = writer.database
         self.now = now.timeIntervalSince1970
         if database.isPostgres {
-            bulkAssets = PostgresBulkRows(table: "assets", columns: ["id"] + Self.assetColumns)
-            bulkResources = PostgresBulkRows(table: "resources", columns: Self.resourceColumns)
+            bulkAssets = PostgresCopyRows(table: "assets", columns: ["id"] + Self.assetColumns)
+            bulkResources = PostgresCopyRows(table: "resources", columns: Self.resourceColumns)
         }
     }
 
@@ -92,25 +93,40 @@ final class ChangeApplier {
         "asset_id", "type", "sha256", "byte_count", "mime_type", "uniform_type_identifier", "original_filename", "path",
     ]
 
-    /// Inserts the new assets and resources gathered on PostgreSQL (one statement each); call after the creations and
+    /// Inserts the new assets and resources gathered on PostgreSQL (one COPY each); call after the creations and
     /// before anything reads those rows. Nothing on SQLite.
-    func flushCreations() throws {
+    private func flushCreations() throws {
         try bulkAssets?.flush(into: database)
         try bulkResources?.flush(into: database)
     }
 
-    /// A row id for a new asset on PostgreSQL, reserved from the table's sequence 64 at a time (unused ones are gaps,
-    /// as a rolled-back insert leaves).
+    /// A row id for a new asset on PostgreSQL, reserved from the table's sequence for all of the block's new assets at
+    /// once (one round trip; unused ones are gaps, as a rolled-back insert leaves).
     private func nextAssetID() throws -> Int64 {
         if reservedAssetIDs.isEmpty {
+            let count = min(max(newAssetsToCome, 1), 4096)
             reservedAssetIDs = try database.rows(
-                "SELECT nextval(pg_get_serial_sequence('assets', 'id')) FROM generate_series(1, 64)"
+                "SELECT nextval(pg_get_serial_sequence('assets', 'id')) FROM generate_series(1, ?)",
+                [.integer(Int64(count))]
             ) { $0.int64(0) }.reversed()
         }
         guard let id = reservedAssetIDs.popLast() else {
             throw PhotosError(.internalError, title: "No row id", message: "The assets sequence returned no value.")
         }
+        newAssetsToCome = max(0, newAssetsToCome - 1)
         return id
+    }
+
+    /// Creates the block's assets (in request order) and inserts them; on PostgreSQL their row ids are reserved in
+    /// one round trip and the rows go in one COPY per table.
+    func createAll(_ requests: [AssetCreationRequest]) throws {
+        if database.isPostgres {
+            newAssetsToCome = requests.count { request in
+                if case .new = request.state.resolution { true } else { false }
+            }
+        }
+        for request in requests { try create(request) }
+        try flushCreations()
     }
 
     /// The fencing check of a block that consumes journal entries (``JournalChangeRequest/consumeEntries(_:kind:)``),
@@ -135,7 +151,7 @@ final class ChangeApplier {
     // MARK: Creations
 
     /// Inserts the asset of a creation request (or resolves it to the existing one).
-    func create(_ request: AssetCreationRequest) throws {
+    private func create(_ request: AssetCreationRequest) throws {
         let state = request.state
         switch state.resolution {
         case .sameAs(let earlier):
@@ -646,10 +662,10 @@ final class ChangeApplier {
         return (query.bool(0), query.bool(1))
     }
 
-    /// PostgreSQL: adds assets this block created to `album` with one multi-row insert (the ingest's case: a block's new
-    /// files into their folder's album) and returns how many were added; nil, with nothing done, when any target is not
-    /// such an asset (then each is added on its own). Positions follow on from `state`; a membership another node made
-    /// meanwhile is kept (ON CONFLICT DO NOTHING) and its position stays unused.
+    /// PostgreSQL: adds assets this block created to `album` with one COPY (the ingest's case: a block's new files into
+    /// their folder's album) and returns how many were added; nil, with nothing done, when any target is not such an
+    /// asset (then each is added on its own). Positions follow on from `state`. No other session can have a membership
+    /// of these assets: their rows are this transaction's own, under ids reserved from the sequence, until it commits.
     private func addNewAssetsInBulk(
         _ targets: [AssetTarget], to album: Int64, state: inout (nextPosition: Int64, countDelta: Int64)
     ) throws -> Int? {
@@ -663,16 +679,15 @@ final class ChangeApplier {
             else { return nil }
             members.append((rowID, !request.isHidden))
         }
-        var rows = PostgresBulkRows(table: "album_assets", columns: ["album_id", "asset_id", "position"])
+        var rows = PostgresCopyRows(table: "album_assets", columns: ["album_id", "asset_id", "position"])
         for member in members {
             rows.append([.integer(album), .integer(member.rowID), .integer(state.nextPosition)])
             state.nextPosition += 1
             bulkMembers.insert([album, member.rowID])
         }
-        let (sql, value) = rows.statement(suffix: "ON CONFLICT DO NOTHING RETURNING asset_id")
-        let inserted = Set(try database.rows(sql, [value]) { $0.int64(0) })
-        state.countDelta += Int64(members.filter { $0.visible && inserted.contains($0.rowID) }.count)
-        return inserted.count
+        try rows.flush(into: database)
+        state.countDelta += Int64(members.filter(\.visible).count)
+        return members.count
     }
 
     private func isVisible(_ rowID: Int64) throws -> Bool {

@@ -52,8 +52,7 @@ extension WriterConnection {
                         throw ConflictRetry()
                     }
                     try applier.holdConsumedJournalEntries(context.operations)
-                    for request in context.assetCreations { try applier.create(request) }
-                    try applier.flushCreations()
+                    try applier.createAll(context.assetCreations)
                     for request in context.resourceAdditions { try applier.addResources(request) }
                     for request in context.collectionListCreations { try applier.createCollectionList(request) }
                     for request in context.collectionCreations { try applier.createCollection(request) }
