@@ -115,6 +115,43 @@ struct AtomicityTests {
         #expect(TestFiles.originals(library).count == kept.count)
     }
 
+    @Test(
+        "a request found invalid while the block's rows are made (the 150th of 200) fails the whole block; the next block works",
+        arguments: CatalogBackend.all)
+    func invalidRequestMidBlock(backend: CatalogBackend) async throws {
+        // On PostgreSQL the first 149 rows are gathered for the COPY when the 150th turns out invalid: nothing is
+        // sent, the transaction is rolled back, and the connection takes the next block.
+        let folder = try TemporaryDirectory()
+        let library = try await folder.library(on: backend)
+        let sources = try folder.makeFiles(200, size: 150)
+        await #expect {
+            try await library.performChanges {
+                let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Never")
+                for (index, source) in sources.enumerated() {
+                    let request = try AssetCreationRequest.forAsset()
+                    request.addResource(
+                        with: .photo, fileURL: source, options: AssetResourceCreationOptions(shouldMoveFile: true))
+                    request.title = String(repeating: "long title ", count: 30)
+                    if index == 149 { request.rating = 9 }
+                    album.addAssets([request.placeholderForCreatedAsset!])
+                }
+            }
+        } throws: { error in
+            (error as? PhotosError)?.code == .invalidParameter && "\(error)".contains("rating")
+        }
+        #expect(try Asset.fetchAssets(with: nil, library: library).isEmpty)
+        #expect(try AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).count == 0)
+        #expect(TestFiles.originals(library).isEmpty)
+        #expect(sources.allSatisfy { FileManager.default.fileExists(atPath: $0.path) }, "every moved source is back")
+        let report = try await library.performChanges {
+            for source in sources.prefix(120) {
+                _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: source)
+            }
+        }
+        #expect(report.createdAssetCount == 120)
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 120)
+    }
+
     @Test("change requests outside performChanges throw a clear error")
     func outsideBlock() throws {
         let folder = try TemporaryDirectory()

@@ -124,6 +124,80 @@ struct DuplicateTests {
         #expect(restored.first?.isDeleted == false)
     }
 
+    @Test(
+        "one block of many new files, a stored file's copy, a deleted one's copy and the same content twice: each resolved right, in order",
+        arguments: CatalogBackend.all)
+    func mixedBlock(backend: CatalogBackend) async throws {
+        // On PostgreSQL the new assets' rows go by COPY, their ids reserved in one round trip, while the creations
+        // that resolve to stored assets run statements of their own: the report keeps the requests' order.
+        let folder = try TemporaryDirectory()
+        let library = try await folder.library(on: backend)
+        let storedBytes = TestFiles.distinctBytes(size: 311)
+        let deletedBytes = TestFiles.distinctBytes(size: 312)
+        try await library.performChanges {
+            for (bytes, name) in [(storedBytes, "stored"), (deletedBytes, "deleted")] {
+                let url = try folder.write(bytes, to: "first/\(name).jpg")
+                _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: url)
+            }
+        }
+        let before = try Asset.fetchAssets(with: nil, library: library).map { $0 }
+        let deleted = try #require(before.first { $0.originalFilename == "deleted.jpg" })
+        let stored = try #require(before.first { $0.originalFilename == "stored.jpg" })
+        try await library.performChanges { try AssetChangeRequest.deleteAssets([deleted]) }
+
+        let fresh = try folder.makeFiles(300, prefix: "new", size: 180)
+        let twice = TestFiles.distinctBytes(size: 313)
+        var sources: [URL] = []
+        for (index, url) in fresh.enumerated() {
+            sources.append(url)
+            if index == 40 { sources.append(try folder.write(storedBytes, to: "second/stored-copy.jpg")) }
+            if index == 120 { sources.append(try folder.write(deletedBytes, to: "second/deleted-copy.jpg")) }
+            if index == 200 { sources.append(try folder.write(twice, to: "second/twice-1.jpg")) }
+            if index == 250 { sources.append(try folder.write(twice, to: "second/twice-2.jpg")) }
+        }
+        let dropped = sources
+        let report = try await library.performChanges {
+            let album = try AssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Mixed")
+            for (index, url) in dropped.enumerated() {
+                let request = try AssetCreationRequest.forAsset()
+                request.addResource(
+                    with: .photo, fileURL: url, options: AssetResourceCreationOptions(shouldMoveFile: true))
+                request.rating = index % 6
+                request.title = "tab\tnewline\nbackslash\\ #\(index)"
+                album.addAssets([request.placeholderForCreatedAsset!])
+            }
+        }
+        #expect(report.assetCreations.count == sources.count)
+        for (url, outcome) in zip(sources, report.assetCreations) {
+            switch url.lastPathComponent {
+            case "stored-copy.jpg":
+                #expect(outcome.isDuplicate && outcome.localIdentifier == stored.localIdentifier)
+            case "deleted-copy.jpg":
+                #expect(outcome.isDuplicate && outcome.restoredFromRecentlyDeleted)
+                #expect(outcome.localIdentifier == deleted.localIdentifier)
+            case "twice-2.jpg":
+                let first = try #require(zip(sources, report.assetCreations).first { $0.0.lastPathComponent == "twice-1.jpg" })
+                #expect(outcome.isDuplicate && outcome.localIdentifier == first.1.localIdentifier)
+            default:
+                #expect(!outcome.isDuplicate, "\(url.lastPathComponent)")
+            }
+        }
+        // 300 new files, the twice-dropped content once, and the two from before (one restored).
+        let assets = try Asset.fetchAssets(with: nil, library: library).map { $0 }
+        #expect(assets.count == 303)
+        #expect(Set(assets.map(\.localIdentifier)).count == 303)
+        for (index, url) in sources.enumerated() where url.lastPathComponent.hasPrefix("new") {
+            let identifier = report.assetCreations[index].localIdentifier
+            let asset = try #require(assets.first { $0.localIdentifier == identifier })
+            #expect(asset.originalFilename == url.lastPathComponent)
+            #expect(asset.rating == index % 6 && asset.title == "tab\tnewline\nbackslash\\ #\(index)")
+        }
+        let album = try #require(
+            AssetCollection.fetchAssetCollections(with: .album, subtype: .any, library: library).firstObject)
+        #expect(try Asset.fetchAssets(in: album).count == 303)
+        #expect(album.estimatedAssetCount == 303)
+    }
+
     @Test("the database refuses a second stored original with the same SHA-256", arguments: CatalogBackend.all)
     func uniqueConstraint(backend: CatalogBackend) async throws {
         let folder = try TemporaryDirectory()
