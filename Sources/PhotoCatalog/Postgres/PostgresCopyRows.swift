@@ -61,14 +61,8 @@ struct PostgresCopyRows {
         case .integer(let number): text += String(number).utf8
         case .real(let number): text += PostgresText.text(number).utf8
         case .text(let string): appendEscaped(string.utf8, to: &text)
-        case .blob(let data):
-            // bytea's hex input form (`\x0a1b…`), its backslash escaped as COPY wants.
-            text += #"\\x"#.utf8
-            let digits = Array("0123456789abcdef".utf8)
-            for byte in data {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0f)])
-            }
+        // bytea's hex input form (`\x0a1b…`), its backslash escaped as any other.
+        case .blob(let data): appendEscaped(PostgresText.hex(data).utf8, to: &text)
         }
     }
 
