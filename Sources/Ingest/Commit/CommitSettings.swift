@@ -40,8 +40,9 @@ public struct CommitSettings: Sendable, Hashable {
     var usesClaims: Bool
     /// The most outcomes committed in one transaction.
     ///
-    /// The committer takes whatever the workers have queued, up to this many, so this is also the depth of that
-    /// queue. 256 by default: a `watch` burst drains in small steps and each file's latency stays short.
+    /// The committer takes whatever the workers have queued, up to this many; that queue holds two such blocks (the
+    /// workers fill one while the other commits). 256 by default: a `watch` burst drains in small steps and each
+    /// file's latency stays short.
     /// `import --move` and `--dry-run` use ``movingImportBatchLimit``.
     var batchLimit: Int
 
@@ -49,8 +50,9 @@ public struct CommitSettings: Sendable, Hashable {
     /// dirties, and the random-keyed indexes (asset UUIDs, SHA-256s) touch almost one page per file in a small commit
     /// but share pages in a large one: larger commits made `import --move` faster up to about 1,024 files (more did
     /// not pay: the last commit, which nothing overlaps, grows with it), and 768 is as fast as 1,024 with less peak
-    /// memory, since the findings queue is as deep as this limit (BENCHMARKS.md has the runs). A copying `import` keeps 256: it is bound by the copies and their `fsync`s, and a
-    /// deeper queue only held 4 MB more findings (W1: 40 MB at 1,024 against 36 MB).
+    /// memory, since the findings queue grows with this limit (BENCHMARKS.md has the runs). A copying `import` keeps
+    /// 256: it is bound by the copies and their `fsync`s, and a deeper queue only held 4 MB more findings (W1: 40 MB at
+    /// 1,024 against 36 MB).
     static let movingImportBatchLimit = 768
 
     /// Settings; see the presets ``watch(duplicates:)`` and ``importing(move:dryRun:duplicates:)``.
