@@ -1,8 +1,12 @@
 import FoundationEssentials
 
 /// Rows gathered for one multi-row `INSERT` on PostgreSQL: sent as one JSON array of objects and expanded by
-/// `json_populate_recordset` into the table's own row type, so that a block's hundred new assets cost one round trip
-/// and one statement text (one prepared statement, whatever the count) instead of a hundred.
+/// `json_populate_recordset` into the table's own row type, so that a hundred rows cost one round trip and one
+/// statement text (one prepared statement, whatever the count) instead of a hundred.
+///
+/// For rows whose ids come back (``insertReturningIDs(into:)``: a claim batch's journal entries, a block's outcome
+/// records). A block's new assets, resources and album memberships go by ``PostgresCopyRows``, which costs the
+/// server less but returns nothing.
 ///
 /// Values keep their exact form: integers as JSON integers, doubles in Swift's shortest round-trip notation (which
 /// PostgreSQL's `float8` input reads back to the same bits), text escaped as JSON strings.
@@ -36,7 +40,7 @@ struct PostgresBulkRows {
 
     /// The statement that inserts the rows (`ordered`: in the order they were appended; `suffix`: `ON CONFLICT …`,
     /// `RETURNING …`), and its one parameter.
-    func statement(ordered: Bool = false, suffix: String = "") -> (sql: String, value: SQLValue) {
+    private func statement(ordered: Bool = false, suffix: String = "") -> (sql: String, value: SQLValue) {
         let list = columns.joined(separator: ", ")
         let sql =
             "INSERT INTO \(table)(\(list)) SELECT \(list) FROM json_populate_recordset(CAST(NULL AS \(table)), "
@@ -57,15 +61,6 @@ struct PostgresBulkRows {
         json = Array("[".utf8)
         count = 0
         return ids
-    }
-
-    /// Inserts the rows and empties the list.
-    mutating func flush(into database: Database) throws {
-        guard count > 0 else { return }
-        let (sql, value) = statement()
-        try database.run(sql, [value])
-        json = Array("[".utf8)
-        count = 0
     }
 
     private static func append(_ value: SQLValue, to json: inout [UInt8]) {

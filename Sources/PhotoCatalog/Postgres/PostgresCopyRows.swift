@@ -28,9 +28,6 @@ struct PostgresCopyRows {
     /// The COPY statement.
     var statement: String { "COPY \(table)(\(columns.joined(separator: ", "))) FROM STDIN" }
 
-    /// The rows so far, in COPY's text form.
-    var data: [UInt8] { text }
-
     /// Adds one row, its values in ``columns``' order.
     mutating func append(_ values: [SQLValue]) {
         precondition(values.count == columns.count, "one value per column")
