@@ -4,6 +4,7 @@
 #include "CLinux.h"
 #include <errno.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <string.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -155,4 +156,8 @@ int photodrop_statfs_type(const char *path, unsigned long *type) {
     if (statfs(path, &info) != 0) return -1;
     *type = (unsigned long)info.f_type;
     return 0;
+}
+
+int photodrop_spawn_close_from(void *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowest);
 }

@@ -86,4 +86,8 @@ long photodrop_receive_with_descriptor(int socket, void *bytes, unsigned long le
 int photodrop_drop_capabilities(void);
 /// malloc_trim(0): returns the freed memory of every malloc arena to the system. 1 when some was returned.
 int photodrop_malloc_trim(void);
+
+/// Adds to a spawn's file actions: close every descriptor from `lowest` up in the child (glibc's
+/// posix_spawn_file_actions_addclosefrom_np, 2.34 and later). `actions` is a posix_spawn_file_actions_t. 0, or an errno.
+int photodrop_spawn_close_from(void *actions, int lowest);
 #endif

@@ -22,7 +22,8 @@ public final class ChildProcess {
     private init(id: Int32) { self.id = id }
 
     /// Starts `executable` with `arguments` (the first is its name) and `environment`, its standard input and output
-    /// on `/dev/null`, its standard error shared with this process, and `handOver` (if any) as its descriptor 3.
+    /// on `/dev/null`, its standard error shared with this process, `handOver` (if any) as its descriptor 3, and no
+    /// other descriptor of this process.
     public static func spawn(
         _ executable: String, arguments: [String], environment: [String: String], handOver: FileDescriptor? = nil
     ) throws(SystemError) -> ChildProcess {
@@ -43,6 +44,11 @@ public final class ChildProcess {
             }
             posix_spawn_file_actions_adddup2(&actions, source, 3)
         }
+        // Nothing else of this process's: a descriptor some library opened without close-on-exec (a library file, an
+        // original being read, a file in the inbox) would otherwise stay open in the child for as long as it runs —
+        // in the render helper, which decodes untrusted pictures, and as a writer that keeps an inbox file "open".
+        let closing = photodrop_spawn_close_from(&actions, handOver == nil ? 3 : 4)
+        guard closing == 0 else { throw SystemError(code: closing, call: "posix_spawn_file_actions_addclosefrom_np") }
         defer { _ = moved }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
