@@ -1,4 +1,5 @@
 import Foundation
+import PhotodropSystem
 
 /// What a finished program printed, and how it ended.
 public struct ProcessOutput: Sendable, CustomStringConvertible {
@@ -83,6 +84,11 @@ public enum ProcessRunner {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, outURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_addopen(&actions, 2, errURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            // Nothing else of the test process's: a file another test holds open for writing (without close-on-exec,
+            // as Foundation's FileHandle opens it) would stay open for as long as this child runs.
+            do { try ChildProcess.closeInheritedDescriptors(from: 3, in: &actions) } catch {
+                throw StartFailure(description: "cannot start \(executable.path): \(error)")
+            }
             // A working folder through env(1) (`posix_spawn_file_actions_addchdir_np` is not in Swift's Glibc).
             let program = directory == nil ? executable.path : "/usr/bin/env"
             let command = (directory.map { [program, "-C", $0.path] } ?? []) + [executable.path] + arguments

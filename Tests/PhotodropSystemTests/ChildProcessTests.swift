@@ -25,4 +25,18 @@ struct ChildProcessTests {
         #expect(!listing.contains("leaked.txt"), "a descriptor of the parent reached the child:\n\(listing)")
         #expect(listing.contains("/dev/null"), "\(listing)")
     }
+
+    @Test("the tests' own programs (ProcessRunner) get none of the test process's other descriptors either")
+    func testProgramsToo() async throws {
+        // A file a test holds open for writing must not stay open in a daemon another test started meanwhile: `watch`
+        // would never take it (WatchClientTests' slow writers failed so once).
+        let scratch = try TemporaryFolder("runner")
+        let leaked = open(scratch.url("held-open.jpg"), O_WRONLY | O_CREAT, 0o600)
+        try #require(leaked >= 0)
+        defer { close(leaked) }
+        let listing = try await ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "ls -l /proc/$$/fd"])
+        #expect(listing.status == 0, "\(listing)")
+        #expect(listing.stdout.contains("/dev/null"), "\(listing)")
+        #expect(!listing.stdout.contains("held-open.jpg"), "a descriptor of the test process reached the child:\n\(listing)")
+    }
 }

@@ -44,11 +44,7 @@ public final class ChildProcess {
             }
             posix_spawn_file_actions_adddup2(&actions, source, 3)
         }
-        // Nothing else of this process's: a descriptor some library opened without close-on-exec (a library file, an
-        // original being read, a file in the inbox) would otherwise stay open in the child for as long as it runs —
-        // in the render helper, which decodes untrusted pictures, and as a writer that keeps an inbox file "open".
-        let closing = photodrop_spawn_close_from(&actions, handOver == nil ? 3 : 4)
-        guard closing == 0 else { throw SystemError(code: closing, call: "posix_spawn_file_actions_addclosefrom_np") }
+        try closeInheritedDescriptors(from: handOver == nil ? 3 : 4, in: &actions)
         defer { _ = moved }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -58,6 +54,19 @@ public final class ChildProcess {
         let result = posix_spawn(&pid, executable, &actions, nil, &argv, &envp)
         guard result == 0 else { throw SystemError(code: result, call: "posix_spawn", path: executable) }
         return ChildProcess(id: pid)
+    }
+
+    /// Adds to a spawn's file actions: the child closes every descriptor from `lowest` up before it runs.
+    ///
+    /// `posix_spawn` passes on every descriptor not marked close-on-exec. photodrop's own opens are; a library's may
+    /// not be (a library file, an original being read, a file in the inbox), and would otherwise stay open in the child
+    /// for as long as it runs — in the render helper, which decodes untrusted pictures, and as a writer that keeps an
+    /// inbox file "open for writing", so that `watch` never takes it.
+    public static func closeInheritedDescriptors(
+        from lowest: Int32, in actions: inout posix_spawn_file_actions_t
+    ) throws(SystemError) {
+        let result = photodrop_spawn_close_from(&actions, lowest)
+        guard result == 0 else { throw SystemError(code: result, call: "posix_spawn_file_actions_addclosefrom_np") }
     }
 
     /// Sends `signal` unless the child was reaped already.

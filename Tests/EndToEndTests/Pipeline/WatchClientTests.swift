@@ -79,7 +79,7 @@ struct WatchClientTests {
         let held = album.appendingPathComponent("held.jpg")
         let cycled = album.appendingPathComponent("cycled.jpg")
         _ = FileManager.default.createFile(atPath: held.path, contents: nil)
-        let handle = try Self.writingHandle(held)
+        let handle = try FileHandle(forWritingTo: held)
         let chunk = (heldBytes.count + 9) / 10
         // The open/close writer writes its 10 chunks with 200 ms gaps; the held file gets its first 5 meanwhile, then
         // stays open and quiet for 1.6 s, longer than the settle time (only the check for an open writer keeps it
@@ -90,10 +90,13 @@ struct WatchClientTests {
         for index in 0..<10 {
             if index < 5 { try writeHeld(index) }
             let cycledRange = (index * chunk)..<min(cycledBytes.count, (index + 1) * chunk)
-            if !FileManager.default.fileExists(atPath: cycled.path) {
-                _ = FileManager.default.createFile(atPath: cycled.path, contents: nil)
-            }
-            let appender = try Self.writingHandle(cycled)
+            let appender = try FileHandle(
+                forWritingTo: {
+                    if !FileManager.default.fileExists(atPath: cycled.path) {
+                        _ = FileManager.default.createFile(atPath: cycled.path, contents: nil)
+                    }
+                    return cycled
+                }())
             try appender.seekToEnd()
             try appender.write(contentsOf: Data(cycledBytes[cycledRange]))
             try appender.close()
@@ -119,16 +122,6 @@ struct WatchClientTests {
         #expect(stored[sha256Hex(Data(cycledBytes))] == 1, "the appended file was not stored complete")
         #expect(stored.count == 2)
         #expect(sandbox.files(under: sandbox.rejected).isEmpty)
-    }
-
-    /// A file opened for writing with `O_CLOEXEC`. Foundation's `FileHandle(forWritingTo:)` opens without it, and
-    /// while this test holds a file open the test process starts programs for the tests running beside it: a child
-    /// that inherited the descriptor kept the file open for writing for as long as it ran, and the daemon, rightly,
-    /// never took the file (seen once in CI: the held file not stored 30 s after this test closed it).
-    static func writingHandle(_ url: URL) throws -> FileHandle {
-        let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     @Test("temp names (dotfiles, rsync's .name.XXXXXX, *.part, *.crdownload, *.tmp, *~) are ignored until renamed")
