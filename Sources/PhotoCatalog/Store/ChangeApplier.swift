@@ -64,9 +64,8 @@ final class ChangeApplier {
     /// row ids reserved from the table's sequence; nil on SQLite, where a statement costs no round trip.
     private var bulkAssets: PostgresCopyRows?
     private var bulkResources: PostgresCopyRows?
+    /// PostgreSQL: the row ids reserved for the block's new assets, the next one last.
     private var reservedAssetIDs: [Int64] = []
-    /// How many of the block's new assets have no row id yet (the size of the next reservation).
-    private var newAssetsToCome = 0
     /// PostgreSQL: the (album, asset) memberships this block inserted in bulk.
     private var bulkMembers: Set<[Int64]> = []
 
@@ -100,29 +99,27 @@ final class ChangeApplier {
         try bulkResources?.flush(into: database)
     }
 
-    /// A row id for a new asset on PostgreSQL, reserved from the table's sequence for all of the block's new assets at
-    /// once (one round trip; unused ones are gaps, as a rolled-back insert leaves).
+    /// A row id for a new asset on PostgreSQL, from those ``createAll(_:)`` reserved for the block.
     private func nextAssetID() throws -> Int64 {
-        if reservedAssetIDs.isEmpty {
-            let count = min(max(newAssetsToCome, 1), 4096)
-            reservedAssetIDs = try database.rows(
-                "SELECT nextval(pg_get_serial_sequence('assets', 'id')) FROM generate_series(1, ?)",
-                [.integer(Int64(count))]
-            ) { $0.int64(0) }.reversed()
-        }
         guard let id = reservedAssetIDs.popLast() else {
             throw PhotosError(.internalError, title: "No row id", message: "The assets sequence returned no value.")
         }
-        newAssetsToCome = max(0, newAssetsToCome - 1)
         return id
     }
 
-    /// Creates the block's assets (in request order) and inserts them; on PostgreSQL their row ids are reserved in
-    /// one round trip and the rows go in one COPY per table.
+    /// Creates the block's assets (in request order) and inserts them. On PostgreSQL the row ids of the block's new
+    /// assets are reserved from the table's sequence in one round trip (unused ones are gaps, as a rolled-back insert
+    /// leaves), and the rows go in one COPY per table.
     func createAll(_ requests: [AssetCreationRequest]) throws {
         if database.isPostgres {
-            newAssetsToCome = requests.count { request in
+            let count = requests.count { request in
                 if case .new = request.state.resolution { true } else { false }
+            }
+            if count > 0 {
+                reservedAssetIDs = try database.rows(
+                    "SELECT nextval(pg_get_serial_sequence('assets', 'id')) FROM generate_series(1, ?)",
+                    [.integer(Int64(count))]
+                ) { $0.int64(0) }.reversed()
             }
         }
         for request in requests { try create(request) }
