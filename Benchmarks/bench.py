@@ -795,7 +795,7 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
             json.dump(config, handle)
     quiesce()
     processes = []
-    processes_to_stop = []
+    poller = None
     try:
         for number, config in enumerate(configs, start=1):
             log = open(os.path.join(root, "watch-node%d.log" % number), "w")
@@ -813,7 +813,6 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
             [server.bin + "/psql", "-h", server.folder, "-U", "postgres", "-d",
              database.split("/")[3].split("?")[0], "-tAq"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        processes_to_stop.append(poller)
 
         def stored_count():
             poller.stdin.write("SELECT count(*) FROM resources;\n")
@@ -836,9 +835,9 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
             time.sleep(0.05)
         seconds = time.time() - start
     finally:
-        for helper in processes_to_stop:
-            helper.stdin.close()
-            helper.wait()
+        if poller is not None:
+            poller.stdin.close()
+            poller.wait()
         peaks = []
         for process, peak, log in processes:
             if process.poll() is None:
