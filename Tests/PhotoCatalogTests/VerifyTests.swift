@@ -225,6 +225,22 @@ struct VerifyTests {
                 let report = try await writer.performChanges {
                     for file in batch { _ = try AssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
                 }
+                // Thumbnails too, made twice (the second replaces the first's file), so that verify also meets
+                // derivatives whose rows and files change under it.
+                let identifiers = report.assetCreations.map(\.localIdentifier)
+                for round in 0..<2 {
+                    var contents: [DerivativeContent] = []
+                    for id in identifiers {
+                        let source = try #require(try writer.derivativeSource(ofAsset: id))
+                        let picture = DerivativeContent.Picture(
+                            data: Data("\(id) \(round)".utf8), mimeType: "image/webp", pixelWidth: 64, pixelHeight: 48)
+                        contents.append(
+                            DerivativeContent(
+                                assetLocalIdentifier: id, kind: .thumbnail, sourceSHA256: source.sha256,
+                                result: .success(picture)))
+                    }
+                    try await writer.storeDerivatives(contents)
+                }
                 if chunk % 6 == 0 {
                     let created = try Asset.fetchAssets(
                         withLocalIdentifiers: report.assetCreations.map(\.localIdentifier), library: writer)

@@ -174,7 +174,13 @@ struct LibraryVerifier {
                                 + "photodrop then replaces the damaged one and keeps it under damaged/."))
                 }
             } catch let error as SystemError {
-                issues.append(unreadable(path, assetID, error))
+                // Gone between the stat and the open: a purge that committed after the snapshot removes the row and
+                // then the file, so this is confirmed against the catalog like any other missing original.
+                if error.code == .noSuchFileOrDirectory || error.code == .notDirectory {
+                    missingCandidates.append(original)
+                } else {
+                    issues.append(unreadable(path, assetID, error))
+                }
             }
         }
         if !missingCandidates.isEmpty {
@@ -313,11 +319,11 @@ struct LibraryVerifier {
         into issues: inout [VerificationIssue]
     ) -> Int64 {
         var hashed: Int64 = 0
+        var suspects: [(derivative: (path: String, byteCount: Int64, sha256: String, assetUUID: String), problem: String)] = []
         let buffer = deep ? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096) : nil
         defer { buffer?.deallocate() }
         for derivative in recorded {
             let path = absolute(derivative.path)
-            let assetID = LocalIdentifier.asset(uuid: derivative.assetUUID)
             let found = try? FileSystem.linkStatus(atPath: path)
             var problem: String?
             if found == nil || found?.isRegularFile == false {
@@ -335,6 +341,24 @@ struct LibraryVerifier {
                 }
             }
             guard let problem else { continue }
+            suspects.append((derivative, problem))
+        }
+        // Confirm: a purge (or 'thumbnails' making one again) that committed after the snapshot changes the rows
+        // first and the files afterwards; only a derivative the catalog still records as it was is reported.
+        // If the catalog cannot be read again, every suspect is reported: a check errs towards saying too much.
+        let confirmed =
+            suspects.isEmpty
+            ? []
+            : (try? library.read("verify the library") { database in
+                try suspects.filter { suspect in
+                    try database.int64(
+                        "SELECT 1 FROM derivatives WHERE path = ? AND sha256 = ? LIMIT 1",
+                        [.text(suspect.derivative.path), .text(suspect.derivative.sha256)]) != nil
+                }
+            }) ?? suspects
+        for (derivative, problem) in confirmed {
+            let path = absolute(derivative.path)
+            let assetID = LocalIdentifier.asset(uuid: derivative.assetUUID)
             issues.append(
                 VerificationIssue(
                     kind: .damagedDerivative, path: path, assetIdentifier: assetID,
