@@ -504,6 +504,62 @@ struct SettleTrackerTests {
         #expect(h.tracker.retry(path: "locked.jpg", at: .ms(60_000)) == false)
     }
 
+    // MARK: Left to another node
+
+    @Test func aFileLeftToAnotherNodeIsForgottenWhenThatNodeTookIt() {
+        let h = SettleHarness()
+        h.write("a.jpg")
+        h.event(.closedWrite, "a.jpg")
+        h.advance(to: .ms(2000))
+        let identity = h.readyIdentity("a.jpg")!
+        let left = h.tracker.yield(path: "a.jpg", identity: identity, at: h.now, until: .ms(4000))
+        #expect(left)
+        #expect(h.tracker.phase(of: "a.jpg") == .yielding)
+        h.rename("a.jpg", to: "elsewhere")  // the other node's claim
+        h.advance(to: .ms(5000))
+        #expect(h.readyTimes("a.jpg") == [.ms(2000)])
+        #expect(h.decisions.last?.decision == .forgotten(.missing))
+        #expect(h.tracker.count == 0)
+    }
+
+    @Test func aFileLeftToAnotherNodeIsTakenWhenStillThereUnchanged() {
+        let h = SettleHarness()
+        h.write("b.jpg")
+        h.event(.closedWrite, "b.jpg")
+        h.advance(to: .ms(2000))
+        h.tracker.yield(path: "b.jpg", identity: h.readyIdentity("b.jpg")!, at: h.now, until: .ms(4000))
+        h.advance(to: .ms(3999))
+        #expect(h.readyTimes("b.jpg") == [.ms(2000)], "not before the time left to the other node")
+        h.advance(to: .ms(5000))
+        #expect(h.readyTimes("b.jpg") == [.ms(2000), .ms(4000)])
+        #expect(h.tracker.count == 0)
+    }
+
+    @Test func aFileThatChangedWhileLeftToAnotherNodeSettlesAgain() {
+        let h = SettleHarness()
+        h.write("c.jpg")
+        h.event(.closedWrite, "c.jpg")
+        h.advance(to: .ms(2000))
+        h.tracker.yield(path: "c.jpg", identity: h.readyIdentity("c.jpg")!, at: h.now, until: .ms(4000))
+        h.advance(to: .ms(3000))
+        h.write("c.jpg")  // changed with no event (another machine's write on a network share)
+        h.advance(to: .ms(4000))
+        #expect(h.tracker.phase(of: "c.jpg") == .settling)
+        // Two equal looks a settle apart, as for a polled file: ready at 6 s.
+        h.advance(to: .ms(10_000))
+        #expect(h.readyTimes("c.jpg") == [.ms(2000), .ms(6000)])
+        // An event while it is left to the other node: settling again at once, and yield says the file is tracked.
+        h.write("d.jpg")
+        h.event(.closedWrite, "d.jpg")
+        h.advance(to: .ms(12_000))
+        h.tracker.yield(path: "d.jpg", identity: h.readyIdentity("d.jpg")!, at: h.now, until: .ms(14_000))
+        h.write("d.jpg")
+        h.event(.closedWrite, "d.jpg")
+        #expect(h.tracker.phase(of: "d.jpg") == .settling)
+        let leftAgain = h.tracker.yield(path: "d.jpg", identity: h.readyIdentity("d.jpg")!, at: h.now, until: .ms(16_000))
+        #expect(!leftAgain)
+    }
+
     // MARK: Scale
 
     @Test func anEventStormKeepsOneHeapItemPerFile() {

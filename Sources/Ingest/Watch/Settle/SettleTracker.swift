@@ -34,6 +34,8 @@ struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instan
         case incompleteGrace
         /// A failed attempt's back-off ended.
         case retry
+        /// The time left to another node of a shared inbox to take the file ended (``yield(path:identity:at:until:)``).
+        case yield
     }
 
     /// A request to look at one file now; pass it back to ``inspect(_:_:at:)`` with what the look found.
@@ -79,6 +81,7 @@ struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instan
         case checking(Purpose)
         case incomplete(FileIdentity)
         case retrying
+        case yielding
     }
 
     private struct Entry: Sendable {
@@ -197,6 +200,7 @@ struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instan
             case .settling: purpose = .settle
             case .incomplete: purpose = .incompleteGrace
             case .retrying: purpose = .retry
+            case .yielding: purpose = .yield
             case .checking: continue  // cannot be queued while checking
             }
             entry.phase = .checking(purpose)
@@ -263,6 +267,17 @@ struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instan
         case .retry:
             entries.removeValue(forKey: check.path)
             return .ready(look.identity)
+        case .yield:
+            if look.identity == entry.lastLook {
+                entries.removeValue(forKey: check.path)
+                return .ready(look.identity)
+            }
+            // Changed while it was left to another node, without an event telling us: settle again, and since no
+            // event vouches for the quiet time, the next look must match this one.
+            entry.lastLook = look.identity
+            entry.needsConfirmation = true
+            entry.phase = .settling
+            return wait(&entry, path: check.path, until: now.advanced(by: settle))
         }
     }
 
@@ -282,6 +297,22 @@ struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instan
         schedule(&entry, path: path, at: now.advanced(by: incompleteGrace))
         entries[path] = entry
         return entry.deadline
+    }
+
+    /// Leaves a file that was ready (``Decision/ready(_:)``, with `identity`) to another node sharing the inbox until
+    /// `deadline`: the check then due (``Purpose/yield``) finds it gone (that node took it) or, when the file is
+    /// unchanged, ready again, and this node takes it after all. Returns false when the file got new events meanwhile
+    /// (it is settling again anyway).
+    @discardableResult
+    mutating func yield(path: String, identity: FileIdentity, at now: Instant, until deadline: Instant) -> Bool {
+        guard entries[path] == nil else { return false }
+        var entry = Entry(instance: nextInstance, deadline: deadline, needsConfirmation: false, firstSeen: now)
+        nextInstance += 1
+        entry.phase = .yielding
+        entry.lastLook = identity
+        schedule(&entry, path: path, at: deadline)
+        entries[path] = entry
+        return true
     }
 
     /// Tries a file again at `deadline` after a failed attempt (I/O or database error; the caller picks the
