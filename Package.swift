@@ -234,7 +234,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "photodrop", "seccomp-deny", "catalog-history", "PhotoCatalog", "PhotodropSystem",
-                "PhotoServer", "TestFixtures",
+                "PhotoServer", "Ingest", "TestFixtures",
             ],
             swiftSettings: strict),
         // The image manager and the render helper; `photodrop` is a dependency because it is the helper.

@@ -15,6 +15,7 @@ struct Claimer: Sendable {
     let pipeline: IngestPipeline
     let mailbox: Mailbox<WatchInput>
     let stopRequested: StopFlag
+    let statistics: IngestStatistics
     let logger: Logger
     /// Checked before each batch (the daemon's lock is still its own); a failure stops the daemon.
     var guardCheck: @Sendable () throws -> Void = {}
@@ -45,9 +46,15 @@ struct Claimer: Sendable {
             }
             // Files that could not be moved (a read-only folder, a file a link replaced): the watch loop retries them
             // with back-off and logs them (a warning the first time only).
-            for missed in claimed.missed where missed.error.code != Errno.noSuchFileOrDirectory {
-                mailbox.post(.claimFailed([missed.path], .io(missed.error)))
+            var lost = 0
+            for missed in claimed.missed {
+                if missed.error.code == Errno.noSuchFileOrDirectory {
+                    lost += 1
+                } else {
+                    mailbox.post(.claimFailed([missed.path], .io(missed.error)))
+                }
             }
+            statistics.recordClaimsLost(lost)
             for job in claimed.jobs {
                 do {
                     try await pipeline.send(job)

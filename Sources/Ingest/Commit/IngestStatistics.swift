@@ -62,6 +62,10 @@ public final class IngestStatistics: Sendable {
         var rejectedByReason: [String: Int] = [:]
         /// Files put back into the inbox to be tried again after a failure.
         public var retried = 0
+        /// Settled files left for a moment to another node sharing the inbox, which prefers them (``InboxShare``).
+        var leftToOtherNodes = 0
+        /// Files a claim set out to take that were gone at the rename (another node, or a user, took them first).
+        var claimsLost = 0
         /// Bytes of the files stored (new assets and resources attached to one; not duplicates).
         var storedBytes: Int64 = 0
         /// Full rescans of the inbox by reason (`startup`, `overflow`, …).
@@ -90,6 +94,15 @@ public final class IngestStatistics: Sendable {
 
     /// Counts a file put back to be retried.
     func recordRetry() { details.withLock { $0.retried += 1 } }
+
+    /// Counts a settled file left to another node sharing the inbox.
+    func recordLeftToOtherNode() { details.withLock { $0.leftToOtherNodes += 1 } }
+
+    /// Counts files a claim found gone at the rename.
+    func recordClaimsLost(_ count: Int) {
+        guard count > 0 else { return }
+        details.withLock { $0.claimsLost += count }
+    }
 
     /// Counts a full rescan of the inbox.
     func recordRescan(_ reason: String) { details.withLock { $0.rescans[reason, default: 0] += 1 } }

@@ -47,6 +47,14 @@ public struct WatchMetrics: Sendable {
             "photodrop_retried_files_total", type: "counter",
             help: "Files left in the inbox after a failure, to be tried again with back-off.", Double(details.retried))
         out.single(
+            "photodrop_files_left_to_other_nodes_total", type: "counter",
+            help: "Settled files left for a moment to another node sharing the inbox, which takes them first.",
+            Double(details.leftToOtherNodes))
+        out.single(
+            "photodrop_claims_lost_total", type: "counter",
+            help: "Files a claim set out to take that another node (or a user) took out of the inbox first.",
+            Double(details.claimsLost))
+        out.single(
             "photodrop_files_bytes_total", type: "counter", help: "Bytes of all files finished (every outcome).",
             Double(counts.bytes))
         out.single(

@@ -27,6 +27,8 @@ final class WatchLoop {
     private let statistics: IngestStatistics
     private let health: HealthMonitor
     private let heartbeat: ServiceHeartbeat?
+    /// On an inbox other nodes watch too: which files they take first.
+    private let share: InboxShare?
     private var isReady = false
     private let trackerCapacity: Int
     private let summaryInterval: Duration
@@ -53,7 +55,8 @@ final class WatchLoop {
     init(
         config: IngestConfig, claims: ClaimJournal, settled: BoundedQueue<IngestJob>,
         mailbox: Mailbox<WatchInput>, stopRequested: StopFlag, statistics: IngestStatistics,
-        health: HealthMonitor = HealthMonitor(), heartbeat: ServiceHeartbeat? = nil, logger: Logger, trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
+        health: HealthMonitor = HealthMonitor(), heartbeat: ServiceHeartbeat? = nil, share: InboxShare? = nil,
+        logger: Logger, trackerCapacity: Int, summaryInterval: Duration = .seconds(60), safetyScanInterval: Duration = .seconds(600)
     ) {
         self.inbox = claims.inbox.path
         self.ignore = config.ignoreRules
@@ -64,6 +67,7 @@ final class WatchLoop {
         self.statistics = statistics
         self.health = health
         self.heartbeat = heartbeat
+        self.share = share
         self.logger = logger
         self.trackerCapacity = max(16, trackerCapacity)
         self.summaryInterval = summaryInterval
@@ -82,6 +86,7 @@ final class WatchLoop {
             let now = Instant.now
             var deadline = min(tracker.nextDeadline.map { min($0, nextSummary) } ?? nextSummary, nextSafetyScan)
             if let heartbeat { deadline = min(deadline, heartbeat.nextDue(after: now)) }
+            if let share { deadline = min(deadline, share.nextRefresh(after: now)) }
             if scanHasWork { deadline = now }
             for message in await mailbox.receive(until: deadline) { handle(message) }
             if isStopping { break }
@@ -95,6 +100,7 @@ final class WatchLoop {
                 }
             }
             feedScan()
+            share?.refreshIfDue()
             await claimDueFiles()
             summarizeIfDue()
             health.setWaiting(tracker.count)
@@ -268,6 +274,14 @@ final class WatchLoop {
             switch tracker.inspect(check, look, at: .now) {
             case .ready(let identity):
                 guard let root else { continue }
+                if check.purpose == .settle, let share, share.isLeftToOthers(check.path) {
+                    // Another node sharing the inbox prefers it: left to that node for a moment, taken after all if
+                    // it is still here, unchanged, then.
+                    let now = Instant.now
+                    tracker.yield(path: check.path, identity: identity, at: now, until: now + InboxShare.yieldTime)
+                    statistics.recordLeftToOtherNode()
+                    continue
+                }
                 file = IngestJob(settledAt: check.path, in: root, identity: identity)
             case .incompleteExpired(let identity):
                 guard let root else { continue }

@@ -427,14 +427,21 @@ public final class WatchService: Sendable {
         let settled = BoundedQueue<IngestJob>(capacity: 512)
         let claimer = Claimer(
             claims: claims, settled: settled, pipeline: pipeline, mailbox: mailbox, stopRequested: stopRequested,
-            logger: logger, guardCheck: { try lock.checkStillHeld(); try Self.checkNode(registration) })
+            statistics: statistics, logger: logger, guardCheck: { try lock.checkStillHeld(); try Self.checkNode(registration) })
         let status = StatusWriter(
             statistics: statistics, health: health, library: FolderRoot(path: config.library), inbox: claims.inbox,
             watches: watches, configFile: config.sourceFile, fileName: DaemonStatus.fileName(node: config.sharedNode),
             libraryNode: try? FileSystem.status(atPath: config.library).node)
+        // Nodes sharing this inbox each take the files they prefer first, instead of all racing for every file.
+        let share = registration.map { registration in
+            InboxShare(
+                node: registration.node, inbox: claims.inbox,
+                stagingParent: ClaimJournal.stagingRelativePath(node: nil), logger: logger,
+                liveNodes: { registration.liveNodes })
+        }
         let loop = WatchLoop(
             config: config, claims: claims, settled: settled, mailbox: mailbox, stopRequested: stopRequested,
-            statistics: statistics, health: health, heartbeat: heartbeat, logger: logger,
+            statistics: statistics, health: health, heartbeat: heartbeat, share: share, logger: logger,
             trackerCapacity: options.trackerCapacity, summaryInterval: options.summaryInterval,
             safetyScanInterval: polledReason == nil ? .seconds(600) : .seconds(config.rescanSeconds))
 

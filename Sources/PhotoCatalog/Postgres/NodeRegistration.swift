@@ -36,6 +36,11 @@ public final class NodeRegistration: Sendable {
 
     /// How often the heartbeat is written.
     public static let heartbeatInterval: Double = 5
+    /// How often the live nodes (``liveNodes``) are read again: often, so that nodes started together learn of each
+    /// other before a burst (a one-row-per-node read on the heartbeat's connection).
+    public static let livenessInterval: Double = 1
+    /// A node counts as live while its last heartbeat is younger than this (three missed heartbeats).
+    public static let livenessWindow: Double = 3 * heartbeatInterval
     /// The first key of the node locks ("pdnd"): the second is the node id's hash.
     static let lockClass: Int32 = 0x7064_6E64
 
@@ -50,6 +55,7 @@ public final class NodeRegistration: Sendable {
     private let beating = Atomic<Bool>(false)
     private let lost = Atomic<Bool>(false)
     private let done = DispatchSemaphoreBox()
+    private let live: Mutex<[String]>
 
     /// Takes node id `node` on `library`'s PostgreSQL catalog and starts the heartbeat; `claimKind` is the journal kind
     /// of the node's claims (counted at each heartbeat).
@@ -79,6 +85,7 @@ public final class NodeRegistration: Sendable {
                     + "first, or give this one another \"node\" in its config")
         }
         try Self.register(first, node: node, row: row)
+        live = Mutex((try? Self.liveNodes(first)) ?? [node])
         connection.withLock { $0 = first }
         beating.store(true, ordering: .sequentiallyConsistent)
         SystemThread.start(name: "photodrop.node.heartbeat") { [self] in beat() }
@@ -86,6 +93,11 @@ public final class NodeRegistration: Sendable {
 
     /// Whether the node id was taken by another process while this one's connection was away: the daemon must stop.
     public var isLost: Bool { lost.load(ordering: .relaxed) }
+
+    /// The ids of the nodes that are running (not stopped, a heartbeat within ``livenessWindow`` by the database's
+    /// clock), this one included, sorted; read every ``livenessInterval`` by the heartbeat thread, so asking costs
+    /// nothing. While the database is unreachable it is the last list read.
+    public var liveNodes: [String] { live.withLock { $0 } }
 
     /// Ends the heartbeat, marks the row stopped and gives the id up.
     public func stop() {
@@ -116,24 +128,31 @@ public final class NodeRegistration: Sendable {
 
     private func beat() {
         defer { done.signal() }
+        // In tenths of a second: a heartbeat every `heartbeatInterval`, the live nodes every `livenessInterval`.
+        let beatTicks = Int(Self.heartbeatInterval * 10)
+        let livenessTicks = Int(Self.livenessInterval * 10)
+        var tick = 0
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            var slept = 0.0
-            while slept < Self.heartbeatInterval && !stopped.load(ordering: .sequentiallyConsistent) {
-                SystemThread.sleep(seconds: 0.1)
-                slept += 0.1
-            }
+            SystemThread.sleep(seconds: 0.1)
+            tick += 1
             if stopped.load(ordering: .sequentiallyConsistent) { return }
-            let now = load()
+            let beating = tick % beatTicks == 0
+            guard beating || tick % livenessTicks == 0 else { continue }
             do {
                 let current = try connection.withLock({ $0 }) ?? reconnect()
-                try current.execute(
-                    """
-                    UPDATE nodes SET heartbeat_at = now(), waiting = $2, stopped_at = NULL,
-                        claimed = (SELECT count(*) FROM journal WHERE kind = $3)
-                    WHERE id = $1
-                    """, [node, String(now.waiting), claimKind])
+                if beating {
+                    let now = load()
+                    try current.execute(
+                        """
+                        UPDATE nodes SET heartbeat_at = now(), waiting = $2, stopped_at = NULL,
+                            claimed = (SELECT count(*) FROM journal WHERE kind = $3)
+                        WHERE id = $1
+                        """, [node, String(now.waiting), claimKind])
+                }
+                let nodes = try Self.liveNodes(current)
+                live.withLock { $0 = (nodes.contains(node) ? nodes : nodes + [node]).sorted() }
             } catch {
-                // The server went away: the next beat connects again (and takes the lock again).
+                // The server went away: the next turn connects again (and takes the lock again).
                 connection.withLock { $0 = nil }
             }
         }
@@ -172,6 +191,16 @@ public final class NodeRegistration: Sendable {
                 inbox = excluded.inbox, started_at = excluded.started_at, heartbeat_at = now(), stopped_at = NULL,
                 claimed = 0, waiting = 0
             """, [node, row.host, String(row.pid), row.version, row.inbox])
+    }
+
+    private static func liveNodes(_ connection: PostgresConnection) throws(PostgresError) -> [String] {
+        try connection.execute(
+            """
+            SELECT id FROM nodes
+            WHERE stopped_at IS NULL AND heartbeat_at >= now() - CAST($1 AS DOUBLE PRECISION) * interval '1 second'
+            ORDER BY id
+            """, [String(livenessWindow)]
+        ).rows.compactMap { $0[0] }
     }
 
     private static func nodes(_ connection: PostgresConnection) throws(PostgresError) -> [Node] {

@@ -4,6 +4,8 @@ import PhotodropSystem
 import TestFixtures
 import Testing
 
+@testable import Ingest
+
 /// Several `photodrop watch` nodes on one library, its catalog in a real PostgreSQL server the suite starts itself
 /// (``SharedPostgres``), its folders shared (here: one machine's file system, which every node sees).
 @Suite(
@@ -14,10 +16,12 @@ import Testing
 struct MultiNodeTests {
     /// A node's sandbox: its own config.json (its node id), the library, inbox and rejected folders of `shared` (or
     /// of its own when `shared` is nil).
-    static func node(_ id: String, catalog: String, sharing shared: Sandbox? = nil, lease: Int? = nil) throws -> Sandbox {
+    static func node(
+        _ id: String, catalog: String, sharing shared: Sandbox? = nil, lease: Int? = nil, extra: [String: Any] = [:]
+    ) throws -> Sandbox {
         var settings: [String: Any] = [
             "catalog": ["postgres": catalog], "node": id, "settleMilliseconds": 100, "pairWaitSeconds": 0,
-        ]
+        ].merging(extra) { _, new in new }
         if let lease { settings["claimLeaseSeconds"] = lease }
         if let shared {
             settings["library"] = shared.library.path
@@ -96,6 +100,69 @@ struct MultiNodeTests {
         #expect(outcomes.filter { $0 == "photo" }.count == 120, "\(outcomes)")
         #expect(outcomes.filter { $0 == "duplicate" }.count == 30, "\(outcomes)")
         #expect(!(alpha.log + beta.log).contains("\"level\":\"error\""))
+    }
+
+    @Test("two nodes on one shared inbox split the files: each takes those it prefers, without racing the other")
+    func sharedInboxSplit() async throws {
+        let catalog = try await SharedPostgres.newDatabase("split")
+        let metrics: [String: Any] = ["metrics": ["textfile": "node.prom", "intervalSeconds": 1]]
+        let first = try Self.node("sigma", catalog: catalog, extra: metrics)
+        let second = try Self.node("tau", catalog: catalog, sharing: first, extra: metrics)
+        let sigma = try WatchDaemon(first)
+        try await Self.waitUntilWatching(sigma)
+        let tau = try WatchDaemon(second)
+        try await Self.waitUntilWatching(tau)
+        // Each learns of the other from the catalog's heartbeats and the other's staging folder in the inbox.
+        let shared = "the inbox is shared with other nodes: each takes the files it prefers first"
+        let known = Date().addingTimeInterval(30)
+        while Date() < known
+            && !(sigma.logLines + tau.logLines).filter({ ($0["message"] as? String) == shared }).map({ $0["nodes"] as? String })
+                .elementsEqual(["sigma,tau", "sigma,tau"])
+        {
+            await pause(100_000)
+        }
+        for daemon in [sigma, tau] {
+            let line = daemon.logLines.first { ($0["message"] as? String) == shared }
+            #expect(line?["nodes"] as? String == "sigma,tau", "\(daemon.log.prefix(6000))")
+        }
+
+        // 600 photos renamed into two album folders in one go: both nodes see every file settle at once.
+        let staging = first.root.appendingPathComponent("staging")
+        let photos = try TinyJPEG.write(count: 600, into: staging)
+        for (index, photo) in photos.enumerated() {
+            let album = first.inbox.appendingPathComponent(index % 2 == 0 ? "Trip" : "Home")
+            try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+            try FileManager.default.moveItem(at: photo, to: album.appendingPathComponent(photo.lastPathComponent))
+        }
+        let deadline = Date().addingTimeInterval(120)
+        while !Self.filesLeft(in: first.inbox).isEmpty && Date() < deadline { await pause(100_000) }
+        #expect(Self.filesLeft(in: first.inbox).isEmpty, "left in the inbox: \(Self.filesLeft(in: first.inbox))")
+        #expect(try await sigma.stop() == 0, "\(sigma.log)")
+        #expect(try await tau.stop() == 0, "\(tau.log)")
+
+        let library = PhotoLibrary(url: first.library, catalog: .postgres(connectionString: catalog))
+        #expect(try Asset.fetchAssets(with: nil, library: library).count == 600)
+        // Who stored what: nearly every file by the node that prefers it (racing, each would win about half).
+        var stored: [String: [String]] = [:]
+        for (node, daemon) in [("sigma", sigma), ("tau", tau)] {
+            stored[node] = daemon.logLines.filter { ($0["outcome"] as? String) == "photo" }.compactMap { $0["path"] as? String }
+        }
+        #expect(stored.values.map(\.count).reduce(0, +) == 600, "\(stored)")
+        let byPreferred = stored.flatMap { node, paths in
+            paths.filter { InboxShare.preferredNode(of: $0, among: ["sigma", "tau"]) == node }
+        }
+        #expect(byPreferred.count >= 570, "\(byPreferred.count) of 600 stored by the node that prefers them")
+        for (node, paths) in stored { #expect(paths.count > 200, "\(node) stored \(paths.count)") }
+        // And the metrics count it: files left to the other node, and hardly a claim lost to it.
+        func metric(_ name: String, _ sandbox: Sandbox) throws -> Double {
+            let text = try String(contentsOf: sandbox.root.appendingPathComponent("node.prom"), encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(name + " ") }, "\(name) in \(text)")
+            return try #require(Double(line.split(separator: " ")[1]))
+        }
+        let lost = try metric("photodrop_claims_lost_total", first) + metric("photodrop_claims_lost_total", second)
+        #expect(lost <= 30, "\(lost) claims lost to the other node")
+        #expect(try metric("photodrop_files_left_to_other_nodes_total", first) >= 200)
+        #expect(try metric("photodrop_files_left_to_other_nodes_total", second) >= 200)
     }
 
     @Test("a node killed with kill -9 holding claimed files: a node sharing its inbox takes them over after the lease")
