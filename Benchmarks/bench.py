@@ -807,6 +807,19 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise BenchError("%s: node %d did not start: %s" % (name, number, open(log.name).read()[-2000:]))
                 time.sleep(0.02)
+        if nodes > 1:
+            # Nodes that run for months know each other: wait until each has said it shares the inbox with all the
+            # others (they learn of each other within about two seconds of a start).
+            everyone = ",".join("node%d" % number for number in range(1, nodes + 1))
+            deadline = time.monotonic() + 30
+            for process, _, log in processes:
+                while not any(line.startswith("{") and json.loads(line).get("nodes") == everyone
+                              for line in open(log.name).read().splitlines()
+                              if "the inbox is shared with other nodes" in line):
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise BenchError("%s: the nodes did not learn of each other: %s"
+                                         % (name, open(log.name).read()[-2000:]))
+                    time.sleep(0.05)
         # One psql for the whole drain, asked again every 50 ms: a new psql per poll cost the nodes a noticeable
         # share of this host's two cores.
         poller = subprocess.Popen(
