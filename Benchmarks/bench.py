@@ -813,8 +813,12 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
             everyone = ",".join("node%d" % number for number in range(1, nodes + 1))
             deadline = time.monotonic() + 30
             for process, _, log in processes:
-                while not any(line.startswith("{") and json.loads(line).get("nodes") == everyone
-                              for line in open(log.name).read().splitlines()
+                # The log is text here (`… nodes=node1,node2`), JSON under a service manager.
+                def knows_everyone(line):
+                    if line.startswith("{"):
+                        return json.loads(line).get("nodes") == everyone
+                    return "nodes=%s" % everyone in line.split()
+                while not any(knows_everyone(line) for line in open(log.name).read().splitlines()
                               if "the inbox is shared with other nodes" in line):
                     if process.poll() is not None or time.monotonic() > deadline:
                         raise BenchError("%s: the nodes did not learn of each other: %s"
