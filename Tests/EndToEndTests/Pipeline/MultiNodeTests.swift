@@ -137,8 +137,15 @@ struct MultiNodeTests {
         let deadline = Date().addingTimeInterval(120)
         while !Self.filesLeft(in: first.inbox).isEmpty && Date() < deadline { await pause(100_000) }
         #expect(Self.filesLeft(in: first.inbox).isEmpty, "left in the inbox: \(Self.filesLeft(in: first.inbox))")
-        #expect(try await sigma.stop() == 0, "\(sigma.log)")
+        // tau stops (its row says so): sigma takes every file at once again, within a few seconds.
         #expect(try await tau.stop() == 0, "\(tau.log)")
+        let alone = "no other node watches the inbox now: this node takes every file at once"
+        let noticed = Date().addingTimeInterval(15)
+        while Date() < noticed && !sigma.logLines.contains(where: { ($0["message"] as? String) == alone }) {
+            await pause(100_000)
+        }
+        #expect(sigma.logLines.contains { ($0["message"] as? String) == alone }, "\(sigma.log.suffix(2000))")
+        #expect(try await sigma.stop() == 0, "\(sigma.log)")
 
         let library = PhotoLibrary(url: first.library, catalog: .postgres(connectionString: catalog))
         #expect(try Asset.fetchAssets(with: nil, library: library).count == 600)
