@@ -86,6 +86,17 @@ public struct ClaimJournal: Sendable {
         node.map { ".photodrop/claimed/\($0)" } ?? ".photodrop/claimed"
     }
 
+    /// Removes node `node`'s staging folder from the inbox at `inbox` when it is empty (a node that stops with
+    /// nothing claimed): nodes still running on the inbox then no longer count it as sharing the inbox
+    /// (``InboxShare``), should it run on another inbox next. One that holds files stays: they are the node's to finish
+    /// at its next start, or another node's to take over.
+    public static func removeStagingFolderIfEmpty(inbox: String, node: String) {
+        guard let parent = try? FolderRoot(path: inbox).directory().directory(stagingRelativePath(node: nil)) else {
+            return
+        }
+        try? parent.removeDirectory(node)  // ENOTEMPTY: it holds claimed files, and stays
+    }
+
     /// The absolute path of a file in the inbox, for messages.
     func inboxPath(_ relative: String) -> String { Path.join(inbox.path, relative) }
 

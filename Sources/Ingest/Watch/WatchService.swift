@@ -257,6 +257,8 @@ public final class WatchService: Sendable {
             }
         }
         defer { registration?.stop() }
+        // The last thing a node does on a shared inbox: its staging folder goes when it holds nothing.
+        defer { if let node = config.sharedNode { ClaimJournal.removeStagingFolderIfEmpty(inbox: config.inbox, node: node) } }
         do {
             try FileSystem.makeDirectories(config.inbox)
         } catch {

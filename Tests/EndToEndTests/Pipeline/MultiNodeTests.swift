@@ -145,7 +145,12 @@ struct MultiNodeTests {
             await pause(100_000)
         }
         #expect(sigma.logLines.contains { ($0["message"] as? String) == alone }, "\(sigma.log.suffix(2000))")
+        // A node that stops with nothing claimed takes its claimed folder with it (so that it no longer counts as
+        // sharing this inbox should it run elsewhere next); the running node's stays.
+        let claimed = first.inbox.appendingPathComponent(".photodrop/claimed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: claimed.path) == ["sigma"])
         #expect(try await sigma.stop() == 0, "\(sigma.log)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: claimed.path).isEmpty)
 
         let library = PhotoLibrary(url: first.library, catalog: .postgres(connectionString: catalog))
         #expect(try Asset.fetchAssets(with: nil, library: library).count == 600)
