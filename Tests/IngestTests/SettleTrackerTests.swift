@@ -560,6 +560,65 @@ struct SettleTrackerTests {
         #expect(!leftAgain)
     }
 
+    @Test func aFileCanBeLeftToAnotherNodeBeforeItIsLookedAt() {
+        let h = SettleHarness()
+        h.write("e.jpg")
+        h.event(.closedWrite, "e.jpg")
+        h.write("f.jpg")
+        h.event(.closedWrite, "f.jpg")
+        let checks = h.tracker.dueChecks(at: .ms(2000))
+        #expect(checks.map(\.path).sorted() == ["e.jpg", "f.jpg"])
+        for check in checks {
+            let left = h.tracker.yield(check, until: .ms(4000))
+            #expect(left)
+        }
+        #expect(h.tracker.phase(of: "e.jpg") == .yielding)
+        h.now = .ms(2000)
+        h.rename("f.jpg", to: "taken")  // the other node took f.jpg; e.jpg stays
+        h.advance(to: .ms(5000))
+        #expect(h.readyTimes("e.jpg") == [.ms(4000)], "the look at the end is its settle check")
+        #expect(h.looks == 2, "one look each, at the end")
+        #expect(h.decisions.contains { $0.path == "f.jpg" && $0.decision == .forgotten(.missing) })
+        #expect(h.tracker.count == 0)
+    }
+
+    @Test func aPolledOrStaleCheckIsNotLeftUnlooked() {
+        let h = SettleHarness()
+        h.write("polled.jpg")
+        _ = h.tracker.observe(.polled, path: "polled.jpg", at: h.now)
+        let polled = h.tracker.dueChecks(at: h.now)
+        #expect(polled.map(\.path) == ["polled.jpg"])
+        let leftPolled = h.tracker.yield(polled[0], until: .ms(4000))
+        #expect(!leftPolled, "two equal looks first: nothing vouches for its quiet time")
+        h.write("stale.jpg")
+        h.event(.closedWrite, "stale.jpg")
+        let due = h.tracker.dueChecks(at: .ms(2000)).filter { $0.path == "stale.jpg" }
+        h.now = .ms(2000)
+        h.event(.modified, "stale.jpg")  // written again after the check was handed out
+        let leftStale = h.tracker.yield(due[0], until: .ms(4000))
+        #expect(!leftStale)
+        #expect(h.tracker.phase(of: "stale.jpg") == .settling)
+    }
+
+    @Test func aFileLeftUnlookedAfterAnOpenWriterIsTakenOnlyIfUnchanged() {
+        let h = SettleHarness()
+        h.write("g.jpg", openAfterwards: true)
+        h.event(.closedWrite, "g.jpg")
+        h.advance(to: .ms(2000))  // looked at once: a writer still has it open, looked at again at 4 s
+        #expect(h.tracker.phase(of: "g.jpg") == .settling)
+        h.closeWriter("g.jpg")
+        let checks = h.tracker.dueChecks(at: .ms(4000))
+        let left = h.tracker.yield(checks[0], until: .ms(6000))
+        #expect(left)
+        h.now = .ms(4000)
+        h.write("g.jpg")  // appended without an event reaching us
+        h.advance(to: .ms(6000))
+        #expect(h.readyTimes("g.jpg").isEmpty, "changed since its last look: settles again")
+        #expect(h.tracker.phase(of: "g.jpg") == .settling)
+        h.advance(to: .ms(9000))
+        #expect(h.readyTimes("g.jpg") == [.ms(8000)], "two equal looks a settle apart")
+    }
+
     // MARK: Scale
 
     @Test func anEventStormKeepsOneHeapItemPerFile() {

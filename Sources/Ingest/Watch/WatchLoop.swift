@@ -266,8 +266,18 @@ final class WatchLoop {
         } catch {
             root = nil
         }
+        let now = Instant.now
         for check in checks {
             if isStopping { return }
+            // Another node sharing the inbox prefers it: left to that node for a moment, taken after all if it is
+            // still here then; a file events vouch for is left before it is looked at (the nodes then look only at
+            // their own files), one found by polling after its looks (below).
+            if check.purpose == .settle, let share, share.isLeftToOthers(check.path),
+                tracker.yield(check, until: now + InboxShare.yieldTime)
+            {
+                statistics.recordLeftToOtherNode()
+                continue
+            }
             let look: FileLook.Outcome =
                 root.map { FileLook.take(in: $0, relativePath: check.path) } ?? .missing
             let file: IngestJob
@@ -275,8 +285,6 @@ final class WatchLoop {
             case .ready(let identity):
                 guard let root else { continue }
                 if check.purpose == .settle, let share, share.isLeftToOthers(check.path) {
-                    // Another node sharing the inbox prefers it: left to that node for a moment, taken after all if
-                    // it is still here, unchanged, then.
                     let now = Instant.now
                     tracker.yield(path: check.path, identity: identity, at: now, until: now + InboxShare.yieldTime)
                     statistics.recordLeftToOtherNode()

@@ -268,7 +268,9 @@ struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instan
             entries.removeValue(forKey: check.path)
             return .ready(look.identity)
         case .yield:
-            if look.identity == entry.lastLook {
+            // Left unlooked (``yield(_:until:)``): this look is the settle check. Left after a look: it must not
+            // have changed since.
+            if entry.lastLook == nil || look.identity == entry.lastLook {
                 entries.removeValue(forKey: check.path)
                 return .ready(look.identity)
             }
@@ -297,6 +299,21 @@ struct SettleTracker<Instant: InstantProtocol & Sendable>: Sendable where Instan
         schedule(&entry, path: path, at: now.advanced(by: incompleteGrace))
         entries[path] = entry
         return entry.deadline
+    }
+
+    /// Leaves a file whose settle check is due (`check`) to another node sharing the inbox until `deadline`, without a
+    /// look: its quiet period passed without an event, so the look at the end is its settle check (and a file gone by
+    /// then was never looked at at all). Returns false, and the caller looks at the file as usual, when the check is
+    /// stale or is not a settle check, or when the file needs two equal looks (found by polling, where no event
+    /// vouches for the quiet time); such a file can be left after its look (``yield(path:identity:at:until:)``).
+    mutating func yield(_ check: Check, until deadline: Instant) -> Bool {
+        guard var entry = entries[check.path], entry.instance == check.instance, entry.generation == check.generation,
+            entry.phase == .checking(.settle), !entry.needsConfirmation
+        else { return false }
+        entry.phase = .yielding
+        schedule(&entry, path: check.path, at: deadline)
+        entries[check.path] = entry
+        return true
     }
 
     /// Leaves a file that was ready (``Decision/ready(_:)``, with `identity`) to another node sharing the inbox until
