@@ -761,6 +761,9 @@ def measure_postgres(results, args, w1, work, binary, w1_move):
                       max(r.rss for r in runs))
             if args.rounds > 1:
                 row.note = "median of %d rounds: %s s" % (len(runs), ", ".join("%.3f" % r.seconds for r in runs))
+            cpu = statistics.median(r.cpu for r in runs)
+            row.note += ("; " if row.note else "") + "CPU of the node%s during the drain: %.2f s" % (
+                "s" if nodes > 1 else "", cpu)
             results.add(row)
             results.check("W1 burst on %d PostgreSQL node(s): peak RSS of a node < 40 MB: %s" % (nodes, rss_text(row.rss)),
                           row.rss < 40 * 2**20)
@@ -836,6 +839,7 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
             poller.stdin.flush()
             return poller.stdout.readline().strip()
 
+        cpu_before = sum(process_cpu_seconds(process.pid) for process, _, _ in processes)
         start = time.time()
         for path in files:
             os.rename(path, os.path.join(inbox, os.path.relpath(path, stage)))
@@ -851,6 +855,7 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
                 raise BenchError("%s: only %s of %d files committed" % (name, stored, len(files)))
             time.sleep(0.05)
         seconds = time.time() - start
+        cpu = sum(process_cpu_seconds(process.pid) for process, _, _ in processes) - cpu_before
     finally:
         if poller is not None:
             poller.stdin.close()
@@ -862,7 +867,16 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
             _, status, usage = os.wait4(process.pid, 0)
             peaks.append(peak.finish(usage))
             log.close()
-    return Row(name, len(files), size, seconds, max(peaks))
+    row = Row(name, len(files), size, seconds, max(peaks))
+    row.cpu = cpu
+    return row
+
+
+def process_cpu_seconds(pid):
+    """User and system CPU time a running process has used, in seconds (/proc/PID/stat)."""
+    with open("/proc/%d/stat" % pid) as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def measure_thumbnails(results, args, photos, work, binary, w1=None, w2=None):
