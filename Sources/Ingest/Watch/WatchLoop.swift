@@ -271,10 +271,9 @@ final class WatchLoop {
             if isStopping { return }
             // Another node sharing the inbox prefers it: left to that node for a moment, taken after all if it is
             // still here then; a file events vouch for is left before it is looked at (the nodes then look only at
-            // their own files), one found by polling after its looks (below).
-            if check.purpose == .settle, let share, share.isLeftToOthers(check.path),
-                tracker.yield(check, until: now + InboxShare.yieldTime)
-            {
+            // their own files), one found by polling after its looks (below). Asked once per check: it hashes the path.
+            let leftToOthers = check.purpose == .settle && share?.isLeftToOthers(check.path) == true
+            if leftToOthers, tracker.yield(check, until: now + InboxShare.yieldTime) {
                 statistics.recordLeftToOtherNode()
                 continue
             }
@@ -284,7 +283,7 @@ final class WatchLoop {
             switch tracker.inspect(check, look, at: .now) {
             case .ready(let identity):
                 guard let root else { continue }
-                if check.purpose == .settle, let share, share.isLeftToOthers(check.path) {
+                if leftToOthers {
                     let now = Instant.now
                     tracker.yield(path: check.path, identity: identity, at: now, until: now + InboxShare.yieldTime)
                     statistics.recordLeftToOtherNode()
