@@ -85,7 +85,7 @@ public final class NodeRegistration: Sendable {
                     + "first, or give this one another \"node\" in its config")
         }
         try Self.register(first, node: node, row: row)
-        live = Mutex((try? Self.liveNodes(first)) ?? [node])
+        live = Mutex((try? Self.liveNodes(first, including: node)) ?? [node])
         connection.withLock { $0 = first }
         beating.store(true, ordering: .sequentiallyConsistent)
         SystemThread.start(name: "photodrop.node.heartbeat") { [self] in beat() }
@@ -149,8 +149,8 @@ public final class NodeRegistration: Sendable {
                         WHERE id = $1
                         """, [node, String(now.waiting), claimKind])
                 }
-                let nodes = try Self.liveNodes(current)
-                live.withLock { $0 = (nodes.contains(node) ? nodes : nodes + [node]).sorted() }
+                let nodes = try Self.liveNodes(current, including: node)
+                live.withLock { $0 = nodes }
             } catch {
                 // The server went away: the next turn connects again (and takes the lock again).
                 connection.withLock { $0 = nil }
@@ -193,14 +193,17 @@ public final class NodeRegistration: Sendable {
             """, [node, row.host, String(row.pid), row.version, row.inbox])
     }
 
-    private static func liveNodes(_ connection: PostgresConnection) throws(PostgresError) -> [String] {
-        try connection.execute(
+    /// The live nodes (``liveNodes``), `node` among them even before its first heartbeat is seen, sorted.
+    private static func liveNodes(_ connection: PostgresConnection, including node: String) throws(PostgresError)
+        -> [String]
+    {
+        let nodes = try connection.execute(
             """
             SELECT id FROM nodes
             WHERE stopped_at IS NULL AND heartbeat_at >= now() - CAST($1 AS DOUBLE PRECISION) * interval '1 second'
-            ORDER BY id
             """, [String(livenessWindow)]
         ).rows.compactMap { $0[0] }
+        return (nodes.contains(node) ? nodes : nodes + [node]).sorted()
     }
 
     private static func nodes(_ connection: PostgresConnection) throws(PostgresError) -> [Node] {
