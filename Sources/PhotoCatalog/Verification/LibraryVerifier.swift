@@ -36,14 +36,16 @@ struct LibraryVerifier {
         var destination: String
     }
 
+    /// One recorded derivative file: path, size, SHA-256, asset UUID.
+    private typealias RecordedDerivative = (path: String, byteCount: Int64, sha256: String, assetUUID: String)
+
     /// Everything read from the catalog, in one read transaction.
     private struct Snapshot {
         var assetCount = 0
         var originals: [Original] = []
         var intents: [Intent] = []
         var assetsWithoutOriginal: [String] = []
-        /// Recorded derivative files: path, size, SHA-256, asset UUID.
-        var derivatives: [(path: String, byteCount: Int64, sha256: String, assetUUID: String)] = []
+        var derivatives: [RecordedDerivative] = []
         /// Stored paths named by more than one resource, with the assets naming them.
         var sharedPaths: [(path: String, assetUUIDs: [String])] = []
         var albumCountMismatches: [(uuid: String, title: String, stored: Int, actual: Int)] = []
@@ -315,11 +317,11 @@ struct LibraryVerifier {
     /// `derivatives/` that no row names. A file written in the last ten minutes and not yet recorded belongs to a
     /// derivative being stored (by any process) and is left out. Returns the bytes hashed.
     private func checkDerivatives(
-        _ recorded: [(path: String, byteCount: Int64, sha256: String, assetUUID: String)], listing: Set<String>,
+        _ recorded: [RecordedDerivative], listing: Set<String>,
         into issues: inout [VerificationIssue]
     ) -> Int64 {
         var hashed: Int64 = 0
-        var suspects: [(derivative: (path: String, byteCount: Int64, sha256: String, assetUUID: String), problem: String)] = []
+        var suspects: [(derivative: RecordedDerivative, problem: String)] = []
         let buffer = deep ? UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096) : nil
         defer { buffer?.deallocate() }
         for derivative in recorded {
