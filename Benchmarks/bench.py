@@ -815,13 +815,9 @@ def measure_postgres_watch(w1, work, binary, server, nodes):
             # others (they learn of each other within about two seconds of a start).
             everyone = ",".join("node%d" % number for number in range(1, nodes + 1))
             deadline = time.monotonic() + 30
+            said = "nodes=%s" % everyone  # the nodes' logs here are text: `… first nodes=node1,node2`
             for process, _, log in processes:
-                # The log is text here (`… nodes=node1,node2`), JSON under a service manager.
-                def knows_everyone(line):
-                    if line.startswith("{"):
-                        return json.loads(line).get("nodes") == everyone
-                    return "nodes=%s" % everyone in line.split()
-                while not any(knows_everyone(line) for line in open(log.name).read().splitlines()
+                while not any(said in line.split() for line in open(log.name).read().splitlines()
                               if "the inbox is shared with other nodes" in line):
                     if process.poll() is not None or time.monotonic() > deadline:
                         raise BenchError("%s: the nodes did not learn of each other: %s"
