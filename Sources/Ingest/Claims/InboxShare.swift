@@ -120,14 +120,11 @@ final class InboxShare: Sendable {
     /// FNV-1a over the node id, a separator no id has, and the key, then SplitMix64's finalizer (FNV alone mixes its
     /// last bytes poorly, and paths often differ only there). Stable across processes and machines, unlike `Hasher`.
     static func score(node: String, key: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ byte: UInt8) {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        for byte in node.utf8 { add(byte) }
-        add(0)
-        for byte in key.utf8 { add(byte) }
+        var fnv = FNV1a64()
+        fnv.add(node.utf8)
+        fnv.add(0)
+        fnv.add(key.utf8)
+        var hash = fnv.value
         hash ^= hash >> 30
         hash &*= 0xbf58_476d_1ce4_e5b9
         hash ^= hash >> 27

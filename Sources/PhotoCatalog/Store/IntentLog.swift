@@ -158,12 +158,9 @@ struct IntentLog {
     }
 
     private static func checksum(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return hash
+        var hash = FNV1a64()
+        hash.add(bytes)
+        return hash.value
     }
 
     private struct Reader {
